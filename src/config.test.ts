@@ -1,0 +1,125 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { parseConfig, readEnvironment, secretValues } from './config.ts';
+import { ConfigError } from './core/errors.ts';
+
+const KEY = Buffer.alloc(32, 7).toString('base64');
+
+function problemsOf(environment: Record<string, string>): readonly string[] {
+  try {
+    parseConfig(environment);
+  } catch (error) {
+    if (error instanceof ConfigError) return error.problems;
+    throw error;
+  }
+  return [];
+}
+
+describe('parseConfig', () => {
+  it('names DISCORD_TOKEN when it is missing', () => {
+    const problems = problemsOf({});
+    expect(problems).toHaveLength(1);
+    expect(problems[0]).toMatch(/^DISCORD_TOKEN /);
+  });
+
+  it('reports one line per bad key, each naming its key', () => {
+    const problems = problemsOf({
+      DISCORD_TOKEN: 'token',
+      BOT_ENCRYPTION_KEY: 'too-short',
+      DEFAULT_PROVIDER: 'mistral',
+      METRICS_PORT: '99999',
+      DEV_GUILD_ID: 'abc',
+      BOT_OWNER_IDS: '123456789012345678,nope',
+      OPENAI_BASE_URL: 'localhost:11434',
+      LOG_LEVEL: 'verbose',
+    });
+    expect(problems.map((problem) => problem.split(' ')[0]).sort()).toEqual([
+      'BOT_ENCRYPTION_KEY',
+      'BOT_OWNER_IDS',
+      'DEFAULT_PROVIDER',
+      'DEV_GUILD_ID',
+      'LOG_LEVEL',
+      'METRICS_PORT',
+      'OPENAI_BASE_URL',
+    ]);
+    expect(problems.every((problem) => !problem.includes('\n'))).toBe(true);
+  });
+
+  it('requires BOT_ENCRYPTION_KEY with DATABASE_URL, since processes must share it', () => {
+    const problems = problemsOf({ DISCORD_TOKEN: 't', DATABASE_URL: 'postgres://db/bot' });
+    expect(problems).toEqual([
+      expect.stringMatching(/^BOT_ENCRYPTION_KEY is required with DATABASE_URL/),
+    ]);
+  });
+
+  it('applies defaults and infers the provider from the key the operator gave', () => {
+    const config = parseConfig({ DISCORD_TOKEN: 't', ANTHROPIC_API_KEY: 'sk-ant-123' });
+    expect(config).toMatchObject({
+      discordApiUrl: 'https://discord.com/api',
+      databaseUrl: undefined,
+      defaultProvider: 'anthropic',
+      logLevel: 'info',
+      ownerIds: [],
+    });
+    expect(config.dataDir).toBe(path.resolve('./data'));
+  });
+
+  it('treats an OpenAI base URL without a key as a local OpenAI-compatible server', () => {
+    const config = parseConfig({
+      DISCORD_TOKEN: 't',
+      OPENAI_BASE_URL: 'http://127.0.0.1:11434/v1',
+    });
+    expect(config.defaultProvider).toBe('openai');
+  });
+
+  it('keeps an explicit DEFAULT_PROVIDER and parses lists and ports', () => {
+    const config = parseConfig({
+      DISCORD_TOKEN: 't',
+      GOOGLE_API_KEY: 'g',
+      DEFAULT_PROVIDER: 'openai',
+      BOT_OWNER_IDS: ' 123456789012345678 , 223456789012345678 ',
+      METRICS_PORT: '9464',
+      BOT_ENCRYPTION_KEY: KEY,
+      DISCORD_API_URL: 'http://127.0.0.1:3000/api/',
+    });
+    expect(config.defaultProvider).toBe('openai');
+    expect(config.ownerIds).toEqual(['123456789012345678', '223456789012345678']);
+    expect(config.metricsPort).toBe(9464);
+    expect(config.encryptionKey?.length).toBe(32);
+    expect(config.discordApiUrl).toBe('http://127.0.0.1:3000/api');
+  });
+
+  it('treats empty values as unset', () => {
+    const config = parseConfig({ DISCORD_TOKEN: 't', DEFAULT_MODEL: '  ', MCP_CONFIG: '' });
+    expect(config.defaultModel).toBeUndefined();
+    expect(config.mcpConfigPath).toBeUndefined();
+  });
+
+  it('lists every secret so the logger can scrub it', () => {
+    const config = parseConfig({
+      DISCORD_TOKEN: 'discord-token-value',
+      OPENAI_API_KEY: 'sk-openai-value',
+      DATABASE_URL: 'postgres://bot:db-password-value@db/bot',
+      BOT_ENCRYPTION_KEY: KEY,
+    });
+    expect(secretValues(config)).toEqual(
+      expect.arrayContaining(['discord-token-value', 'sk-openai-value', 'db-password-value', KEY]),
+    );
+  });
+});
+
+describe('readEnvironment', () => {
+  it('reads .env and lets the process environment win', () => {
+    const directory = mkdtempSync(path.join(tmpdir(), 'config-'));
+    writeFileSync(path.join(directory, '.env'), 'DISCORD_TOKEN=from-file\nLOG_LEVEL=debug\n');
+    const environment = readEnvironment(directory, { LOG_LEVEL: 'warn' });
+    expect(environment).toMatchObject({ DISCORD_TOKEN: 'from-file', LOG_LEVEL: 'warn' });
+  });
+
+  it('works without a .env file', () => {
+    const directory = mkdtempSync(path.join(tmpdir(), 'config-'));
+    expect(readEnvironment(directory, { A: 'b' })).toEqual({ A: 'b' });
+  });
+});

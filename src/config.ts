@@ -1,0 +1,216 @@
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { parseEnv } from 'node:util';
+import { z } from 'zod';
+import { ConfigError } from './core/errors.ts';
+import { PROVIDER_IDS, type ProviderId } from './core/provider.ts';
+
+/**
+ * The operator's configuration: parsed once, from the environment and an optional `.env`, at
+ * start-up. Names are the public contract documented in README.md and .env.example.
+ */
+export interface Config {
+  discordToken: string;
+  discordApiUrl: string;
+  databaseUrl: string | undefined;
+  dataDir: string;
+  /** 32-byte key; undefined means "generate or load one under DATA_DIR" (embedded database only). */
+  encryptionKey: Buffer | undefined;
+  defaultProvider: ProviderId;
+  defaultModel: string | undefined;
+  providerKeys: Record<ProviderId, string | undefined>;
+  providerBaseUrls: Record<ProviderId, string | undefined>;
+  mcpConfigPath: string | undefined;
+  logLevel: LogLevel;
+  devGuildId: string | undefined;
+  metricsPort: number | undefined;
+  ownerIds: readonly string[];
+}
+
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+export const DEFAULT_DISCORD_API_URL = 'https://discord.com/api';
+const SNOWFLAKE = /^\d{17,20}$/;
+const ENCRYPTION_KEY_BYTES = 32;
+
+const MISSING_TOKEN =
+  'is required: the bot token from the Discord developer portal (copy .env.example to .env and set it)';
+
+const optionalText = z
+  .string()
+  .trim()
+  .transform((value) => (value === '' ? undefined : value))
+  .optional();
+
+const optionalUrl = (protocols: readonly string[]) =>
+  optionalText.refine(
+    (value) => value === undefined || hasProtocol(value, protocols),
+    `must be a URL starting with ${protocols.map((protocol) => `${protocol}//`).join(' or ')}`,
+  );
+
+function hasProtocol(value: string, protocols: readonly string[]): boolean {
+  try {
+    return protocols.includes(new URL(value).protocol);
+  } catch {
+    return false;
+  }
+}
+
+const environmentSchema = z.object({
+  DISCORD_TOKEN: z.string({ error: MISSING_TOKEN }).trim().min(1, { error: MISSING_TOKEN }),
+  DISCORD_API_URL: optionalUrl(['http:', 'https:']),
+  DATABASE_URL: optionalUrl(['postgres:', 'postgresql:']),
+  DATA_DIR: optionalText,
+  BOT_ENCRYPTION_KEY: optionalText.refine(
+    (value) => value === undefined || decodeKey(value) !== undefined,
+    `must be ${ENCRYPTION_KEY_BYTES} bytes encoded as base64 (generate one: openssl rand -base64 32)`,
+  ),
+  DEFAULT_PROVIDER: optionalText.refine(
+    (value) => value === undefined || (PROVIDER_IDS as readonly string[]).includes(value),
+    `must be one of ${PROVIDER_IDS.join(', ')}`,
+  ),
+  DEFAULT_MODEL: optionalText,
+  GOOGLE_API_KEY: optionalText,
+  OPENAI_API_KEY: optionalText,
+  ANTHROPIC_API_KEY: optionalText,
+  OPENAI_BASE_URL: optionalUrl(['http:', 'https:']),
+  ANTHROPIC_BASE_URL: optionalUrl(['http:', 'https:']),
+  GOOGLE_GEMINI_BASE_URL: optionalUrl(['http:', 'https:']),
+  MCP_CONFIG: optionalText,
+  LOG_LEVEL: optionalText.refine(
+    (value) => value === undefined || (LOG_LEVELS as readonly string[]).includes(value),
+    `must be one of ${LOG_LEVELS.join(', ')}`,
+  ),
+  DEV_GUILD_ID: optionalText.refine(
+    (value) => value === undefined || SNOWFLAKE.test(value),
+    'must be a Discord server id (17–20 digits)',
+  ),
+  METRICS_PORT: optionalText.refine(
+    (value) => value === undefined || isPort(value),
+    'must be a port number between 1 and 65535',
+  ),
+  BOT_OWNER_IDS: optionalText.refine(
+    (value) => value === undefined || splitList(value).every((id) => SNOWFLAKE.test(id)),
+    'must be a comma-separated list of Discord user ids (17–20 digits each)',
+  ),
+});
+
+function isPort(value: string): boolean {
+  const port = Number(value);
+  return /^\d+$/.test(value) && port >= 1 && port <= 65_535;
+}
+
+function splitList(value: string): string[] {
+  return value
+    .split(',')
+    .map((item) => item.trim())
+    .filter((item) => item !== '');
+}
+
+/** Decodes a base64 key; undefined unless it is exactly 32 bytes. */
+export function decodeKey(value: string): Buffer | undefined {
+  if (!/^[A-Za-z0-9+/_-]+={0,2}$/.test(value)) return undefined;
+  const key = Buffer.from(value, 'base64');
+  return key.length === ENCRYPTION_KEY_BYTES ? key : undefined;
+}
+
+export type Environment = Readonly<Record<string, string | undefined>>;
+
+/**
+ * Parses an environment into a Config. Throws ConfigError listing every problem, one line
+ * each, naming the key.
+ */
+export function parseConfig(environment: Environment): Config {
+  const result = environmentSchema.safeParse(environment);
+  if (!result.success) {
+    throw new ConfigError(
+      result.error.issues.map((issue) => `${issue.path.join('.')} ${issue.message}`),
+    );
+  }
+  const values = result.data;
+  const providerKeys: Record<ProviderId, string | undefined> = {
+    google: values.GOOGLE_API_KEY,
+    openai: values.OPENAI_API_KEY,
+    anthropic: values.ANTHROPIC_API_KEY,
+  };
+  const providerBaseUrls: Record<ProviderId, string | undefined> = {
+    google: values.GOOGLE_GEMINI_BASE_URL,
+    openai: values.OPENAI_BASE_URL,
+    anthropic: values.ANTHROPIC_BASE_URL,
+  };
+  const problems: string[] = [];
+  if (values.DATABASE_URL !== undefined && values.BOT_ENCRYPTION_KEY === undefined) {
+    problems.push(
+      'BOT_ENCRYPTION_KEY is required with DATABASE_URL: every process sharing the database must use the same key (generate one: openssl rand -base64 32)',
+    );
+  }
+  if (problems.length > 0) throw new ConfigError(problems);
+
+  return {
+    discordToken: values.DISCORD_TOKEN,
+    discordApiUrl: (values.DISCORD_API_URL ?? DEFAULT_DISCORD_API_URL).replace(/\/+$/, ''),
+    databaseUrl: values.DATABASE_URL,
+    dataDir: path.resolve(values.DATA_DIR ?? './data'),
+    encryptionKey:
+      values.BOT_ENCRYPTION_KEY === undefined ? undefined : decodeKey(values.BOT_ENCRYPTION_KEY),
+    defaultProvider:
+      (values.DEFAULT_PROVIDER as ProviderId | undefined) ??
+      inferDefaultProvider(providerKeys, providerBaseUrls),
+    defaultModel: values.DEFAULT_MODEL,
+    providerKeys,
+    providerBaseUrls,
+    mcpConfigPath: values.MCP_CONFIG === undefined ? undefined : path.resolve(values.MCP_CONFIG),
+    logLevel: (values.LOG_LEVEL as LogLevel | undefined) ?? 'info',
+    devGuildId: values.DEV_GUILD_ID,
+    metricsPort: values.METRICS_PORT === undefined ? undefined : Number(values.METRICS_PORT),
+    ownerIds: values.BOT_OWNER_IDS === undefined ? [] : splitList(values.BOT_OWNER_IDS),
+  };
+}
+
+/**
+ * Without DEFAULT_PROVIDER, the first provider the operator gave a key for; an OpenAI base URL
+ * alone means a local OpenAI-compatible server (Ollama, vLLM, …) that needs no key.
+ */
+function inferDefaultProvider(
+  keys: Record<ProviderId, string | undefined>,
+  baseUrls: Record<ProviderId, string | undefined>,
+): ProviderId {
+  return (
+    PROVIDER_IDS.find((provider) => keys[provider] !== undefined) ??
+    (baseUrls.openai !== undefined ? 'openai' : 'google')
+  );
+}
+
+/** The process environment merged over `.env` in `directory` (the environment wins). */
+export function readEnvironment(directory: string, processEnvironment: Environment): Environment {
+  const file = path.join(directory, '.env');
+  const fromFile = existsSync(file) ? parseEnv(readFileSync(file, 'utf8')) : {};
+  return { ...fromFile, ...processEnvironment };
+}
+
+/** Reads and parses the configuration of this process. */
+export function loadConfig(directory = process.cwd()): Config {
+  return parseConfig(readEnvironment(directory, process.env));
+}
+
+/** Every secret value in the configuration, so the logger can scrub them from any output. */
+export function secretValues(config: Config): string[] {
+  const secrets = [
+    config.discordToken,
+    ...Object.values(config.providerKeys),
+    config.encryptionKey?.toString('base64'),
+    databasePassword(config.databaseUrl),
+  ];
+  return secrets.filter((secret): secret is string => secret !== undefined && secret.length >= 6);
+}
+
+function databasePassword(url: string | undefined): string | undefined {
+  if (url === undefined) return undefined;
+  try {
+    const password = decodeURIComponent(new URL(url).password);
+    return password === '' ? undefined : password;
+  } catch {
+    return undefined;
+  }
+}

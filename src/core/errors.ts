@@ -1,0 +1,123 @@
+/**
+ * The one error hierarchy of the bot. Every error carries a stable string `code` and an optional
+ * `cause`; callers branch on classes and codes, never on message text.
+ */
+export class BotError extends Error {
+  readonly code: string;
+
+  constructor(code: string, message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = new.target.name;
+    this.code = code;
+  }
+}
+
+/** A configuration problem: one entry per bad or missing key. */
+export class ConfigError extends BotError {
+  readonly problems: readonly string[];
+
+  constructor(problems: readonly string[]) {
+    super('config', problems.join('\n'));
+    this.problems = problems;
+  }
+}
+
+/**
+ * The classes a provider failure is sorted into, once, at the adapter.
+ * `quota` is a billing/credit exhaustion (not retryable), distinct from a transient `rate_limit`.
+ */
+export type ProviderErrorKind =
+  | 'auth'
+  | 'rate_limit'
+  | 'quota'
+  | 'overloaded'
+  | 'network'
+  | 'timeout'
+  | 'model'
+  | 'context_overflow'
+  | 'content_filter'
+  | 'bad_request'
+  | 'unknown';
+
+const RETRYABLE_KINDS: ReadonlySet<ProviderErrorKind> = new Set([
+  'rate_limit',
+  'overloaded',
+  'network',
+  'timeout',
+]);
+
+export interface ProviderErrorOptions {
+  kind: ProviderErrorKind;
+  message: string;
+  /** Defaults to the kind's usual retryability. */
+  retryable?: boolean;
+  retryAfterMs?: number;
+  status?: number;
+  provider?: string;
+  cause?: unknown;
+}
+
+/** A classified model-provider failure. The message is for logs; users see a mapped, localized text. */
+export class ProviderError extends BotError {
+  readonly kind: ProviderErrorKind;
+  readonly retryable: boolean;
+  readonly retryAfterMs: number | undefined;
+  readonly status: number | undefined;
+  readonly provider: string | undefined;
+
+  constructor(options: ProviderErrorOptions) {
+    super(`provider_${options.kind}`, options.message, { cause: options.cause });
+    this.kind = options.kind;
+    this.retryable = options.retryable ?? RETRYABLE_KINDS.has(options.kind);
+    this.retryAfterMs = options.retryAfterMs;
+    this.status = options.status;
+    this.provider = options.provider;
+  }
+}
+
+/** A tool failed in a way the model should read as a result, not as a crash. */
+export class ToolError extends BotError {
+  constructor(code: string, message: string, options?: { cause?: unknown }) {
+    super(`tool_${code}`, message, options);
+  }
+}
+
+/** A problem with a localized message key meant for the member who caused it. */
+export class UserFacingError extends BotError {
+  readonly messageKey: string;
+  readonly params: Readonly<Record<string, string | number>>;
+
+  constructor(
+    messageKey: string,
+    params: Record<string, string | number> = {},
+    options?: { cause?: unknown },
+  ) {
+    super(`user_${messageKey}`, messageKey, options);
+    this.messageKey = messageKey;
+    this.params = params;
+  }
+}
+
+/** Sending or editing a message on the chat platform failed. */
+export class DeliveryError extends BotError {
+  readonly retryable: boolean;
+
+  constructor(code: string, message: string, options?: { cause?: unknown; retryable?: boolean }) {
+    super(`delivery_${code}`, message, options);
+    this.retryable = options?.retryable ?? false;
+  }
+}
+
+/** Stored-secret encryption or decryption failed (wrong key, tampered data, unknown format). */
+export class SecretError extends BotError {
+  constructor(code: string, message: string, options?: { cause?: unknown }) {
+    super(`secret_${code}`, message, options);
+  }
+}
+
+/** True when the value is an AbortError raised because a signal was aborted. */
+export function isAbortError(error: unknown): boolean {
+  return (
+    error instanceof Error && (error.name === 'AbortError' || error.name === 'APIUserAbortError')
+  );
+}

@@ -1,0 +1,15 @@
+import type { ChatRequest } from './chat.ts';
+import type { StreamPart } from './stream-part.ts';
+
+export const PROVIDER_IDS = ['google', 'openai', 'anthropic'] as const;
+export type ProviderId = (typeof PROVIDER_IDS)[number];
+
+/**
+ * The provider contract. `stream` may throw a ProviderError before its first part; after that,
+ * failures arrive as an `error` part and the iterable ends. Aborting `signal` closes the HTTP
+ * stream and ends the iterable promptly.
+ */
+export interface ChatModel {
+  readonly provider: ProviderId;
+  stream(request: ChatRequest, signal: AbortSignal): AsyncIterable<StreamPart>;
+}

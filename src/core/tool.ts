@@ -1,0 +1,32 @@
+import type { ToolSpec } from './chat.ts';
+
+/** Who and where a tool runs for. Ids are Discord snowflakes as strings. */
+export interface ToolContext {
+  /** The settings scope: a guild id, or the user id for a DM. */
+  scopeId: string;
+  guildId: string | undefined;
+  channelId: string;
+  /** The author of the message being answered. */
+  userId: string;
+  /** The message being answered. */
+  messageId: string;
+  /** The assistant turn the call belongs to. */
+  turnId: string;
+  /** The requesting member's permission bit set (as a decimal string), undefined in DMs. */
+  memberPermissions: string | undefined;
+  locale: string;
+}
+
+export interface ToolCall {
+  id: string;
+  name: string;
+  input: unknown;
+}
+
+export type ToolResult = { ok: true; output: string } | { ok: false; error: string };
+
+/** The port the turn orchestrator uses to list and run tools; the ToolRegistry implements it. */
+export interface ToolExecutor {
+  specs(context: ToolContext): ToolSpec[];
+  execute(call: ToolCall, context: ToolContext, signal: AbortSignal): Promise<ToolResult>;
+}

@@ -1,0 +1,139 @@
+import { closeSync, mkdirSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { PGlite } from '@electric-sql/pglite';
+import { sql } from 'drizzle-orm';
+import { drizzle as drizzleNodePg } from 'drizzle-orm/node-postgres';
+import { migrate as migrateNodePg } from 'drizzle-orm/node-postgres/migrator';
+import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
+import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
+import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
+import pg from 'pg';
+import { BotError } from '../core/errors.ts';
+import type { Logger } from '../core/logger.ts';
+import * as schema from './schema.ts';
+
+/** The one database type every repository takes: the same code runs on PGlite and PostgreSQL. */
+export type Database = PgDatabase<PgQueryResultHKT, typeof schema>;
+
+export interface DatabaseHandle {
+  readonly db: Database;
+  readonly kind: 'postgres' | 'pglite';
+  /** Applies pending migrations from migrations/ (idempotent; serialized across processes). */
+  migrate(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export type DatabaseOptions =
+  | { kind: 'postgres'; url: string; logger: Logger; poolSize?: number }
+  /** `dataDir` undefined keeps the embedded database in memory (tests). */
+  | { kind: 'pglite'; dataDir: string | undefined; logger: Logger };
+
+export const MIGRATIONS_FOLDER = fileURLToPath(new URL('../../migrations', import.meta.url));
+
+/** Any 64-bit constant works; this one is "tomodach" in ASCII. */
+const MIGRATION_LOCK_ID = 0x746f6d6f64616368n;
+
+export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHandle> {
+  return options.kind === 'postgres' ? openPostgres(options) : openPglite(options);
+}
+
+function openPostgres(options: { url: string; logger: Logger; poolSize?: number }): DatabaseHandle {
+  const pool = new pg.Pool({
+    connectionString: options.url,
+    max: options.poolSize ?? 10,
+    idleTimeoutMillis: 30_000,
+    connectionTimeoutMillis: 10_000,
+    application_name: 'tomodachi-bot',
+  });
+  // An idle client losing its connection must not crash the process; the pool replaces it.
+  pool.on('error', (error) => options.logger.warn({ err: error }, 'idle database client failed'));
+  const db = drizzleNodePg({ client: pool, schema });
+  return {
+    db,
+    kind: 'postgres',
+    async migrate() {
+      const lockClient = await pool.connect();
+      try {
+        // Two processes starting together must not both apply the same migration.
+        await lockClient.query('select pg_advisory_lock($1)', [MIGRATION_LOCK_ID.toString()]);
+        await migrateNodePg(db, { migrationsFolder: MIGRATIONS_FOLDER });
+      } finally {
+        await lockClient
+          .query('select pg_advisory_unlock($1)', [MIGRATION_LOCK_ID.toString()])
+          .catch(() => undefined);
+        lockClient.release();
+      }
+    },
+    close: () => pool.end(),
+  };
+}
+
+async function openPglite(options: {
+  dataDir: string | undefined;
+  logger: Logger;
+}): Promise<DatabaseHandle> {
+  const releaseLock =
+    options.dataDir === undefined ? () => undefined : lockDataDir(options.dataDir);
+  let client: PGlite;
+  try {
+    client =
+      options.dataDir === undefined ? new PGlite() : new PGlite(path.resolve(options.dataDir));
+    await client.waitReady;
+  } catch (error) {
+    releaseLock();
+    throw new BotError('database_open', 'could not open the embedded database', { cause: error });
+  }
+  const db = drizzlePglite({ client, schema });
+  return {
+    db,
+    kind: 'pglite',
+    migrate: () => migratePglite(db, { migrationsFolder: MIGRATIONS_FOLDER }),
+    async close() {
+      await client.close();
+      releaseLock();
+    },
+  };
+}
+
+/**
+ * The embedded database belongs to one process. A lock file holding our pid refuses a second
+ * process (two writers would corrupt it); a lock left by a dead process is taken over.
+ */
+function lockDataDir(dataDir: string): () => void {
+  mkdirSync(dataDir, { recursive: true });
+  const lockPath = path.join(path.resolve(dataDir), '.pglite.lock');
+  for (let attempt = 0; attempt < 2; attempt += 1) {
+    try {
+      const descriptor = openSync(lockPath, 'wx', 0o600);
+      writeSync(descriptor, String(process.pid));
+      closeSync(descriptor);
+      return () => rmSync(lockPath, { force: true });
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+      const holder = Number(readFileSync(lockPath, 'utf8'));
+      if (Number.isInteger(holder) && holder !== process.pid && isAlive(holder)) {
+        throw new BotError(
+          'database_locked',
+          `the embedded database in ${dataDir} is in use by process ${holder}; run one process per DATA_DIR, or set DATABASE_URL to share PostgreSQL`,
+        );
+      }
+      rmSync(lockPath, { force: true });
+    }
+  }
+  throw new BotError('database_locked', `could not lock ${lockPath}`);
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** A cheap round trip, for health checks and /doctor. */
+export async function pingDatabase(db: Database): Promise<void> {
+  await db.execute(sql`select 1`);
+}

@@ -1,0 +1,190 @@
+/**
+ * The database schema. Discord snowflakes are text, never numbers. Changing this file means
+ * running `npm run db:generate` and committing the new migration in migrations/; applied
+ * migrations are never edited.
+ */
+import { sql } from 'drizzle-orm';
+import {
+  check,
+  index,
+  integer,
+  jsonb,
+  pgTable,
+  real,
+  smallint,
+  text,
+  timestamp,
+  uuid,
+} from 'drizzle-orm/pg-core';
+
+const createdAt = () => timestamp('created_at', { withTimezone: true }).notNull().defaultNow();
+
+/** A settings scope: a guild, or a user's DMs (keyed by the user id, isolated from every guild). */
+export const scopes = pgTable(
+  'scopes',
+  {
+    id: text('id').primaryKey(),
+    kind: text('kind', { enum: ['guild', 'dm'] }).notNull(),
+    createdAt: createdAt(),
+  },
+  (table) => [check('scopes_kind_check', sql`${table.kind} in ('guild', 'dm')`)],
+);
+
+/** Per-scope configuration. Null means "use the operator's default". */
+export const scopeSettings = pgTable(
+  'scope_settings',
+  {
+    scopeId: text('scope_id')
+      .primaryKey()
+      .references(() => scopes.id, { onDelete: 'cascade' }),
+    provider: text('provider', { enum: ['google', 'openai', 'anthropic'] }),
+    model: text('model'),
+    /** AES-256-GCM ciphertext from the secret box; never the plain key. */
+    apiKeyCiphertext: text('api_key_ciphertext'),
+    personaName: text('persona_name'),
+    personaInstructions: text('persona_instructions'),
+    humanizerDegree: smallint('humanizer_degree').notNull().default(1),
+    temperature: real('temperature'),
+    language: text('language'),
+    timezone: text('timezone'),
+    triggerWords: text('trigger_words')
+      .array()
+      .notNull()
+      .default(sql`'{}'::text[]`),
+    autoReplyChannelIds: text('auto_reply_channel_ids')
+      .array()
+      .notNull()
+      .default(sql`'{}'::text[]`),
+    /** Answer every Nth message in a channel; null or 0 is off. */
+    autoReplyEveryN: integer('auto_reply_every_n'),
+    deliveryMode: text('delivery_mode', { enum: ['messages', 'edit'] })
+      .notNull()
+      .default('messages'),
+    queuePolicy: text('queue_policy', { enum: ['coalesce', 'queue'] })
+      .notNull()
+      .default('coalesce'),
+    queueDepth: smallint('queue_depth').notNull().default(3),
+    memberTurnsPerMinute: integer('member_turns_per_minute').notNull().default(10),
+    /** Tokens (input + output) a scope may spend per UTC day; null is unlimited. */
+    dailyTokenBudget: integer('daily_token_budget'),
+    /** Feature switches: enabled tools, MCP servers, fetch_url, mention policy, … */
+    featureFlags: jsonb('feature_flags').$type<Record<string, unknown>>().notNull().default({}),
+    /** Bumped on every change so caches in every process can tell they are stale. */
+    version: integer('version').notNull().default(1),
+    updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (table) => [
+    check('scope_settings_humanizer_check', sql`${table.humanizerDegree} between 0 and 3`),
+    check(
+      'scope_settings_temperature_check',
+      sql`${table.temperature} is null or ${table.temperature} between 0 and 2`,
+    ),
+    check('scope_settings_delivery_check', sql`${table.deliveryMode} in ('messages', 'edit')`),
+    check('scope_settings_queue_check', sql`${table.queuePolicy} in ('coalesce', 'queue')`),
+    check('scope_settings_queue_depth_check', sql`${table.queueDepth} between 1 and 20`),
+  ],
+);
+
+export const TURN_STATUSES = ['streaming', 'complete', 'stopped', 'failed'] as const;
+export type TurnStatus = (typeof TURN_STATUSES)[number];
+
+/**
+ * One row per user turn and one per assistant reply. An assistant row is inserted as
+ * `streaming` when the turn starts and written ONCE more when it ends (full text, every Discord
+ * message id it spans, final status, metrics) — never per chunk.
+ */
+export const conversationTurns = pgTable(
+  'conversation_turns',
+  {
+    id: uuid('id').primaryKey(),
+    scopeId: text('scope_id')
+      .notNull()
+      .references(() => scopes.id, { onDelete: 'cascade' }),
+    channelId: text('channel_id').notNull(),
+    role: text('role', { enum: ['user', 'assistant'] }).notNull(),
+    authorId: text('author_id').notNull(),
+    authorName: text('author_name'),
+    /** For a user turn its own message; for an assistant turn the message it answers. */
+    triggerMessageId: text('trigger_message_id'),
+    discordMessageIds: text('discord_message_ids')
+      .array()
+      .notNull()
+      .default(sql`'{}'::text[]`),
+    content: text('content').notNull().default(''),
+    status: text('status', { enum: TURN_STATUSES }).notNull(),
+    metrics: jsonb('metrics').$type<Record<string, unknown>>(),
+    createdAt: createdAt(),
+    completedAt: timestamp('completed_at', { withTimezone: true }),
+  },
+  (table) => [
+    check('conversation_turns_role_check', sql`${table.role} in ('user', 'assistant')`),
+    check(
+      'conversation_turns_status_check',
+      sql`${table.status} in ('streaming', 'complete', 'stopped', 'failed')`,
+    ),
+    index('conversation_turns_channel_recent_idx').on(
+      table.channelId,
+      table.createdAt.desc(),
+      table.id.desc(),
+    ),
+    index('conversation_turns_streaming_idx')
+      .on(table.status)
+      .where(sql`${table.status} = 'streaming'`),
+    index('conversation_turns_trigger_idx').on(table.triggerMessageId),
+  ],
+);
+
+/** Per-channel "forget everything before this" markers set by /reset. */
+export const resetMarkers = pgTable('reset_markers', {
+  channelId: text('channel_id').primaryKey(),
+  scopeId: text('scope_id')
+    .notNull()
+    .references(() => scopes.id, { onDelete: 'cascade' }),
+  resetAt: timestamp('reset_at', { withTimezone: true }).notNull().defaultNow(),
+  resetBy: text('reset_by').notNull(),
+});
+
+/** Remembered facts: about the server (owner null) or about one user (owner = that user). */
+export const memories = pgTable(
+  'memories',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    scopeId: text('scope_id')
+      .notNull()
+      .references(() => scopes.id, { onDelete: 'cascade' }),
+    kind: text('kind', { enum: ['server', 'user'] }).notNull(),
+    ownerId: text('owner_id'),
+    authorId: text('author_id').notNull(),
+    content: text('content').notNull(),
+    createdAt: createdAt(),
+  },
+  (table) => [
+    check(
+      'memories_owner_check',
+      sql`(${table.kind} = 'server' and ${table.ownerId} is null) or (${table.kind} = 'user' and ${table.ownerId} is not null)`,
+    ),
+    index('memories_scope_owner_idx').on(table.scopeId, table.kind, table.ownerId),
+  ],
+);
+
+/** One row per tool execution, for /history and audits. Summaries are capped, never secrets. */
+export const toolCalls = pgTable(
+  'tool_calls',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    turnId: uuid('turn_id')
+      .notNull()
+      .references(() => conversationTurns.id, { onDelete: 'cascade' }),
+    scopeId: text('scope_id').notNull(),
+    toolName: text('tool_name').notNull(),
+    status: text('status', { enum: ['ok', 'error', 'timeout', 'aborted'] }).notNull(),
+    durationMs: integer('duration_ms').notNull(),
+    argumentSummary: text('argument_summary').notNull().default(''),
+    resultSummary: text('result_summary').notNull().default(''),
+    createdAt: createdAt(),
+  },
+  (table) => [
+    check('tool_calls_status_check', sql`${table.status} in ('ok', 'error', 'timeout', 'aborted')`),
+    index('tool_calls_turn_idx').on(table.turnId),
+  ],
+);

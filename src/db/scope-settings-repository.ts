@@ -1,0 +1,136 @@
+import { eq, sql } from 'drizzle-orm';
+import type { ProviderId } from '../core/provider.ts';
+import {
+  defaultScopeSettings,
+  type HumanizerDegree,
+  type ScopeKind,
+  type ScopeSettings,
+} from '../core/settings.ts';
+import type { SecretBox } from '../security/secret-box.ts';
+import type { Database } from './database.ts';
+import { scopes, scopeSettings } from './schema.ts';
+
+type SettingsRow = typeof scopeSettings.$inferSelect;
+
+/** The fields a command may change; the key goes through storeApiKey, the version is ours. */
+export type SettingsPatch = Partial<
+  Omit<ScopeSettings, 'scopeId' | 'version' | 'apiKeyCiphertext'>
+>;
+
+export async function ensureScope(db: Database, scopeId: string, kind: ScopeKind): Promise<void> {
+  await db.insert(scopes).values({ id: scopeId, kind }).onConflictDoNothing();
+}
+
+export async function loadScopeSettings(db: Database, scopeId: string): Promise<ScopeSettings> {
+  const [row] = await db.select().from(scopeSettings).where(eq(scopeSettings.scopeId, scopeId));
+  return row === undefined ? defaultScopeSettings(scopeId) : fromRow(row);
+}
+
+/** Applies a patch (creating the scope and its settings row when needed) and bumps the version. */
+export async function updateScopeSettings(
+  db: Database,
+  scope: { id: string; kind: ScopeKind },
+  patch: SettingsPatch,
+): Promise<ScopeSettings> {
+  await ensureScope(db, scope.id, scope.kind);
+  const values = toColumns(patch);
+  const [row] = await db
+    .insert(scopeSettings)
+    .values({ scopeId: scope.id, ...values })
+    .onConflictDoUpdate({
+      target: scopeSettings.scopeId,
+      set: { ...values, version: sql`${scopeSettings.version} + 1`, updatedAt: sql`now()` },
+    })
+    .returning();
+  if (row === undefined) throw new Error('settings upsert returned no row');
+  return fromRow(row);
+}
+
+/** Seals and stores a scope's API key (or clears it with undefined). The plain key is never stored. */
+export async function storeApiKey(
+  db: Database,
+  box: SecretBox,
+  scope: { id: string; kind: ScopeKind },
+  apiKey: string | undefined,
+): Promise<ScopeSettings> {
+  await ensureScope(db, scope.id, scope.kind);
+  const apiKeyCiphertext = apiKey === undefined ? null : box.seal(apiKey, apiKeyContext(scope.id));
+  const [row] = await db
+    .insert(scopeSettings)
+    .values({ scopeId: scope.id, apiKeyCiphertext })
+    .onConflictDoUpdate({
+      target: scopeSettings.scopeId,
+      set: { apiKeyCiphertext, version: sql`${scopeSettings.version} + 1`, updatedAt: sql`now()` },
+    })
+    .returning();
+  if (row === undefined) throw new Error('settings upsert returned no row');
+  return fromRow(row);
+}
+
+/** The scope's plain API key, or undefined when none is stored. Throws SecretError on a wrong key. */
+export function openApiKey(box: SecretBox, settings: ScopeSettings): string | undefined {
+  return settings.apiKeyCiphertext === undefined
+    ? undefined
+    : box.open(settings.apiKeyCiphertext, apiKeyContext(settings.scopeId));
+}
+
+/** Binds a sealed key to its scope: copied into another scope's row, it will not open. */
+function apiKeyContext(scopeId: string): string {
+  return `scope:${scopeId}:api_key`;
+}
+
+function fromRow(row: SettingsRow): ScopeSettings {
+  return {
+    scopeId: row.scopeId,
+    provider: row.provider ?? undefined,
+    model: row.model ?? undefined,
+    apiKeyCiphertext: row.apiKeyCiphertext ?? undefined,
+    personaName: row.personaName ?? undefined,
+    personaInstructions: row.personaInstructions ?? undefined,
+    humanizerDegree: clampDegree(row.humanizerDegree),
+    temperature: row.temperature ?? undefined,
+    language: row.language ?? undefined,
+    timezone: row.timezone ?? undefined,
+    triggerWords: row.triggerWords,
+    autoReplyChannelIds: row.autoReplyChannelIds,
+    autoReplyEveryN: row.autoReplyEveryN ?? undefined,
+    deliveryMode: row.deliveryMode,
+    queuePolicy: row.queuePolicy,
+    queueDepth: row.queueDepth,
+    memberTurnsPerMinute: row.memberTurnsPerMinute,
+    dailyTokenBudget: row.dailyTokenBudget ?? undefined,
+    featureFlags: row.featureFlags,
+    version: row.version,
+  };
+}
+
+function clampDegree(value: number): HumanizerDegree {
+  return Math.min(3, Math.max(0, Math.trunc(value))) as HumanizerDegree;
+}
+
+/** Maps a patch to columns; an explicit `undefined` clears a nullable column back to the default. */
+function toColumns(patch: SettingsPatch): Partial<typeof scopeSettings.$inferInsert> {
+  const columns: Partial<typeof scopeSettings.$inferInsert> = {};
+  const nullable = <T>(value: T | undefined): T | null => (value === undefined ? null : value);
+  if ('provider' in patch) columns.provider = nullable<ProviderId>(patch.provider);
+  if ('model' in patch) columns.model = nullable(patch.model);
+  if ('personaName' in patch) columns.personaName = nullable(patch.personaName);
+  if ('personaInstructions' in patch)
+    columns.personaInstructions = nullable(patch.personaInstructions);
+  if (patch.humanizerDegree !== undefined) columns.humanizerDegree = patch.humanizerDegree;
+  if ('temperature' in patch) columns.temperature = nullable(patch.temperature);
+  if ('language' in patch) columns.language = nullable(patch.language);
+  if ('timezone' in patch) columns.timezone = nullable(patch.timezone);
+  if (patch.triggerWords !== undefined) columns.triggerWords = [...patch.triggerWords];
+  if (patch.autoReplyChannelIds !== undefined)
+    columns.autoReplyChannelIds = [...patch.autoReplyChannelIds];
+  if ('autoReplyEveryN' in patch) columns.autoReplyEveryN = nullable(patch.autoReplyEveryN);
+  if (patch.deliveryMode !== undefined) columns.deliveryMode = patch.deliveryMode;
+  if (patch.queuePolicy !== undefined) columns.queuePolicy = patch.queuePolicy;
+  if (patch.queueDepth !== undefined) columns.queueDepth = patch.queueDepth;
+  if (patch.memberTurnsPerMinute !== undefined)
+    columns.memberTurnsPerMinute = patch.memberTurnsPerMinute;
+  if ('dailyTokenBudget' in patch) columns.dailyTokenBudget = nullable(patch.dailyTokenBudget);
+  if (patch.featureFlags !== undefined) columns.featureFlags = { ...patch.featureFlags };
+  return columns;
+}

@@ -1,0 +1,58 @@
+import { Writable } from 'node:stream';
+import { describe, expect, it } from 'vitest';
+import { createLogger, REDACTED, scrubSecrets } from './logger.ts';
+
+const SECRETS = [
+  'MTIzNDU2Nzg5.discord.token.value',
+  'sk-live-openai-1234567890',
+  'AIzaSyGoogleKey123456',
+];
+
+function capture(prettyOutput: boolean): {
+  lines: () => string;
+  logger: ReturnType<typeof createLogger>;
+} {
+  let output = '';
+  const destination = new Writable({
+    write(chunk: Buffer, _encoding, callback) {
+      output += chunk.toString('utf8');
+      callback();
+    },
+  });
+  const logger = createLogger({
+    level: 'trace',
+    secrets: SECRETS,
+    pretty: prettyOutput,
+    destination,
+  });
+  return { lines: () => output, logger };
+}
+
+function logEverySecretShape(logger: ReturnType<typeof createLogger>): void {
+  logger.info({ token: SECRETS[0] }, 'login');
+  logger.info({ request: { headers: { authorization: `Bearer ${SECRETS[1]}` } } }, 'request');
+  logger.warn({ config: { apiKey: SECRETS[2] } }, 'nested');
+  logger.error({ err: new Error(`401 from https://api.example/v1?key=${SECRETS[2]}`) }, 'failed');
+  logger.info(`free text mentioning ${SECRETS[1]} and Bot ${SECRETS[0]}`);
+  logger.child({ apiKey: SECRETS[1] }).debug('child bindings');
+}
+
+describe('logger', () => {
+  it.each([false, true])('never writes a secret (pretty=%s)', (prettyOutput) => {
+    const { lines, logger } = capture(prettyOutput);
+    logEverySecretShape(logger);
+    const written = lines();
+    expect(written).toContain(REDACTED);
+    for (const secret of SECRETS) expect(written).not.toContain(secret);
+    expect(written).toContain('free text mentioning');
+  });
+
+  it('scrubs credentials in URLs and connection strings it was not told about', () => {
+    expect(scrubSecrets('postgres://bot:hunter2hunter@db:5432/x', [])).toBe(
+      `postgres://bot:${REDACTED}@db:5432/x`,
+    );
+    expect(scrubSecrets('GET /v1/models?key=abcdef123456&alt=sse', [])).toBe(
+      `GET /v1/models?key=${REDACTED}&alt=sse`,
+    );
+  });
+});

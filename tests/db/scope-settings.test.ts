@@ -1,0 +1,85 @@
+import { sql } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SecretError } from '../../src/core/errors.ts';
+import {
+  loadScopeSettings,
+  openApiKey,
+  storeApiKey,
+  updateScopeSettings,
+} from '../../src/db/scope-settings-repository.ts';
+import { SecretBox } from '../../src/security/secret-box.ts';
+import { testBackends, type TestDatabase } from '../support/test-database.ts';
+
+const GUILD = { id: '123456789012345678', kind: 'guild' as const };
+const DM_USER = { id: '223456789012345678', kind: 'dm' as const };
+const API_KEY = 'sk-test-THIS-IS-A-SECRET-KEY-0123456789';
+
+describe.each(testBackends())('scope settings on $name', (backend) => {
+  let database: TestDatabase;
+  const box = new SecretBox(SecretBox.generateKey());
+
+  beforeAll(async () => {
+    database = await backend.open();
+    await database.migrate();
+  });
+  afterAll(() => database.dispose());
+
+  it('gives a scope that never ran a command the defaults (humanizer 1, messages, coalesce)', async () => {
+    const settings = await loadScopeSettings(database.db, '999999999999999999');
+    expect(settings).toMatchObject({
+      humanizerDegree: 1,
+      deliveryMode: 'messages',
+      queuePolicy: 'coalesce',
+      provider: undefined,
+    });
+  });
+
+  it('stores an API key that is not readable in the table and round-trips through the box', async () => {
+    await storeApiKey(database.db, box, GUILD, API_KEY);
+    const rows = await database.rawQuery(sql`select * from scope_settings`);
+    const stored = JSON.stringify(rows);
+    expect(stored).not.toContain(API_KEY);
+    expect(stored).not.toContain(Buffer.from(API_KEY).toString('base64'));
+    const settings = await loadScopeSettings(database.db, GUILD.id);
+    expect(openApiKey(box, settings)).toBe(API_KEY);
+  });
+
+  it('refuses to open a key with the wrong encryption key instead of returning garbage', async () => {
+    const settings = await loadScopeSettings(database.db, GUILD.id);
+    const otherBox = new SecretBox(SecretBox.generateKey());
+    expect(() => openApiKey(otherBox, settings)).toThrow(SecretError);
+  });
+
+  it('refuses a sealed key copied into another scope', async () => {
+    const guild = await loadScopeSettings(database.db, GUILD.id);
+    const stolen = {
+      ...(await loadScopeSettings(database.db, DM_USER.id)),
+      apiKeyCiphertext: guild.apiKeyCiphertext,
+    };
+    expect(() => openApiKey(box, stolen)).toThrow(SecretError);
+  });
+
+  it('keeps DM settings apart from guild settings and bumps the version on change', async () => {
+    const before = await loadScopeSettings(database.db, GUILD.id);
+    await updateScopeSettings(database.db, DM_USER, { personaName: 'Mika', humanizerDegree: 3 });
+    const guild = await updateScopeSettings(database.db, GUILD, { triggerWords: ['tomo', 'c++'] });
+    const dm = await loadScopeSettings(database.db, DM_USER.id);
+    expect(dm).toMatchObject({ personaName: 'Mika', humanizerDegree: 3, triggerWords: [] });
+    expect(guild).toMatchObject({ personaName: undefined, triggerWords: ['tomo', 'c++'] });
+    expect(guild.version).toBeGreaterThan(before.version);
+  });
+
+  it('clears a nullable setting back to the operator default', async () => {
+    await updateScopeSettings(database.db, GUILD, { model: 'gpt-5-mini' });
+    const cleared = await updateScopeSettings(database.db, GUILD, { model: undefined });
+    expect(cleared.model).toBeUndefined();
+  });
+
+  it('rejects an out-of-range humanizer degree at the database', async () => {
+    await expect(
+      database.rawQuery(
+        sql`update scope_settings set humanizer_degree = 7 where scope_id = ${GUILD.id}`,
+      ),
+    ).rejects.toThrow();
+  });
+});

@@ -1,0 +1,91 @@
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ensureScope } from '../../src/db/scope-settings-repository.ts';
+import {
+  failStreamingTurns,
+  finishAssistantTurn,
+  recentTurns,
+  recordUserTurn,
+  resetMarkerOf,
+  setResetMarker,
+  startAssistantTurn,
+} from '../../src/db/turn-repository.ts';
+import { testBackends, type TestDatabase } from '../support/test-database.ts';
+
+const SCOPE = '123456789012345678';
+const CHANNEL = '323456789012345678';
+
+describe.each(testBackends())('conversation turns on $name', (backend) => {
+  let database: TestDatabase;
+
+  beforeAll(async () => {
+    database = await backend.open();
+    await database.migrate();
+    await ensureScope(database.db, SCOPE, 'guild');
+  });
+  afterAll(() => database.dispose());
+
+  it('writes an assistant turn once at start and once at the end with every message id', async () => {
+    const userTurn = randomUUID();
+    await recordUserTurn(database.db, {
+      id: userTurn,
+      scopeId: SCOPE,
+      channelId: CHANNEL,
+      authorId: '423456789012345678',
+      authorName: 'ann',
+      messageId: '523456789012345678',
+      content: 'hello',
+    });
+    const assistantTurn = randomUUID();
+    await startAssistantTurn(database.db, {
+      id: assistantTurn,
+      scopeId: SCOPE,
+      channelId: CHANNEL,
+      authorId: '623456789012345678',
+      authorName: 'bot',
+      triggerMessageId: '523456789012345678',
+    });
+    await finishAssistantTurn(database.db, assistantTurn, {
+      content: 'hi there',
+      discordMessageIds: ['723456789012345678', '723456789012345679'],
+      status: 'complete',
+      metrics: { outputTokens: 3 },
+    });
+    const [latest, previous] = await recentTurns(database.db, CHANNEL, { limit: 2 });
+    expect(latest).toMatchObject({
+      id: assistantTurn,
+      status: 'complete',
+      content: 'hi there',
+      discordMessageIds: ['723456789012345678', '723456789012345679'],
+      metrics: { outputTokens: 3 },
+    });
+    expect(previous).toMatchObject({ id: userTurn, role: 'user', content: 'hello' });
+  });
+
+  it('marks turns left streaming by a dead process as failed', async () => {
+    const orphan = randomUUID();
+    await startAssistantTurn(database.db, {
+      id: orphan,
+      scopeId: SCOPE,
+      channelId: CHANNEL,
+      authorId: '623456789012345678',
+      authorName: 'bot',
+      triggerMessageId: '823456789012345678',
+    });
+    expect(await failStreamingTurns(database.db, new Date(Date.now() + 1000))).toBe(1);
+    const [latest] = await recentTurns(database.db, CHANNEL, { limit: 1 });
+    expect(latest).toMatchObject({ id: orphan, status: 'failed' });
+    expect(await failStreamingTurns(database.db, new Date(Date.now() + 1000))).toBe(0);
+  });
+
+  it('returns nothing from before the channel reset marker', async () => {
+    const resetAt = await setResetMarker(database.db, {
+      channelId: CHANNEL,
+      scopeId: SCOPE,
+      resetBy: '423456789012345678',
+    });
+    expect(await resetMarkerOf(database.db, CHANNEL)).toEqual(resetAt);
+    expect(await recentTurns(database.db, CHANNEL, { limit: 10, after: resetAt })).toEqual([]);
+    expect((await recentTurns(database.db, CHANNEL, { limit: 10 })).length).toBe(3);
+  });
+});
