@@ -56,7 +56,7 @@ describe('toConversationEntries', () => {
     });
     expect(entries).toHaveLength(1);
     expect(entries[0]?.role).toBe('user');
-    expect(entries[0]?.text.startsWith('[Assistant  Tomo (id 200)]: ')).toBe(true);
+    expect(entries[0]?.text.startsWith('[Assistant Tomo (id 200)]: ')).toBe(true);
   });
 
   it('skips everything at or before the reset marker and marks stopped turns', () => {
