@@ -77,6 +77,7 @@ function sanitizeName(name: string): string {
   return (
     name
       .replace(/[\r\n[\]]/g, ' ')
+      .replace(/\s+/g, ' ')
       .slice(0, 64)
       .trim() || 'someone'
   );
