@@ -99,3 +99,7 @@ export function translate(
 export function catalogueOf(locale: Locale): Readonly<Record<MessageKey, string>> {
   return catalogues[locale];
 }
+
+export function isMessageKey(key: string): key is MessageKey {
+  return Object.hasOwn(en, key);
+}
