@@ -1,0 +1,65 @@
+/**
+ * Splits streamed text into visible text and `<think>…</think>` reasoning, the way local
+ * reasoning models (DeepSeek-R1, QwQ, Qwen3 behind Ollama, LM Studio, llama.cpp) write it inline.
+ * Tags may arrive split across deltas ("<thi" + "nk>"), so a suffix that could still become a tag
+ * is held back until the next delta decides. The result never depends on where the deltas split.
+ */
+
+export type ThinkSegment = { type: 'text' | 'reasoning'; text: string };
+
+const OPEN_TAG = '<think>';
+const CLOSE_TAG = '</think>';
+
+export class ThinkTagSplitter {
+  #inside = false;
+  #pending = '';
+  /** After `</think>` models put a blank line before the answer; it is not part of the answer. */
+  #skipLeadingWhitespace = false;
+
+  push(delta: string): ThinkSegment[] {
+    const segments: ThinkSegment[] = [];
+    let text = this.#pending + delta;
+    this.#pending = '';
+    while (text !== '') {
+      if (this.#skipLeadingWhitespace) {
+        text = text.trimStart();
+        if (text === '') break;
+        this.#skipLeadingWhitespace = false;
+      }
+      const tag = this.#inside ? CLOSE_TAG : OPEN_TAG;
+      const index = text.indexOf(tag);
+      if (index >= 0) {
+        this.#emit(segments, text.slice(0, index));
+        this.#inside = !this.#inside;
+        this.#skipLeadingWhitespace = !this.#inside;
+        text = text.slice(index + tag.length);
+        continue;
+      }
+      const held = partialTagLength(text, tag);
+      this.#emit(segments, text.slice(0, text.length - held));
+      this.#pending = text.slice(text.length - held);
+      break;
+    }
+    return segments;
+  }
+
+  /** The end of the stream: whatever was held back is what it looked like (an unclosed think block stays reasoning). */
+  flush(): ThinkSegment[] {
+    const segments: ThinkSegment[] = [];
+    this.#emit(segments, this.#pending);
+    this.#pending = '';
+    return segments;
+  }
+
+  #emit(segments: ThinkSegment[], text: string): void {
+    if (text !== '') segments.push({ type: this.#inside ? 'reasoning' : 'text', text });
+  }
+}
+
+/** Length of the longest suffix of `text` that is a proper prefix of `tag`. */
+function partialTagLength(text: string, tag: string): number {
+  for (let length = Math.min(tag.length - 1, text.length); length > 0; length -= 1) {
+    if (text.endsWith(tag.slice(0, length))) return length;
+  }
+  return 0;
+}
