@@ -16,8 +16,11 @@ export interface StreamMapper<Event> {
 }
 
 export interface ProviderStreamOptions<Event> {
-  /** Sends the request; resolves to the vendor's event stream. */
-  open(): Promise<AsyncIterable<Event>>;
+  /**
+   * Sends the request with `signal` (the caller's, plus our own end of the stream); resolves to
+   * the vendor's event stream.
+   */
+  open(signal: AbortSignal): Promise<AsyncIterable<Event>>;
   mapper: StreamMapper<Event>;
   /** The adapter's one error classifier. */
   classify(error: unknown): ProviderError;
@@ -28,17 +31,21 @@ export interface ProviderStreamOptions<Event> {
  * The provider contract's failure and cancellation rules, shared by every adapter:
  * - a failure before the first part is thrown as a ProviderError (so a caller can retry);
  * - after it, the failure is yielded as one `error` part and the iterable ends;
- * - aborting `signal` ends the iterable quietly; leaving the loop early (abort, consumer `break`
- *   or an error part) returns the vendor iterator, which closes the HTTP stream.
+ * - aborting `signal` ends the iterable quietly;
+ * - however the iterable ends (completion, failure, abort, a consumer's `break`), the request's
+ *   own signal is aborted, so no SDK can leave the HTTP stream open and billing.
  */
 export async function* runProviderStream<Event>(
   options: ProviderStreamOptions<Event>,
 ): AsyncGenerator<StreamPart, void, undefined> {
   const { mapper, signal } = options;
   if (signal.aborted) return;
+  // Some SDKs only release the body's reader when their iterator is returned early (Google's),
+  // which leaves the connection streaming; aborting the request is the one reliable close.
+  const ended = new AbortController();
   let yielded = false;
   try {
-    for await (const event of await options.open()) {
+    for await (const event of await options.open(AbortSignal.any([signal, ended.signal]))) {
       if (signal.aborted) return;
       for (const part of mapper.map(event)) {
         if (part.type === 'error') {
@@ -62,5 +69,7 @@ export async function* runProviderStream<Event>(
     const failure = error instanceof ProviderError ? error : options.classify(error);
     if (!yielded) throw failure;
     yield { type: 'error', error: failure };
+  } finally {
+    ended.abort();
   }
 }

@@ -36,7 +36,7 @@ export class AnthropicChatModel implements ChatModel {
     const model = this.#options.catalog.lookup('anthropic', request.model);
     const body = toAnthropicRequest(request, model);
     return runProviderStream({
-      open: () => this.#client.messages.create(body, { signal }),
+      open: (requestSignal) => this.#client.messages.create(body, { signal: requestSignal }),
       mapper: new AnthropicStreamMapper(),
       classify: classifyAnthropicError,
       signal,

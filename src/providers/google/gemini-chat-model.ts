@@ -31,9 +31,11 @@ export class GeminiChatModel implements ChatModel {
 
   stream(request: ChatRequest, signal: AbortSignal): AsyncIterable<StreamPart> {
     const model = this.#options.catalog.lookup('google', request.model);
-    const parameters = toGeminiRequest(request, { model, signal });
     return runProviderStream({
-      open: () => this.#client.models.generateContentStream(parameters),
+      open: (requestSignal) =>
+        this.#client.models.generateContentStream(
+          toGeminiRequest(request, { model, signal: requestSignal }),
+        ),
       mapper: new GeminiStreamMapper(),
       classify: classifyGeminiError,
       signal,

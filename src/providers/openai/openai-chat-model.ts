@@ -48,7 +48,8 @@ export class OpenAIChatModel implements ChatModel {
     const model = this.#options.catalog.lookup('openai', request.model);
     const body = toOpenAIRequest(request, { officialApi: this.#officialApi, model });
     return runProviderStream({
-      open: () => this.#client.chat.completions.create(body, { signal }),
+      open: (requestSignal) =>
+        this.#client.chat.completions.create(body, { signal: requestSignal }),
       mapper: new OpenAIStreamMapper(),
       classify: classifyOpenAIError,
       signal,
