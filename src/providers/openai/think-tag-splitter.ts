@@ -26,16 +26,21 @@ export class ThinkTagSplitter {
         if (text === '') break;
         this.#skipLeadingWhitespace = false;
       }
-      const tag = this.#inside ? CLOSE_TAG : OPEN_TAG;
-      const index = text.indexOf(tag);
-      if (index >= 0) {
-        this.#emit(segments, text.slice(0, index));
-        this.#inside = !this.#inside;
-        this.#skipLeadingWhitespace = !this.#inside;
-        text = text.slice(index + tag.length);
+      // Inside a block only its end matters. Outside, a stray `</think>` (models whose chat
+      // template opened the block in the prompt) is markup, never part of the answer.
+      const tags = this.#inside ? [CLOSE_TAG] : [OPEN_TAG, CLOSE_TAG];
+      const found = firstTag(text, tags);
+      if (found) {
+        this.#emit(segments, text.slice(0, found.index));
+        if (found.tag === OPEN_TAG) this.#inside = true;
+        else {
+          this.#inside = false;
+          this.#skipLeadingWhitespace = true;
+        }
+        text = text.slice(found.index + found.tag.length);
         continue;
       }
-      const held = partialTagLength(text, tag);
+      const held = Math.max(...tags.map((tag) => partialTagLength(text, tag)));
       this.#emit(segments, text.slice(0, text.length - held));
       this.#pending = text.slice(text.length - held);
       break;
@@ -54,6 +59,18 @@ export class ThinkTagSplitter {
   #emit(segments: ThinkSegment[], text: string): void {
     if (text !== '') segments.push({ type: this.#inside ? 'reasoning' : 'text', text });
   }
+}
+
+function firstTag(
+  text: string,
+  tags: readonly string[],
+): { tag: string; index: number } | undefined {
+  let first: { tag: string; index: number } | undefined;
+  for (const tag of tags) {
+    const index = text.indexOf(tag);
+    if (index >= 0 && (first === undefined || index < first.index)) first = { tag, index };
+  }
+  return first;
 }
 
 /** Length of the longest suffix of `text` that is a proper prefix of `tag`. */
