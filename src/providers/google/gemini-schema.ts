@@ -106,6 +106,9 @@ function applyEnum(result: Schema, schema: JsonObject, description: string | und
     return;
   }
   // Gemini enums are strings only; the model still learns the allowed values from the text.
+  if (result.type === undefined && values.every((value) => typeof value === 'number')) {
+    result.type = values.every((value) => Number.isInteger(value)) ? Type.INTEGER : Type.NUMBER;
+  }
   const allowed = `Allowed values: ${values.map((value) => JSON.stringify(value)).join(', ')}.`;
   result.description = description === undefined ? allowed : `${description} ${allowed}`;
 }
