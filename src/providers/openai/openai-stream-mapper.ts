@@ -20,6 +20,8 @@ interface PendingToolCall {
   arguments: string;
 }
 
+const NO_PARTS: readonly StreamPart[] = Object.freeze([]);
+
 const FINISH_REASONS: Record<string, FinishReason> = {
   stop: 'stop',
   length: 'length',
@@ -42,12 +44,27 @@ export class OpenAIStreamMapper implements StreamMapper<ChatCompletionChunk> {
   #visibleOutput = false;
   #refused = false;
 
-  map(chunk: ChatCompletionChunk): StreamPart[] {
+  map(chunk: ChatCompletionChunk): readonly StreamPart[] {
     if (chunk.usage) this.#usage = toUsage(chunk.usage);
     const choice = chunk.choices[0];
-    if (choice === undefined) return [];
-    const parts: StreamPart[] = [];
+    if (choice === undefined) return NO_PARTS;
     const delta = choice.delta as ChunkDelta | undefined;
+    // Nearly every chunk is one plain text delta: skip the general path (this runs per token).
+    const content = delta?.content;
+    if (
+      typeof content === 'string' &&
+      !choice.finish_reason &&
+      !delta?.tool_calls &&
+      !delta?.reasoning_content &&
+      !delta?.reasoning &&
+      !delta?.refusal &&
+      this.#thinkSplitter.passesThrough(content)
+    ) {
+      if (content === '') return NO_PARTS;
+      this.#visibleOutput = true;
+      return [{ type: 'text-delta', text: content }];
+    }
+    const parts: StreamPart[] = [];
     if (delta) {
       const reasoning = delta.reasoning_content ?? delta.reasoning;
       if (typeof reasoning === 'string' && reasoning !== '') {
@@ -63,7 +80,9 @@ export class OpenAIStreamMapper implements StreamMapper<ChatCompletionChunk> {
         this.#visibleOutput = true;
         parts.push({ type: 'text-delta', text: delta.refusal });
       }
-      for (const fragment of delta.tool_calls ?? []) this.#addToolFragment(fragment);
+      if (delta.tool_calls) {
+        for (const fragment of delta.tool_calls) this.#addToolFragment(fragment);
+      }
     }
     if (choice.finish_reason) {
       this.#finishReason = FINISH_REASONS[choice.finish_reason] ?? 'other';

@@ -16,10 +16,22 @@ export class ThinkTagSplitter {
   /** After `</think>` models put a blank line before the answer; it is not part of the answer. */
   #skipLeadingWhitespace = false;
 
+  /** True when `delta` would come out unchanged as visible text (no tag, nothing held back). */
+  passesThrough(delta: string): boolean {
+    return (
+      !this.#inside && this.#pending === '' && !this.#skipLeadingWhitespace && !delta.includes('<')
+    );
+  }
+
   push(delta: string): ThinkSegment[] {
     const segments: ThinkSegment[] = [];
     let text = this.#pending + delta;
     this.#pending = '';
+    // A delta with no tag character at all passes straight through.
+    if (!this.#skipLeadingWhitespace && !text.includes('<')) {
+      this.#emit(segments, text);
+      return segments;
+    }
     while (text !== '') {
       if (this.#skipLeadingWhitespace) {
         text = text.trimStart();
@@ -73,10 +85,13 @@ function firstTag(
   return first;
 }
 
-/** Length of the longest suffix of `text` that is a proper prefix of `tag`. */
+/**
+ * Length of the longest suffix of `text` that is a proper prefix of `tag`. Tags start with the
+ * only "<" they contain, so the one candidate suffix starts at the last "<" (this runs on every
+ * delta of every stream; it must not try every length).
+ */
 function partialTagLength(text: string, tag: string): number {
-  for (let length = Math.min(tag.length - 1, text.length); length > 0; length -= 1) {
-    if (text.endsWith(tag.slice(0, length))) return length;
-  }
-  return 0;
+  const start = text.lastIndexOf('<');
+  if (start < 0 || text.length - start >= tag.length) return 0;
+  return tag.startsWith(text.slice(start)) ? text.length - start : 0;
 }
