@@ -82,7 +82,7 @@ describe('createTokenCounter', () => {
           text: `Message ${index}: ${'some ordinary chat text with a few words '.repeat(8)}`,
         },
       ],
-    })) as ChatMessage[];
+    }));
     openai.countMessages(messages);
     const started = performance.now();
     openai.countMessages(messages);

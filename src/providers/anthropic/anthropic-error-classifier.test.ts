@@ -2,7 +2,7 @@ import { APIConnectionTimeoutError, APIError } from '@anthropic-ai/sdk';
 import { describe, expect, it } from 'vitest';
 import { classifyAnthropicError } from './anthropic-error-classifier.ts';
 
-function httpError(status: number, body: unknown, headers: Record<string, string> = {}): APIError {
+function httpError(status: number, body: object, headers: Record<string, string> = {}): APIError {
   return APIError.generate(
     status,
     body,

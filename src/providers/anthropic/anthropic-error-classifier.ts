@@ -42,22 +42,25 @@ export function classifyAnthropicError(error: unknown): ProviderError {
       failure('network', error.message, error)
     );
   }
-  if (error instanceof APIError) {
-    const message = error.apiMessage ?? error.message;
-    const kind = kindOf(error, message);
-    return new ProviderError({
-      kind,
-      message: `anthropic${error.status === undefined ? '' : ` ${error.status}`}: ${message}`,
-      status: error.status,
-      retryAfterMs: kind === 'rate_limit' ? retryAfterFromHeaders(error.headers) : undefined,
-      provider: 'anthropic',
-      cause: error,
-    });
-  }
+  // `instanceof` widens the SDK's generic parameters to `any`; restore the declared ones.
+  if (error instanceof APIError) return classifyApiError(error as APIError);
   return (
     classifyTransportError(error, 'anthropic') ??
     failure('unknown', error instanceof Error ? error.message : String(error), error)
   );
+}
+
+function classifyApiError(error: APIError): ProviderError {
+  const message = error.apiMessage ?? error.message;
+  const kind = kindOf(error, message);
+  return new ProviderError({
+    kind,
+    message: `anthropic${error.status === undefined ? '' : ` ${error.status}`}: ${message}`,
+    status: error.status,
+    retryAfterMs: kind === 'rate_limit' ? retryAfterFromHeaders(error.headers) : undefined,
+    provider: 'anthropic',
+    cause: error,
+  });
 }
 
 function kindOf(error: APIError, message: string): ProviderErrorKind {

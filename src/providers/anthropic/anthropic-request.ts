@@ -50,7 +50,7 @@ export function toAnthropicTools(tools: readonly ToolSpec[]): Tool[] {
   return tools.map((tool) => ({
     name: tool.name,
     description: tool.description,
-    input_schema: tool.inputSchema as Tool.InputSchema,
+    input_schema: tool.inputSchema,
   }));
 }
 

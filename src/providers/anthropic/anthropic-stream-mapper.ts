@@ -89,24 +89,25 @@ export class AnthropicStreamMapper implements StreamMapper<RawMessageStreamEvent
     index: number,
     block: Extract<RawMessageStreamEvent, { type: 'content_block_start' }>['content_block'],
   ): StreamPart[] {
-    switch (block.type) {
-      case 'text':
-        this.#blocks.set(index, { type: 'text' });
-        return this.#text(block.text);
-      case 'thinking':
-        this.#blocks.set(index, { type: 'thinking', signature: block.signature });
-        return block.thinking === '' ? [] : [{ type: 'reasoning-delta', text: block.thinking }];
-      case 'redacted_thinking':
-        this.#blocks.set(index, { type: 'redacted_thinking', data: block.data });
-        return [];
-      case 'tool_use':
-        this.#blocks.set(index, { type: 'tool_use', id: block.id, name: block.name, json: '' });
-        return [];
-      default:
-        // Server-side tool blocks (web search…) are not requested by this adapter.
-        this.#blocks.set(index, { type: 'other' });
-        return [];
+    if (block.type === 'text') {
+      this.#blocks.set(index, { type: 'text' });
+      return this.#text(block.text);
     }
+    if (block.type === 'thinking') {
+      this.#blocks.set(index, { type: 'thinking', signature: block.signature });
+      return block.thinking === '' ? [] : [{ type: 'reasoning-delta', text: block.thinking }];
+    }
+    if (block.type === 'redacted_thinking') {
+      this.#blocks.set(index, { type: 'redacted_thinking', data: block.data });
+      return [];
+    }
+    if (block.type === 'tool_use') {
+      this.#blocks.set(index, { type: 'tool_use', id: block.id, name: block.name, json: '' });
+      return [];
+    }
+    // Server-side tool blocks (web search…) are not requested by this adapter.
+    this.#blocks.set(index, { type: 'other' });
+    return [];
   }
 
   #delta(
@@ -163,7 +164,9 @@ export class AnthropicStreamMapper implements StreamMapper<RawMessageStreamEvent
             inputText: block.json,
           },
         ];
-      default:
+      case 'text':
+      case 'other':
+      case undefined:
         return [];
     }
   }

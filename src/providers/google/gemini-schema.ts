@@ -64,7 +64,9 @@ function convert(schema: JsonObject, context: Context): Schema {
     );
     if (known.length > 0) result.required = known;
   }
-  const items = Array.isArray(schema['items']) ? schema['items'][0] : schema['items'];
+  const declaredItems: unknown = schema['items'];
+  // A tuple (`items: [a, b]`) has no Gemini form; its first element is the closest.
+  const items: unknown = Array.isArray(declaredItems) ? declaredItems[0] : declaredItems;
   if (items !== undefined) result.items = convert(asObject(items), inner);
 
   const alternatives = schema['anyOf'] ?? schema['oneOf'];

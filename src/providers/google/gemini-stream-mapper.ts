@@ -10,14 +10,30 @@ import { EMPTY_USAGE } from '../../core/stream-part.ts';
 import type { StreamMapper } from '../provider-stream.ts';
 import { geminiMetadata } from './gemini-metadata.ts';
 
-const SAFETY_REASONS = new Set<string>([
-  GeminiFinishReason.SAFETY,
-  GeminiFinishReason.RECITATION,
-  GeminiFinishReason.BLOCKLIST,
-  GeminiFinishReason.PROHIBITED_CONTENT,
-  GeminiFinishReason.SPII,
-  GeminiFinishReason.IMAGE_SAFETY,
-]);
+/** Every Gemini finish reason (a Record, so a new SDK value fails to compile until mapped). */
+const FINISH_REASONS: Record<GeminiFinishReason, FinishReason> = {
+  [GeminiFinishReason.STOP]: 'stop',
+  [GeminiFinishReason.MAX_TOKENS]: 'length',
+  [GeminiFinishReason.SAFETY]: 'content_filter',
+  [GeminiFinishReason.RECITATION]: 'content_filter',
+  [GeminiFinishReason.BLOCKLIST]: 'content_filter',
+  [GeminiFinishReason.PROHIBITED_CONTENT]: 'content_filter',
+  [GeminiFinishReason.SPII]: 'content_filter',
+  [GeminiFinishReason.IMAGE_SAFETY]: 'content_filter',
+  [GeminiFinishReason.IMAGE_PROHIBITED_CONTENT]: 'content_filter',
+  [GeminiFinishReason.IMAGE_RECITATION]: 'content_filter',
+  [GeminiFinishReason.LANGUAGE]: 'other',
+  [GeminiFinishReason.OTHER]: 'other',
+  [GeminiFinishReason.FINISH_REASON_UNSPECIFIED]: 'other',
+  [GeminiFinishReason.MALFORMED_FUNCTION_CALL]: 'other',
+  [GeminiFinishReason.UNEXPECTED_TOOL_CALL]: 'other',
+  [GeminiFinishReason.TOO_MANY_TOOL_CALLS]: 'other',
+  [GeminiFinishReason.NO_IMAGE]: 'other',
+  [GeminiFinishReason.IMAGE_OTHER]: 'other',
+  // Continuation is disabled in our requests; if it appears, the turn ended without more text.
+  [GeminiFinishReason.CONTINUATION]: 'other',
+  [GeminiFinishReason.MALFORMED_RESPONSE]: 'other',
+};
 
 /**
  * Maps streamGenerateContent responses to parts: text, `thought` parts as reasoning (a signature
@@ -26,7 +42,7 @@ const SAFETY_REASONS = new Set<string>([
  */
 export class GeminiStreamMapper implements StreamMapper<GenerateContentResponse> {
   #usage: TokenUsage = EMPTY_USAGE;
-  #finishReason: string | undefined;
+  #finishReason: GeminiFinishReason | undefined;
   #sawToolCall = false;
   #visibleOutput = false;
 
@@ -94,11 +110,10 @@ export class GeminiStreamMapper implements StreamMapper<GenerateContentResponse>
     return [{ type: 'text-delta', text }];
   }
 
-  #mapFinishReason(reason: string): FinishReason {
-    if (reason === GeminiFinishReason.STOP) return this.#sawToolCall ? 'tool_calls' : 'stop';
-    if (reason === GeminiFinishReason.MAX_TOKENS) return 'length';
-    if (SAFETY_REASONS.has(reason)) return 'content_filter';
-    return 'other';
+  #mapFinishReason(reason: GeminiFinishReason): FinishReason {
+    const mapped = FINISH_REASONS[reason] ?? 'other';
+    // Gemini ends a function-calling turn with STOP; the calls say what it was.
+    return mapped === 'stop' && this.#sawToolCall ? 'tool_calls' : mapped;
   }
 }
 

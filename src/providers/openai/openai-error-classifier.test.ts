@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { classifyOpenAIError } from './openai-error-classifier.ts';
 
 /** An HTTP error exactly as the SDK builds it from a response. */
-function httpError(status: number, body: unknown, headers: Record<string, string> = {}): APIError {
+function httpError(status: number, body: object, headers: Record<string, string> = {}): APIError {
   return APIError.generate(
     status,
     body,

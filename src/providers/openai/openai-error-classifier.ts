@@ -32,7 +32,8 @@ export function classifyOpenAIError(error: unknown): ProviderError {
       failure('network', error.message, error, undefined)
     );
   }
-  if (error instanceof APIError) return classifyApiError(error);
+  // `instanceof` widens the SDK's generic parameters to `any`; restore the declared ones.
+  if (error instanceof APIError) return classifyApiError(error as APIError);
   return (
     classifyTransportError(error, 'openai') ??
     failure('unknown', error instanceof Error ? error.message : String(error), error, undefined)

@@ -154,7 +154,7 @@ export class LlmStandIn {
     const model =
       vendor === 'google'
         ? decodeURIComponent(GEMINI_PATH.exec(url.pathname)?.[1] ?? '')
-        : String((body as { model?: unknown } | undefined)?.model ?? '');
+        : modelOf(body);
     const record: RecordedRequest = {
       id: this.requests.length + 1,
       vendor,
@@ -185,6 +185,11 @@ export class LlmStandIn {
 }
 
 const dropped = new WeakSet<ServerResponse>();
+
+function modelOf(body: unknown): string {
+  const model = (body as { model?: unknown } | undefined)?.model;
+  return typeof model === 'string' ? model : '';
+}
 
 function vendorOf(pathname: string): StandInVendor | undefined {
   if (pathname.startsWith('/openai/') && pathname.endsWith('/chat/completions')) return 'openai';
