@@ -300,6 +300,25 @@ describe.each(ADAPTERS)('the $vendor adapter', ({ vendor, model: modelId, create
     gate.release();
   });
 
+  it('ends quietly when aborted while waiting for the first event', async () => {
+    const gate = createGate();
+    standIn.enqueue({
+      steps: [
+        { type: 'hold', gate },
+        { type: 'text', text: 'too late' },
+      ],
+    });
+    const controller = new AbortController();
+    const arrived = standIn.waitForRequest();
+    const result = collect(model, userRequest(modelId), controller.signal);
+    const request = await arrived;
+    controller.abort();
+    expect(await result).toEqual({ parts: [], thrown: undefined });
+    await request.settled;
+    expect(request.clientClosed).toBe(true);
+    gate.release();
+  });
+
   it('sends nothing when the signal is already aborted', async () => {
     const before = standIn.requests.length;
     const { parts, thrown } = await collect(model, userRequest(modelId), AbortSignal.abort());

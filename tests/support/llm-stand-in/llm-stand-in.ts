@@ -3,6 +3,14 @@
  * OpenAI chat.completions, Anthropic Messages and Gemini streamGenerateContent, so the real SDKs
  * (and a real bot process) can be tested without the internet. Scripted per test with a queue
  * and/or a handler; records every request and whether the client hung up.
+ *
+ * ```ts
+ * const standIn = await LlmStandIn.start({ handler: (request) => textScript(`You said ${request.lastUserText}`) });
+ * standIn.enqueue({ steps: [{ type: 'fail', kind: 'rate_limit', retryAfterSeconds: 2 }] }); // answered first
+ * // Point an SDK (or a bot process: OPENAI_BASE_URL, ANTHROPIC_BASE_URL, GOOGLE_GEMINI_BASE_URL) at
+ * // standIn.openAIBaseUrl / anthropicBaseUrl / geminiBaseUrl, then inspect standIn.requests.
+ * await standIn.close();
+ * ```
  */
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
