@@ -26,14 +26,14 @@ const DM_CONTEXT: ToolContext = {
 };
 
 function echoTool(overrides: Partial<ToolDefinition> = {}): ToolDefinition {
-  return defineTool({
+  const echo = defineTool({
     name: 'echo',
     description: 'Repeats the text.',
     input: z.strictObject({ text: z.string().max(50) }),
     availability: { enabledByDefault: true },
     execute: async (input) => `echo: ${input.text}`,
-    ...overrides,
   });
+  return { ...echo, ...overrides };
 }
 
 /** A tool that waits until its signal aborts (or ignores it, to test the registry's guard). */
