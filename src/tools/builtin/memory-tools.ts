@@ -1,6 +1,5 @@
 import { z } from 'zod';
 import { ToolError } from '../../core/errors.ts';
-import type { ScopeKind } from '../../core/settings.ts';
 import type { ToolContext } from '../../core/tool.ts';
 import type { Database } from '../../db/database.ts';
 import {
@@ -14,6 +13,7 @@ import {
 } from '../../db/memory-repository.ts';
 import { holdsPermissions } from '../tool-availability.ts';
 import { defineTool, type ToolDefinition } from '../tool-definition.ts';
+import { scopeOfContext } from './context-scope.ts';
 
 export interface MemoryLimits {
   /** Shared memories per server. */
@@ -67,7 +67,7 @@ export function createMemoryTools(options: {
     async execute(input, { context }) {
       const owner = ownerFor(input.scope, context);
       const result = await addMemory(db, {
-        scope: scopeOf(context),
+        scope: scopeOfContext(context),
         owner,
         authorId: context.userId,
         content: oneLine(input.fact),
@@ -125,7 +125,7 @@ export function createMemoryTools(options: {
     }),
     availability: { enabledByDefault: true },
     async execute(input, { context }) {
-      scopeOf(context);
+      scopeOfContext(context);
       const sections: string[] = [];
       const inGuild = context.guildId !== undefined;
       if (inGuild && input.scope !== 'user') {
@@ -156,25 +156,8 @@ export function createMemoryTools(options: {
   return [remember, forget, list];
 }
 
-/** The scope a memory belongs to, checked against the context so ids cannot be mixed up. */
-function scopeOf(context: ToolContext): { id: string; kind: ScopeKind } {
-  if (context.guildId !== undefined) {
-    if (context.scopeId !== context.guildId) {
-      throw new ToolError(
-        'scope',
-        'memory is unavailable: the context names two different servers',
-      );
-    }
-    return { id: context.scopeId, kind: 'guild' };
-  }
-  if (context.scopeId !== context.userId) {
-    throw new ToolError('scope', 'memory is unavailable: a DM scope must be its user');
-  }
-  return { id: context.scopeId, kind: 'dm' };
-}
-
 function ownerFor(scope: 'server' | 'user', context: ToolContext): MemoryOwner {
-  scopeOf(context);
+  scopeOfContext(context);
   if (scope === 'user') return { kind: 'user', ownerId: context.userId };
   if (context.guildId === undefined) {
     throw new ToolError(
