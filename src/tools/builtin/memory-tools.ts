@@ -30,6 +30,8 @@ export const MEMORY_LIMITS: MemoryLimits = {
   maxFactChars: 500,
 };
 
+const UUID = /^[\da-f]{8}-[\da-f]{4}-[\da-f]{4}-[\da-f]{4}-[\da-f]{12}$/i;
+
 /** Discord's Manage Server bit: lets a member make the bot forget any server memory. */
 const MANAGE_GUILD = 1n << 5n;
 
@@ -96,7 +98,11 @@ export function createMemoryTools(options: {
       'Forget one remembered fact by its id (from list_memories). Personal facts can only be forgotten for the person you are answering.',
     input: z.strictObject({
       scope: scopeField,
-      memoryId: z.uuid().describe('The id shown by list_memories.'),
+      memoryId: z
+        .string()
+        // A refinement, not z.uuid(): its long pattern would reach every vendor's schema.
+        .refine((value) => UUID.test(value), 'must be a memory id from list_memories')
+        .describe('The id shown by list_memories.'),
     }),
     availability: { enabledByDefault: true },
     async execute(input, { context }) {
