@@ -18,6 +18,9 @@ const BLOCK_TAGS =
 /** A tag, tolerating `>` inside quoted attribute values. */
 const TAG = /<(\/?)([a-zA-Z][\w:-]*)(?:[^>"']|"[^"]*"|'[^']*')*>/g;
 
+/** Marks list items while converting (a private-use character, removed from the input first). */
+const BULLET = '\uE000';
+
 const NAMED_ENTITIES: Readonly<Record<string, string>> = {
   amp: '&',
   lt: '<',
@@ -57,12 +60,12 @@ export interface PageText {
 
 export function htmlToText(html: string): PageText {
   const title = /<title\b[^>]*>([\s\S]*?)<\/title\s*>/i.exec(html)?.[1];
-  let body = html.replace(/<!--[\s\S]*?(?:-->|$)/g, ' ').replace(/<[!?][^>]*>/g, ' ');
+  let body = html.replaceAll(BULLET, '').replace(/<!--[\s\S]*?(?:-->|$)/g, ' ').replace(/<[!?][^>]*>/g, ' ');
   for (const element of INVISIBLE_ELEMENTS) {
     body = body.replace(new RegExp(`<${element}\\b[\\s\\S]*?(?:</${element}\\s*>|$)`, 'gi'), ' ');
   }
   body = body.replace(TAG, (_tag, _closing: string, name: string) => {
-    if (/^li$/i.test(name)) return _closing === '' ? '\n- ' : '';
+    if (/^li$/i.test(name)) return _closing === '' ? `\n${BULLET} ` : '';
     if (/^(td|th)$/i.test(name)) return ' ';
     return BLOCK_TAGS.test(name) ? '\n' : '';
   });
@@ -93,7 +96,8 @@ function tidy(text: string): string {
     .split('\n')
     .map(collapseLine)
     .join('\n')
-    .replace(/^-$/gm, '') // an empty list item
+    .replace(new RegExp(`^${BULLET}$`, 'gm'), '') // an empty list item
+    .replaceAll(BULLET, '-')
     .replace(/\n{3,}/g, '\n\n')
     .trim();
 }
