@@ -18,7 +18,7 @@ export interface HttpTestServer {
  * The test MCP server over Streamable HTTP on loopback, one MCP session per client (a
  * reconnecting client gets a new one), as a real deployment would.
  */
-export async function startHttpTestServer(): Promise<HttpTestServer> {
+export async function startHttpTestServer(port = 0): Promise<HttpTestServer> {
   const events: ServerEvent[] = [];
   const waiters: Array<{ type: ServerEvent['type']; resolve: (event: ServerEvent) => void }> = [];
   const headers: http.IncomingHttpHeaders[] = [];
@@ -62,10 +62,10 @@ export async function startHttpTestServer(): Promise<HttpTestServer> {
     await transport.handleRequest(request, response);
   }
 
-  await new Promise<void>((resolve) => httpServer.listen(0, '127.0.0.1', resolve));
-  const { port } = httpServer.address() as AddressInfo;
+  await new Promise<void>((resolve) => httpServer.listen(port, '127.0.0.1', resolve));
+  const address = httpServer.address() as AddressInfo;
   return {
-    url: `http://127.0.0.1:${port}/mcp`,
+    url: `http://127.0.0.1:${address.port}/mcp`,
     events,
     headers,
     waitFor: (type) => {

@@ -269,3 +269,73 @@ describe('a crashed stdio MCP server', () => {
     await eventually(() => subject.source.states()[0]?.status === 'ready');
   });
 });
+
+describe('a Streamable HTTP MCP server', () => {
+  it('receives the headers the operator configured', async () => {
+    const server = await startHttpTestServer();
+    const source = new McpToolSource({
+      servers: [
+        {
+          name: 'remote',
+          transport: 'http',
+          url: new URL(server.url),
+          headers: { authorization: 'Bearer operator-token' },
+          enabledByDefault: true,
+          timeoutMs: undefined,
+        },
+      ],
+      clock: new ManualClock(),
+      logger: recordingLogger(),
+    });
+    try {
+      await source.start();
+      expect(server.headers.length).toBeGreaterThan(0);
+      expect(
+        server.headers.every((headers) => headers.authorization === 'Bearer operator-token'),
+      ).toBe(true);
+      expect(source.tools().map((tool) => tool.name)).toContain('remote__echo');
+    } finally {
+      await source.close();
+      await server.close();
+    }
+  });
+
+  it('that is down at start-up is retried in the background until it answers', async () => {
+    const first = await startHttpTestServer();
+    const url = new URL(first.url);
+    await first.close();
+    const clock = new ManualClock();
+    const source = new McpToolSource({
+      servers: [
+        {
+          name: 'late',
+          transport: 'http',
+          url,
+          headers: {},
+          enabledByDefault: true,
+          timeoutMs: undefined,
+        },
+      ],
+      clock,
+      logger: recordingLogger(),
+      random: () => 0.5,
+    });
+    let server: HttpTestServer | undefined;
+    try {
+      await source.start();
+      expect(source.states()[0]).toMatchObject({
+        status: 'restarting',
+        failures: 1,
+        nextAttemptAt: clock.now() + 1_000,
+      });
+      expect(source.tools()).toEqual([]);
+      server = await startHttpTestServer(Number(url.port));
+      await clock.advance(1_000);
+      await eventually(() => source.states()[0]?.status === 'ready');
+      expect(source.tools().length).toBeGreaterThan(0);
+    } finally {
+      await source.close();
+      await server?.close();
+    }
+  });
+});
