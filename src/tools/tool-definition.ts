@@ -30,8 +30,8 @@ export interface ToolInvocation {
 }
 
 /**
- * One tool: built in or discovered from an MCP server. `execute` returns the text the model
- * reads; a failure the model should see is a thrown ToolError (its message is the result).
+ * One tool: built in or discovered from an MCP server. `execute` returns (or resolves to) the
+ * text the model reads; a failure the model should see is a thrown ToolError (its message is the result).
  */
 export interface ToolDefinition<Input = unknown> {
   name: string;
@@ -44,12 +44,12 @@ export interface ToolDefinition<Input = unknown> {
   availability: ToolAvailability;
   /** Overrides the registry's per-call timeout. */
   timeoutMs?: number;
-  execute(input: Input, invocation: ToolInvocation): Promise<string>;
+  execute(input: Input, invocation: ToolInvocation): Promise<string> | string;
 }
 
 /** Declares a tool with its input type inferred from the zod schema. */
 export function defineTool<Schema extends z.ZodType>(
   definition: ToolDefinition<z.output<Schema>> & { input: Schema },
 ): ToolDefinition {
-  return definition as ToolDefinition;
+  return definition;
 }

@@ -7,6 +7,7 @@ import { ManualClock, flushMicrotasks } from '../../tests/tools/support/manual-c
 import type { ToolCallEntry } from './tool-call-recorder.ts';
 import { defineTool, type ToolDefinition } from './tool-definition.ts';
 import { ToolRegistry } from './tool-registry.ts';
+import { containing } from '../../tests/tools/support/matchers.ts';
 
 const GUILD_CONTEXT: ToolContext = {
   scopeId: '100000000000000001',
@@ -31,7 +32,7 @@ function echoTool(overrides: Partial<ToolDefinition> = {}): ToolDefinition {
     description: 'Repeats the text.',
     input: z.strictObject({ text: z.string().max(50) }),
     availability: { enabledByDefault: true },
-    execute: async (input) => `echo: ${input.text}`,
+    execute: (input) => `echo: ${input.text}`,
   });
   return { ...echo, ...overrides };
 }
@@ -60,7 +61,12 @@ function setup(options: { timeoutMs?: number; maxResultChars?: number } = {}) {
   const registry = new ToolRegistry({
     clock,
     logger: silentLogger,
-    recorder: { record: async (entry) => void recorded.push(entry) },
+    recorder: {
+      record: (entry) => {
+        recorded.push(entry);
+        return Promise.resolve();
+      },
+    },
     ...options,
   });
   return { clock, registry, recorded };
@@ -76,28 +82,28 @@ describe('ToolRegistry', () => {
         description: 'g',
         input: z.strictObject({}),
         availability: { enabledByDefault: true, where: 'guild' },
-        execute: async () => '',
+        execute: () => '',
       }),
       defineTool({
         name: 'off_by_default',
         description: 'o',
         input: z.strictObject({}),
         availability: { enabledByDefault: false },
-        execute: async () => '',
+        execute: () => '',
       }),
       defineTool({
         name: 'needs_manage_guild',
         description: 'm',
         input: z.strictObject({}),
         availability: { enabledByDefault: true, requiredMemberPermissions: 1n << 5n },
-        execute: async () => '',
+        execute: () => '',
       }),
       defineTool({
         name: 'needs_images',
         description: 'i',
         input: z.strictObject({}),
         availability: { enabledByDefault: true, requiredCapabilities: ['images'] },
-        execute: async () => '',
+        execute: () => '',
       }),
     );
     const names = (context: ToolContext) => registry.specs(context).map((spec) => spec.name);
@@ -161,7 +167,7 @@ describe('ToolRegistry', () => {
     let ran = false;
     registry.register(
       echoTool({
-        execute: async () => {
+        execute: () => {
           ran = true;
           return '';
         },
@@ -184,8 +190,8 @@ describe('ToolRegistry', () => {
       signal,
     );
     expect(ran).toBe(false);
-    expect(tooLong).toMatchObject({ ok: false, error: expect.stringContaining('text') });
-    expect(extraKey).toMatchObject({ ok: false, error: expect.stringContaining('userId') });
+    expect(tooLong).toMatchObject({ ok: false, error: containing('text') });
+    expect(extraKey).toMatchObject({ ok: false, error: containing('userId') });
     expect(notJson).toEqual({ ok: false, error: 'The arguments for "echo" were not valid JSON.' });
     expect(recorded.map((entry) => entry.status)).toEqual(['error', 'error', 'error']);
   });
@@ -234,7 +240,7 @@ describe('ToolRegistry', () => {
       new AbortController().signal,
     );
     await clock.advance(2_000);
-    expect(await pending).toMatchObject({ ok: false, error: expect.stringContaining('2 s') });
+    expect(await pending).toMatchObject({ ok: false, error: containing('2 s') });
   });
 
   it('returns promptly on abort even when the tool ignores its signal', async () => {
@@ -258,7 +264,7 @@ describe('ToolRegistry', () => {
     let ran = false;
     registry.register(
       echoTool({
-        execute: async () => {
+        execute: () => {
           ran = true;
           return '';
         },
@@ -280,13 +286,13 @@ describe('ToolRegistry', () => {
     const { registry } = setup();
     registry.register(
       echoTool({
-        execute: async () => {
+        execute: () => {
           throw new ToolError('invalid', 'That emoji does not exist here.');
         },
       }),
       echoTool({
         name: 'leaky',
-        execute: async () => {
+        execute: () => {
           throw new Error('connect ECONNREFUSED postgres://admin:hunter2@db');
         },
       }),
@@ -309,7 +315,7 @@ describe('ToolRegistry', () => {
 
   it('caps a long result and says how much was cut', async () => {
     const { registry } = setup({ maxResultChars: 100 });
-    registry.register(echoTool({ execute: async () => 'y'.repeat(1_000) }));
+    registry.register(echoTool({ execute: () => 'y'.repeat(1_000) }));
     const result = await registry.execute(
       { id: 'c', name: 'echo', input: { text: 'a' } },
       GUILD_CONTEXT,
@@ -327,7 +333,7 @@ describe('ToolRegistry', () => {
         description: 'f',
         input: z.strictObject({ url: z.string(), apiKey: z.string() }),
         availability: { enabledByDefault: true },
-        execute: async () => 'Authorization: Bearer abc.def.ghi',
+        execute: () => 'Authorization: Bearer abc.def.ghi',
       }),
     );
     await registry.execute(

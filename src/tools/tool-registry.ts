@@ -144,7 +144,10 @@ export class ToolRegistry implements ToolExecutor {
       });
     });
     try {
-      const work = tool.execute(input, { context: options.context, signal: controller.signal });
+      // Through a promise, so a tool that throws synchronously is handled like one that rejects.
+      const work = Promise.resolve().then(() =>
+        tool.execute(input, { context: options.context, signal: controller.signal }),
+      );
       work.catch(() => undefined); // settles after an abort: nobody is waiting any more
       const output = await Promise.race([work, aborted]);
       return {

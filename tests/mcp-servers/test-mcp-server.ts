@@ -24,12 +24,12 @@ export function createTestMcpServer(options: {
   server.registerTool(
     'echo',
     { description: 'Repeats the text.', inputSchema: { text: z.string() } },
-    async ({ text }) => ({ content: [{ type: 'text', text: `echo: ${text}` }] }),
+    ({ text }) => ({ content: [{ type: 'text', text: `echo: ${text}` }] }),
   );
   server.registerTool(
     'fail',
     { description: 'Always fails, as a result.', inputSchema: {} },
-    async () => ({ isError: true, content: [{ type: 'text', text: 'the disk is full' }] }),
+    () => ({ isError: true, content: [{ type: 'text', text: 'the disk is full' }] }),
   );
   server.registerTool(
     'wait_for_cancel',
@@ -50,11 +50,11 @@ export function createTestMcpServer(options: {
       description: 'Adds a tool named `name` that answers "hello".',
       inputSchema: { name: z.string() },
     },
-    async ({ name }) => {
+    ({ name }) => {
       server.registerTool(
         name,
         { description: `Added at run time: ${name}`, inputSchema: {} },
-        async () => ({
+        () => ({
           content: [{ type: 'text', text: 'hello' }],
         }),
       );
@@ -64,23 +64,19 @@ export function createTestMcpServer(options: {
   server.registerTool(
     'events',
     { description: 'What the server saw so far, as JSON.', inputSchema: {} },
-    async () => ({ content: [{ type: 'text', text: JSON.stringify(events) }] }),
+    () => ({ content: [{ type: 'text', text: JSON.stringify(events) }] }),
   );
   server.registerTool(
     'process_id',
     { description: 'The pid of the server process.', inputSchema: {} },
-    async () => ({ content: [{ type: 'text', text: String(process.pid) }] }),
+    () => ({ content: [{ type: 'text', text: String(process.pid) }] }),
   );
   const crash = options.crash;
   if (crash !== undefined) {
-    server.registerTool(
-      'crash',
-      { description: 'Exits the process.', inputSchema: {} },
-      async () => {
-        crash();
-        return { content: [] };
-      },
-    );
+    server.registerTool('crash', { description: 'Exits the process.', inputSchema: {} }, () => {
+      crash();
+      return { content: [] };
+    });
   }
   return server;
 }

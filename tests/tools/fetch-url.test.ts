@@ -9,6 +9,7 @@ import type { HostResolver } from '../../src/tools/fetch/safe-fetch.ts';
 import { ToolRegistry } from '../../src/tools/tool-registry.ts';
 import { eventually } from './support/eventually.ts';
 import { ManualClock } from './support/manual-clock.ts';
+import { containing, matching } from './support/matchers.ts';
 
 const CONTEXT: ToolContext = {
   scopeId: '110000000000000001',
@@ -74,7 +75,8 @@ describe('fetch_url', () => {
       createFetchUrlTool({
         clock,
         limits: { maxBytes: 100_000 },
-        resolveHost: options.resolveHost ?? (async () => [{ address: '203.0.113.9', family: 4 }]),
+        resolveHost:
+          options.resolveHost ?? (() => Promise.resolve([{ address: '203.0.113.9', family: 4 }])),
         testOnlyAllowLoopbackFirstHop: options.allowLoopback ?? true,
       }),
     );
@@ -123,10 +125,10 @@ describe('fetch_url', () => {
       output: `URL: ${origin}/page\nStatus: 200\nTitle: Loopback & friends\n\nHello\n\nThis is the test page.`,
     });
     expect(await fetchUrl(`${origin}/gzip`)).toMatchObject({
-      output: expect.stringContaining('This is the test page.'),
+      output: containing('This is the test page.'),
     });
     expect(await fetchUrl(`${origin}/latin1`)).toMatchObject({
-      output: expect.stringContaining('café'),
+      output: containing('café'),
     });
   });
 
@@ -141,7 +143,7 @@ describe('fetch_url', () => {
     ['192.168.x', 'https://192.168.1.1/'],
   ])('refuses %s without connecting', async (_label, url) => {
     const result = await fetchUrl(url, { allowLoopback: false });
-    expect(result).toMatchObject({ ok: false, error: expect.stringMatching(/^Refused: .* is /) });
+    expect(result).toMatchObject({ ok: false, error: matching(/^Refused: .* is /) });
     expect(requests).toEqual([]);
   });
 
@@ -161,35 +163,37 @@ describe('fetch_url', () => {
     ['a private address in IPv4-mapped form', () => 'http://[::ffff:192.168.0.1]/'],
   ])('refuses a redirect to %s', async (_label, target) => {
     const result = await fetchUrl(`${origin}/redirect?to=${encodeURIComponent(target())}`);
-    expect(result).toMatchObject({ ok: false, error: expect.stringMatching(/^Refused: .* is /) });
+    expect(result).toMatchObject({ ok: false, error: matching(/^Refused: .* is /) });
     expect(requests.map((request) => request.path)).toEqual(['/redirect']);
   });
 
   it('refuses names that resolve to an inside address, even when another address is public', async () => {
-    const metadata: HostResolver = async () => [{ address: '169.254.169.254', family: 4 }];
+    const metadata: HostResolver = () =>
+      Promise.resolve([{ address: '169.254.169.254', family: 4 }]);
     expect(await fetchUrl('http://metadata.example/', { resolveHost: metadata })).toEqual({
       ok: false,
       error:
         'Refused: metadata.example (169.254.169.254) is a link-local address (cloud metadata lives there); only public addresses can be fetched.',
     });
-    const mixed: HostResolver = async () => [
-      { address: '93.184.215.14', family: 4 },
-      { address: '10.0.0.7', family: 4 },
-    ];
+    const mixed: HostResolver = () =>
+      Promise.resolve([
+        { address: '93.184.215.14', family: 4 },
+        { address: '10.0.0.7', family: 4 },
+      ]);
     expect(await fetchUrl('https://mixed.example/', { resolveHost: mixed })).toMatchObject({
       ok: false,
-      error: expect.stringContaining('10.0.0.7'),
+      error: containing('10.0.0.7'),
     });
   });
 
   it('connects to the address it checked, however DNS answers later (no rebinding)', async () => {
     let lookups = 0;
-    const rebinding: HostResolver = async () => {
+    const rebinding: HostResolver = () => {
       lookups += 1;
-      return [{ address: lookups === 1 ? '127.0.0.1' : '10.0.0.1', family: 4 }];
+      return Promise.resolve([{ address: lookups === 1 ? '127.0.0.1' : '10.0.0.1', family: 4 }]);
     };
     const result = await fetchUrl(`http://rebind.example:${port}/page`, { resolveHost: rebinding });
-    expect(result).toMatchObject({ ok: true, output: expect.stringContaining('test page') });
+    expect(result).toMatchObject({ ok: true, output: containing('test page') });
     expect(lookups).toBe(1);
     expect(requests).toEqual([{ path: '/page', host: `rebind.example:${port}` }]);
   });
@@ -198,7 +202,7 @@ describe('fetch_url', () => {
     for (const url of ['file:///etc/passwd', 'ftp://example.com/', 'javascript:alert(1)']) {
       expect(await fetchUrl(url)).toMatchObject({
         ok: false,
-        error: expect.stringContaining('Only http and https'),
+        error: containing('Only http and https'),
       });
     }
     expect(await fetchUrl(`http://user:pass@127.0.0.1:${port}/page`)).toMatchObject({
@@ -222,7 +226,7 @@ describe('fetch_url', () => {
     });
     expect(await fetchUrl(`${origin}/missing`)).toMatchObject({
       ok: true,
-      output: expect.stringContaining('Status: 404'),
+      output: containing('Status: 404'),
     });
   });
 

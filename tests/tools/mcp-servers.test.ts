@@ -9,6 +9,7 @@ import type { ServerEvent } from '../mcp-servers/test-mcp-server.ts';
 import { eventually } from './support/eventually.ts';
 import { ManualClock } from './support/manual-clock.ts';
 import { recordingLogger, type LogEntry } from './support/recording-logger.ts';
+import { containing, like } from './support/matchers.ts';
 
 const STDIO_SERVER = fileURLToPath(new URL('../mcp-servers/stdio-server.ts', import.meta.url));
 const CALL_TIMEOUT_MS = 5_000;
@@ -93,7 +94,7 @@ const transports = [
     transport: 'stdio (a child process)',
     async open(): Promise<Harness> {
       let logs: LogEntry[] = [];
-      const opened = await harness(stdioConfig(), async () => stderrEvents(logs));
+      const opened = await harness(stdioConfig(), () => Promise.resolve(stderrEvents(logs)));
       logs = opened.logs;
       return opened;
     },
@@ -111,7 +112,7 @@ const transports = [
           enabledByDefault: false,
           timeoutMs: CALL_TIMEOUT_MS,
         },
-        async () => server.events,
+        () => Promise.resolve(server.events),
       );
       return {
         ...opened,
@@ -156,7 +157,7 @@ describe.each(transports)('an MCP server over $transport', ({ open }) => {
       inputSchema: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] },
     });
     expect(subject.source.states()).toEqual([
-      expect.objectContaining({ name: 'local', status: 'ready', failures: 0 }),
+      like({ name: 'local', status: 'ready', failures: 0 }),
     ]);
   });
 
@@ -164,7 +165,7 @@ describe.each(transports)('an MCP server over $transport', ({ open }) => {
     expect(await run('local__echo', { text: 'hi' })).toEqual({ ok: true, output: 'echo: hi' });
     expect(await run('local__echo', { text: 42 })).toMatchObject({
       ok: false,
-      error: expect.stringContaining('Invalid arguments for "local__echo"'),
+      error: containing('Invalid arguments for "local__echo"'),
     });
   });
 
@@ -218,7 +219,7 @@ describe('a crashed stdio MCP server', () => {
   let subject: Harness;
 
   beforeAll(async () => {
-    subject = await harness(stdioConfig(), async () => []);
+    subject = await harness(stdioConfig(), () => Promise.resolve([]));
   });
   afterAll(() => subject.close());
 

@@ -7,6 +7,7 @@ import { createMemoryTools } from '../../src/tools/builtin/memory-tools.ts';
 import { ToolRegistry } from '../../src/tools/tool-registry.ts';
 import { testBackends, type TestDatabase } from '../support/test-database.ts';
 import { ManualClock } from './support/manual-clock.ts';
+import { containing } from './support/matchers.ts';
 
 const GUILD_A = '110000000000000001';
 const GUILD_B = '120000000000000002';
@@ -75,7 +76,7 @@ describe.each(testBackends())('memory tools on $name', (backend) => {
       fact: 'wants to be banned',
       userId: BOB,
     });
-    expect(injected).toMatchObject({ ok: false, error: expect.stringContaining('userId') });
+    expect(injected).toMatchObject({ ok: false, error: containing('userId') });
     const mentioning = await run(alice, 'remember_fact', {
       scope: 'user',
       fact: `<@${BOB}> wants to be banned`,
@@ -176,7 +177,7 @@ describe.each(testBackends())('memory tools on $name', (backend) => {
     expect(await run(carol, 'remember_fact', { scope: 'user', fact: 'plays chess' })).toMatchObject(
       {
         ok: true,
-        output: expect.stringContaining('(3/3 used)'),
+        output: containing('(3/3 used)'),
       },
     );
   });
@@ -188,7 +189,7 @@ describe.each(testBackends())('memory tools on $name', (backend) => {
     const erin = guildContext(GUILD_A, '250000000000000005');
     expect(await run(erin, 'forget_fact', { scope: 'server', memoryId })).toMatchObject({
       ok: false,
-      error: expect.stringContaining('Manage Server'),
+      error: containing('Manage Server'),
     });
     const moderator = guildContext(GUILD_A, '260000000000000006', MANAGE_GUILD);
     expect(await run(moderator, 'forget_fact', { scope: 'server', memoryId })).toEqual({

@@ -15,6 +15,7 @@ import { ToolRegistry } from '../../src/tools/tool-registry.ts';
 import { testBackends, type TestDatabase } from '../support/test-database.ts';
 import { ManualClock } from './support/manual-clock.ts';
 import { eventually } from './support/eventually.ts';
+import { containing } from './support/matchers.ts';
 
 const GUILD = '110000000000000001';
 const ALICE = '210000000000000001';
@@ -119,7 +120,7 @@ describe.each(testBackends())('reminders on $name', (backend) => {
       error: 'Reminders can be set at most 365 days ahead.',
     });
     expect(await setReminder({ message: 'x', inMinutes: 5, at: '2026-02-01T10:00' })).toMatchObject(
-      { ok: false, error: expect.stringContaining('exactly one of inMinutes or at') },
+      { ok: false, error: containing('exactly one of inMinutes or at') },
     );
     for (const minutes of [1, 2, 3]) await setReminder({ message: 'x', inMinutes: minutes });
     expect(await setReminder({ message: 'x', inMinutes: 4 })).toEqual({

@@ -19,7 +19,7 @@ export function createCurrentTimeTool(options: { clock: Clock }): ToolDefinition
         .describe('IANA time zone name, e.g. "America/New_York".'),
     }),
     availability: { enabledByDefault: true },
-    async execute(input, { context }) {
+    execute(input, { context }) {
       const configured = context.timeZone;
       const fallback = configured !== undefined && !isValidTimeZone(configured);
       const timeZone =

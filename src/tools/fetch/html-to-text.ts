@@ -60,7 +60,10 @@ export interface PageText {
 
 export function htmlToText(html: string): PageText {
   const title = /<title\b[^>]*>([\s\S]*?)<\/title\s*>/i.exec(html)?.[1];
-  let body = html.replaceAll(BULLET, '').replace(/<!--[\s\S]*?(?:-->|$)/g, ' ').replace(/<[!?][^>]*>/g, ' ');
+  let body = html
+    .replaceAll(BULLET, '')
+    .replace(/<!--[\s\S]*?(?:-->|$)/g, ' ')
+    .replace(/<[!?][^>]*>/g, ' ');
   for (const element of INVISIBLE_ELEMENTS) {
     body = body.replace(new RegExp(`<${element}\\b[\\s\\S]*?(?:</${element}\\s*>|$)`, 'gi'), ' ');
   }

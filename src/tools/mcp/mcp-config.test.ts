@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigError } from '../../core/errors.ts';
 import { parseMcpConfig } from './mcp-config.ts';
+import { matching } from '../../../tests/tools/support/matchers.ts';
 
 const options = {
   environment: { SEARCH_TOKEN: 'tok-123', HOME: '/home/bot' },
@@ -100,11 +101,9 @@ describe('parseMcpConfig', () => {
         },
       }),
     ).toEqual([
-      expect.stringMatching(
-        /^MCP_CONFIG mcpServers\.latest\.command: "npx" downloads and runs packages/,
-      ),
-      expect.stringMatching(/^MCP_CONFIG mcpServers\.dlx\.command: "pnpm dlx" downloads/),
-      expect.stringMatching(/^MCP_CONFIG mcpServers\.python\.command: "uvx" downloads/),
+      matching(/^MCP_CONFIG mcpServers\.latest\.command: "npx" downloads and runs packages/),
+      matching(/^MCP_CONFIG mcpServers\.dlx\.command: "pnpm dlx" downloads/),
+      matching(/^MCP_CONFIG mcpServers\.python\.command: "uvx" downloads/),
     ]);
   });
 });
