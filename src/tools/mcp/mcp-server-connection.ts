@@ -1,7 +1,4 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import {
   ErrorCode,
   McpError,
@@ -14,6 +11,7 @@ import { ToolError } from '../../core/errors.ts';
 import type { Logger } from '../../core/logger.ts';
 import type { McpServerConfig } from './mcp-config.ts';
 import { mcpResultText } from './mcp-result-text.ts';
+import { createMcpTransport, listAllTools } from './mcp-transport.ts';
 
 export type McpServerStatus = 'connecting' | 'ready' | 'restarting' | 'stopped';
 
@@ -177,7 +175,7 @@ export class McpServerConnection {
 
   async #connect(): Promise<void> {
     const client = new Client(CLIENT_INFO, { capabilities: {} });
-    const transport = this.#createTransport();
+    const transport = createMcpTransport(this.#config, this.#logger);
     client.onerror = (error) => this.#logger.debug({ err: error }, 'MCP transport error');
     client.onclose = () => this.#onClosed(client);
     client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
@@ -188,45 +186,25 @@ export class McpServerConnection {
         signal: this.#lifetime.signal,
         timeout: CONNECT_TIMEOUT_MS,
       });
+      // Set before listing so a tools/list_changed arriving meanwhile is not dropped.
+      this.#client = client;
       this.#tools = await listAllTools(client, this.#lifetime.signal);
     } catch (error) {
+      this.#client = undefined;
       await client.close().catch(() => undefined);
       throw error;
     }
-    this.#client = client;
     this.#status = 'ready';
     this.#readySince = this.#clock.now();
     this.#logger.info({ tools: this.#tools.length }, 'MCP server connected');
     this.#onToolsChanged();
   }
 
-  #createTransport(): Transport {
-    const config = this.#config;
-    if (config.transport === 'http') {
-      return new StreamableHTTPClientTransport(config.url, {
-        requestInit: { headers: config.headers },
-      });
-    }
-    // Only the variables given plus a safe minimum (PATH, HOME, …) reach the server: never the
-    // bot's own secrets.
-    const transport = new StdioClientTransport({
-      command: config.command,
-      args: config.args,
-      env: config.env,
-      cwd: config.cwd,
-      stderr: 'pipe',
-    });
-    transport.stderr?.on('data', (chunk: Buffer) => {
-      for (const line of chunk.toString('utf8').split('\n')) {
-        if (line.trim() !== '')
-          this.#logger.debug({ line: line.slice(0, 2_000) }, 'MCP server stderr');
-      }
-    });
-    return transport;
-  }
-
   #onClosed(client: Client): void {
-    if (client !== this.#client || this.#lifetime.signal.aborted) return;
+    // Only a live connection restarts; a failed attempt is retried by the connect loop.
+    if (client !== this.#client || this.#status !== 'ready' || this.#lifetime.signal.aborted) {
+      return;
+    }
     this.#client = undefined;
     this.#tools = [];
     if (this.#clock.now() - this.#readySince >= this.#backoff.stableAfterMs) {
@@ -286,15 +264,4 @@ export class McpServerConnection {
       this.#refreshing = undefined;
     }
   }
-}
-
-async function listAllTools(client: Client, signal: AbortSignal): Promise<Tool[]> {
-  const tools: Tool[] = [];
-  let cursor: string | undefined;
-  do {
-    const page = await client.listTools(cursor === undefined ? {} : { cursor }, { signal });
-    tools.push(...page.tools);
-    cursor = page.nextCursor;
-  } while (cursor !== undefined);
-  return tools;
 }
