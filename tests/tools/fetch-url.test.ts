@@ -186,6 +186,22 @@ describe('fetch_url', () => {
     });
   });
 
+  it('refuses a name the system resolver maps to loopback (localhost)', async () => {
+    const systemResolving = new ToolRegistry({ clock, logger: silentLogger }).register(
+      createFetchUrlTool({ clock }),
+    );
+    const result = await systemResolving.execute(
+      { id: 'c', name: 'fetch_url', input: { url: `http://localhost:${port}/page` } },
+      CONTEXT,
+      new AbortController().signal,
+    );
+    expect(result).toMatchObject({
+      ok: false,
+      error: matching(/^Refused: localhost \(.*\) is a loopback address/),
+    });
+    expect(requests).toEqual([]);
+  });
+
   it('connects to the address it checked, however DNS answers later (no rebinding)', async () => {
     let lookups = 0;
     const rebinding: HostResolver = () => {

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { sql } from 'drizzle-orm';
 import { DeliveryError } from '../../src/core/errors.ts';
 import { silentLogger } from '../../src/core/logger.ts';
@@ -69,10 +69,13 @@ describe.each(testBackends())('reminders on $name', (backend) => {
     });
   }
 
-  beforeEach(async () => {
-    await database?.dispose();
+  beforeAll(async () => {
     database = await backend.open();
     await database.migrate();
+  });
+
+  beforeEach(async () => {
+    await database.rawQuery(sql`delete from reminders`);
     // 2026-01-15 12:00 UTC = 13:00 in Paris
     clock = new ManualClock(Date.UTC(2026, 0, 15, 12, 0, 0));
     created.length = 0;
