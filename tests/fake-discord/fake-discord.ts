@@ -20,7 +20,11 @@ import { FakeDiscordUsageError } from './actions/usage-error.ts';
 import { EventHub, type FakeDiscordEvent } from './events/event-hub.ts';
 import { PingLog, type PingRecord } from './events/ping-log.ts';
 import { Waiters } from './events/waiters.ts';
-import { resolveOptions, type FakeDiscordOptions, type ResolvedOptions } from './fake-discord-options.ts';
+import {
+  resolveOptions,
+  type FakeDiscordOptions,
+  type ResolvedOptions,
+} from './fake-discord-options.ts';
 import { GatewayServer, type GatewayControl } from './gateway/gateway-server.ts';
 import { FaultInjector } from './http/fault-injector.ts';
 import { HttpServer } from './http/http-server.ts';
@@ -82,7 +86,12 @@ export class FakeDiscord {
     const world = new World({
       clock: options.clock,
       ids,
-      bot: { userId: botUserId, applicationId: botUserId, token: options.token, privilegedIntents: options.privilegedIntents },
+      bot: {
+        userId: botUserId,
+        applicationId: botUserId,
+        token: options.token,
+        privilegedIntents: options.privilegedIntents,
+      },
     });
     world.users.set(botUserId, {
       id: botUserId,
@@ -187,13 +196,21 @@ export class FakeDiscord {
   addMember: WorldBuilder['addMember'] = (options) => this.build.addMember(options);
   createChannel: WorldBuilder['createChannel'] = (options) => this.build.createChannel(options);
   createThread: WorldBuilder['createThread'] = (options) => this.build.createThread(options);
-  openDirectMessage: WorldBuilder['openDirectMessage'] = (userId) => this.build.openDirectMessage(userId);
+  openDirectMessage: WorldBuilder['openDirectMessage'] = (userId) =>
+    this.build.openDirectMessage(userId);
   postMessage: MemberActions['postMessage'] = (input) => this.members.postMessage(input);
-  invokeSlashCommand: InteractionActions['invokeSlashCommand'] = (input) => this.interactions.invokeSlashCommand(input);
+  invokeSlashCommand: InteractionActions['invokeSlashCommand'] = (input) =>
+    this.interactions.invokeSlashCommand(input);
   pressButton: InteractionActions['pressButton'] = (input) => this.interactions.pressButton(input);
 
   /** A forum post: a public thread in the forum whose first message is the author's. */
-  createForumPost(options: { forumId: string; authorId: string; name: string; content: string; appliedTags?: string[] }): {
+  createForumPost(options: {
+    forumId: string;
+    authorId: string;
+    name: string;
+    content: string;
+    appliedTags?: string[];
+  }): {
     threadId: string;
     message: APIMessage;
   } {
@@ -203,7 +220,11 @@ export class FakeDiscord {
       ownerId: options.authorId,
       ...(options.appliedTags === undefined ? {} : { appliedTags: options.appliedTags }),
     });
-    const message = this.members.postMessage({ authorId: options.authorId, channelId: thread.id, content: options.content });
+    const message = this.members.postMessage({
+      authorId: options.authorId,
+      channelId: thread.id,
+      content: options.content,
+    });
     return { threadId: thread.id, message };
   }
 
@@ -215,7 +236,9 @@ export class FakeDiscord {
   /** One message as `viewerId` sees it (undefined once deleted). */
   message(messageId: string, viewerId = this.botUserId): APIMessage | undefined {
     const message = this.#context.world.messages.get(messageId);
-    return message === undefined || message.deletedAt !== null ? undefined : this.members.view(message, viewerId);
+    return message === undefined || message.deletedAt !== null
+      ? undefined
+      : this.members.view(message, viewerId);
   }
 
   /** Makes a message `ageMs` old (for the 30046 rule on edits of messages older than an hour). */
@@ -226,7 +249,11 @@ export class FakeDiscord {
   }
 
   /** Every request so far (optionally filtered by method, route template or path, status). */
-  requests(filter?: { method?: string; route?: string | RegExp; status?: number }): RequestLogEntry[] {
+  requests(filter?: {
+    method?: string;
+    route?: string | RegExp;
+    status?: number;
+  }): RequestLogEntry[] {
     return this.#requestLog.entries(filter);
   }
 

@@ -64,21 +64,28 @@ export function buildCommandData(options: {
     if (name === undefined) continue;
     const found = definitions.find((option) => option.name === name && option.type === kind);
     if (found === undefined || !('options' in found)) {
-      throw new FakeDiscordUsageError(`/${command.name} has no ${ApplicationCommandOptionType[kind]} "${name}"`);
+      throw new FakeDiscordUsageError(
+        `/${command.name} has no ${ApplicationCommandOptionType[kind]} "${name}"`,
+      );
     }
-    definitions = (found.options ?? []) as APIApplicationCommandOption[];
+    definitions = found.options ?? [];
     path.push((leaf) => [{ name, type: kind, options: leaf }]);
   }
   const values = invocation.options ?? {};
   const leaf: BuiltOption[] = [];
   for (const [name, value] of Object.entries(values)) {
     const definition = definitions.find((option) => option.name === name);
-    if (definition === undefined) throw new FakeDiscordUsageError(`/${command.name} has no option "${name}"`);
+    if (definition === undefined)
+      throw new FakeDiscordUsageError(`/${command.name} has no option "${name}"`);
     if (invocation.focused === name) {
-      leaf.push({ name, type: definition.type, value: String(value as string), focused: true });
+      leaf.push({ name, type: definition.type, value: String(scalar(name, value)), focused: true });
       continue;
     }
-    leaf.push({ name, type: definition.type, value: resolveValue({ ...options, definition, value, resolved }) });
+    leaf.push({
+      name,
+      type: definition.type,
+      value: resolveValue({ ...options, definition, value, resolved }),
+    });
   }
   for (const definition of definitions) {
     const required = 'required' in definition && definition.required === true;
@@ -88,6 +95,13 @@ export function buildCommandData(options: {
   }
   const nested = path.reduceRight<BuiltOption[]>((inner, wrap) => wrap(inner), leaf);
   return { options: nested, resolved };
+}
+
+/** A typed value (a file only fits an ATTACHMENT option). */
+function scalar(name: string, value: CommandOptionValues[string]): string | number | boolean {
+  if (typeof value === 'object')
+    throw new FakeDiscordUsageError(`option "${name}" takes a value, not a file`);
+  return value;
 }
 
 function resolveValue(options: {
@@ -106,60 +120,81 @@ function resolveValue(options: {
     return id;
   };
   const choices = 'choices' in definition ? definition.choices : undefined;
-  if (choices !== undefined && choices.length > 0 && !choices.some((choice) => choice.value === value)) {
-    throw new FakeDiscordUsageError(`option "${definition.name}" only offers ${choices.map((choice) => String(choice.value)).join(', ')}`);
+  if (
+    choices !== undefined &&
+    choices.length > 0 &&
+    !choices.some((choice) => choice.value === value)
+  ) {
+    throw new FakeDiscordUsageError(
+      `option "${definition.name}" only offers ${choices.map((choice) => String(choice.value)).join(', ')}`,
+    );
   }
+  if (definition.type === ApplicationCommandOptionType.Attachment) {
+    const input = value as AttachmentInput;
+    const attachment: AttachmentRecord = {
+      id: world.ids.next(),
+      filename: input.filename,
+      description: null,
+      contentType: input.contentType ?? null,
+      data: Buffer.isBuffer(input.data) ? input.data : Buffer.from(input.data),
+    };
+    world.uploads.set(attachment.id, { channelId: options.channelId, attachment });
+    const url = attachmentUrl(context, options.channelId, attachment);
+    return add('attachments', attachment.id, {
+      id: attachment.id,
+      filename: attachment.filename,
+      size: attachment.data.length,
+      url,
+      proxy_url: url,
+      ephemeral: true,
+      ...(attachment.contentType === null ? {} : { content_type: attachment.contentType }),
+    });
+  }
+  const plain = scalar(definition.name, value);
   switch (definition.type) {
     case ApplicationCommandOptionType.Integer:
-      if (typeof value !== 'number' || !Number.isInteger(value)) {
+      if (typeof plain !== 'number' || !Number.isInteger(plain)) {
         throw new FakeDiscordUsageError(`option "${definition.name}" takes an integer`);
       }
-      return value;
+      return plain;
     case ApplicationCommandOptionType.User:
     case ApplicationCommandOptionType.Mentionable: {
-      const id = String(value as string);
-      const role = options.guildId === null ? undefined : world.guilds.get(options.guildId)?.roles.get(id);
+      const id = String(plain);
+      const role =
+        options.guildId === null ? undefined : world.guilds.get(options.guildId)?.roles.get(id);
       if (role !== undefined && definition.type === ApplicationCommandOptionType.Mentionable) {
         return add('roles', id, rolePayload(role));
       }
       add('users', id, userPayload(world.user(id)));
       const member = options.guildId === null ? undefined : world.member(options.guildId, id);
       if (member !== undefined) {
-        add('members', id, { ...memberWithoutUser(member), permissions: options.permissionsOf(id).toString() });
+        add('members', id, {
+          ...memberWithoutUser(member),
+          permissions: options.permissionsOf(id).toString(),
+        });
       }
       return id;
     }
     case ApplicationCommandOptionType.Role: {
-      const role = options.guildId === null ? undefined : world.guilds.get(options.guildId)?.roles.get(String(value as string));
-      if (role === undefined) throw new FakeDiscordUsageError(`no role ${String(value as string)} here`);
+      const role =
+        options.guildId === null
+          ? undefined
+          : world.guilds.get(options.guildId)?.roles.get(String(plain));
+      if (role === undefined) throw new FakeDiscordUsageError(`no role ${String(plain)} here`);
       return add('roles', role.id, rolePayload(role));
     }
     case ApplicationCommandOptionType.Channel: {
-      const channel = world.channel(String(value as string));
-      return add('channels', channel.id, { ...channelPayload(world, channel), permissions: options.permissionsOf(world.bot.userId).toString() });
-    }
-    case ApplicationCommandOptionType.Attachment: {
-      const input = value as AttachmentInput;
-      const attachment: AttachmentRecord = {
-        id: world.ids.next(),
-        filename: input.filename,
-        description: null,
-        contentType: input.contentType ?? null,
-        data: Buffer.isBuffer(input.data) ? input.data : Buffer.from(input.data),
-      };
-      world.uploads.set(attachment.id, { channelId: options.channelId, attachment });
-      const url = attachmentUrl(context, options.channelId, attachment);
-      return add('attachments', attachment.id, {
-        id: attachment.id,
-        filename: attachment.filename,
-        size: attachment.data.length,
-        url,
-        proxy_url: url,
-        ephemeral: true,
-        ...(attachment.contentType === null ? {} : { content_type: attachment.contentType }),
+      const channel = world.channel(String(plain));
+      return add('channels', channel.id, {
+        ...channelPayload(world, channel),
+        permissions: options.permissionsOf(world.bot.userId).toString(),
       });
     }
-    default:
-      return value as string | number | boolean;
+    case ApplicationCommandOptionType.String:
+    case ApplicationCommandOptionType.Number:
+    case ApplicationCommandOptionType.Boolean:
+    case ApplicationCommandOptionType.Subcommand:
+    case ApplicationCommandOptionType.SubcommandGroup:
+      return plain;
   }
 }

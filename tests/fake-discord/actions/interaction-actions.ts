@@ -46,7 +46,10 @@ export class InteractionActions {
   readonly #interactions: InteractionService;
   readonly #commands: CommandRegistry;
 
-  constructor(context: FakeDiscordContext, services: { interactions: InteractionService; commands: CommandRegistry }) {
+  constructor(
+    context: FakeDiscordContext,
+    services: { interactions: InteractionService; commands: CommandRegistry },
+  ) {
     this.#context = context;
     this.#interactions = services.interactions;
     this.#commands = services.commands;
@@ -63,7 +66,8 @@ export class InteractionActions {
 
   pressButton(input: ComponentInput): InteractionHandle {
     return this.#component(input, (component) => {
-      if (component.type !== ComponentType.Button) throw new FakeDiscordUsageError(`"${input.customId}" is not a button`);
+      if (component.type !== ComponentType.Button)
+        throw new FakeDiscordUsageError(`"${input.customId}" is not a button`);
       return { custom_id: input.customId, component_type: ComponentType.Button };
     });
   }
@@ -73,7 +77,11 @@ export class InteractionActions {
       if (component.type !== ComponentType.StringSelect) {
         throw new FakeDiscordUsageError(`"${input.customId}" is not a string select menu`);
       }
-      return { custom_id: input.customId, component_type: ComponentType.StringSelect, values: input.values };
+      return {
+        custom_id: input.customId,
+        component_type: ComponentType.StringSelect,
+        values: input.values,
+      };
     });
   }
 
@@ -81,15 +89,31 @@ export class InteractionActions {
     const { world } = this.#context;
     const channel = world.channel(input.channelId);
     const command = this.#commands.find(input.command, channel.guildId);
-    if (command === undefined) throw new FakeDiscordUsageError(`/${input.command} is not registered where ${input.channelId} is`);
+    if (command === undefined)
+      throw new FakeDiscordUsageError(
+        `/${input.command} is not registered where ${input.channelId} is`,
+      );
     const permissions = world.permissionsIn(channel, input.userId);
     if (channel.guildId !== null) {
-      if (!hasPermission(permissions, PermissionFlagsBits.ViewChannel | PermissionFlagsBits.UseApplicationCommands)) {
-        throw new FakeDiscordUsageError(`user ${input.userId} cannot use commands in ${channel.id}`);
+      if (
+        !hasPermission(
+          permissions,
+          PermissionFlagsBits.ViewChannel | PermissionFlagsBits.UseApplicationCommands,
+        )
+      ) {
+        throw new FakeDiscordUsageError(
+          `user ${input.userId} cannot use commands in ${channel.id}`,
+        );
       }
       const required = command.default_member_permissions;
-      if (required !== null && input.bypassDefaultMemberPermissions !== true && !hasPermission(permissions, BigInt(required))) {
-        throw new FakeDiscordUsageError(`Discord hides /${command.name} from members without permissions ${required}`);
+      if (
+        required !== null &&
+        input.bypassDefaultMemberPermissions !== true &&
+        !hasPermission(permissions, BigInt(required))
+      ) {
+        throw new FakeDiscordUsageError(
+          `Discord hides /${command.name} from members without permissions ${required}`,
+        );
       }
     } else if (command.contexts?.includes(1) === false || command.dm_permission === false) {
       throw new FakeDiscordUsageError(`/${command.name} is not available in DMs`);
@@ -123,17 +147,22 @@ export class InteractionActions {
 
   #component(
     input: ComponentInput,
-    data: (component: { type: number; disabled?: boolean }) => Record<string, unknown>,
+    data: (component: { type: ComponentType; disabled?: boolean }) => Record<string, unknown>,
   ): InteractionHandle {
     const { world } = this.#context;
     const message = world.messages.get(input.messageId);
-    if (message === undefined || message.deletedAt !== null) throw new FakeDiscordUsageError(`message ${input.messageId} is gone`);
+    if (message === undefined || message.deletedAt !== null)
+      throw new FakeDiscordUsageError(`message ${input.messageId} is gone`);
     if (message.visibleTo !== null && message.visibleTo !== input.userId) {
-      throw new FakeDiscordUsageError(`user ${input.userId} cannot see ephemeral message ${message.id}`);
+      throw new FakeDiscordUsageError(
+        `user ${input.userId} cannot see ephemeral message ${message.id}`,
+      );
     }
     const component = findComponent(message.components, input.customId);
-    if (component === undefined) throw new FakeDiscordUsageError(`message ${message.id} has no component "${input.customId}"`);
-    if (component.disabled === true) throw new FakeDiscordUsageError(`"${input.customId}" is disabled`);
+    if (component === undefined)
+      throw new FakeDiscordUsageError(`message ${message.id} has no component "${input.customId}"`);
+    if (component.disabled === true)
+      throw new FakeDiscordUsageError(`"${input.customId}" is disabled`);
     return this.#open({
       type: InteractionType.MessageComponent,
       userId: input.userId,
@@ -148,9 +177,13 @@ export class InteractionActions {
 
   #submitModal(origin: InteractionHandle, values: ModalValues): InteractionHandle {
     const modal = origin.modal();
-    if (modal === undefined) throw new FakeDiscordUsageError(`interaction ${origin.id} did not open a modal`);
+    if (modal === undefined)
+      throw new FakeDiscordUsageError(`interaction ${origin.id} did not open a modal`);
     const record = origin.record;
-    const source = record.sourceMessageId === null ? undefined : this.#context.world.messages.get(record.sourceMessageId);
+    const source =
+      record.sourceMessageId === null
+        ? undefined
+        : this.#context.world.messages.get(record.sourceMessageId);
     return this.#open({
       type: InteractionType.ModalSubmit,
       userId: record.userId,
@@ -158,8 +191,13 @@ export class InteractionActions {
       commandName: null,
       sourceMessageId: record.sourceMessageId,
       locale: (record.payload as { locale?: string }).locale,
-      data: { custom_id: modal.custom_id, components: submittedComponents(modal.components, values) },
-      ...(source === undefined ? {} : { message: messagePayload(this.#context.payloads, source, { forGateway: false }) }),
+      data: {
+        custom_id: modal.custom_id,
+        components: submittedComponents(modal.components, values),
+      },
+      ...(source === undefined
+        ? {}
+        : { message: messagePayload(this.#context.payloads, source, { forGateway: false }) }),
     });
   }
 
@@ -200,9 +238,19 @@ export class InteractionActions {
   }
 }
 
-type AnyComponent = { type: number; custom_id?: string; disabled?: boolean; components?: AnyComponent[]; component?: AnyComponent; accessory?: AnyComponent };
+type AnyComponent = {
+  type: ComponentType;
+  custom_id?: string;
+  disabled?: boolean;
+  components?: AnyComponent[];
+  component?: AnyComponent;
+  accessory?: AnyComponent;
+};
 
-function findComponent(components: readonly APIMessageTopLevelComponent[], customId: string): AnyComponent | undefined {
+function findComponent(
+  components: readonly APIMessageTopLevelComponent[],
+  customId: string,
+): AnyComponent | undefined {
   const stack = [...(components as AnyComponent[])];
   while (stack.length > 0) {
     const component = stack.pop();
@@ -217,13 +265,24 @@ function findComponent(components: readonly APIMessageTopLevelComponent[], custo
 
 /** Mirrors the modal's layout (action rows or labels) with the values the user typed. */
 function submittedComponents(layout: readonly unknown[], values: ModalValues): unknown[] {
-  const input = (component: { type: number; custom_id?: string; required?: boolean; max_length?: number }) => {
+  const input = (component: {
+    type: ComponentType;
+    custom_id?: string;
+    required?: boolean;
+    max_length?: number;
+  }) => {
     const value = values[component.custom_id ?? ''] ?? '';
-    if (component.required !== false && value === '' && component.type === ComponentType.TextInput) {
+    if (
+      component.required !== false &&
+      value === '' &&
+      component.type === ComponentType.TextInput
+    ) {
       throw new FakeDiscordUsageError(`text input "${component.custom_id ?? ''}" is required`);
     }
     if (component.max_length !== undefined && value.length > component.max_length) {
-      throw new FakeDiscordUsageError(`text input "${component.custom_id ?? ''}" takes at most ${component.max_length} characters`);
+      throw new FakeDiscordUsageError(
+        `text input "${component.custom_id ?? ''}" takes at most ${component.max_length} characters`,
+      );
     }
     return { type: component.type, custom_id: component.custom_id, value };
   };

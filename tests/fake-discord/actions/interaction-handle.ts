@@ -6,7 +6,10 @@ import {
 } from 'discord-api-types/v10';
 import type { EventHub, WaitOptions } from '../events/event-hub.ts';
 import { messagePayload, type PayloadContext } from '../payloads/message-payloads.ts';
-import type { InteractionCallbackRecord, InteractionRecord } from '../services/interaction-records.ts';
+import type {
+  InteractionCallbackRecord,
+  InteractionRecord,
+} from '../services/interaction-records.ts';
 import type { MessageRecord } from '../state/records.ts';
 
 /** Values a user types into a modal, by text input `custom_id`. */
@@ -105,7 +108,8 @@ export class InteractionHandle {
     if (existing !== undefined) return existing;
     return this.#hub.waitFor(
       (event) => {
-        if (event.type !== 'message-create' || !this.#record.followUpIds.includes(event.message.id)) return undefined;
+        if (event.type !== 'message-create' || !this.#record.followUpIds.includes(event.message.id))
+          return undefined;
         const view = this.#view(event.message);
         return predicate(view) ? view : undefined;
       },
@@ -124,7 +128,9 @@ export class InteractionHandle {
 
   /** The modal the bot opened, if it answered with one. */
   modal(): APIModalInteractionResponseCallbackData | undefined {
-    const callback = this.#record.callbacks.find((item) => item.type === InteractionResponseType.Modal);
+    const callback = this.#record.callbacks.find(
+      (item) => item.type === InteractionResponseType.Modal,
+    );
     return callback?.data as APIModalInteractionResponseCallbackData | undefined;
   }
 
@@ -134,6 +140,9 @@ export class InteractionHandle {
   }
 
   #view(message: MessageRecord): APIMessage {
-    return messagePayload(this.#payloads, message, { forGateway: false, viewerId: this.#record.userId });
+    return messagePayload(this.#payloads, message, {
+      forGateway: false,
+      viewerId: this.#record.userId,
+    });
   }
 }

@@ -89,14 +89,23 @@ export class MemberActions {
   deleteMessage(input: { actorId: string; messageId: string }): void {
     const message = this.#live(input.messageId);
     this.#asUser(`delete ${input.messageId}`, () =>
-      this.#messages.delete({ channelId: message.channelId, messageId: message.id, actorId: input.actorId }),
+      this.#messages.delete({
+        channelId: message.channelId,
+        messageId: message.id,
+        actorId: input.actorId,
+      }),
     );
   }
 
   startTyping(input: { userId: string; channelId: string }): void {
     this.#asUser(`type in ${input.channelId}`, () => {
       const channel = this.#context.world.channel(input.channelId);
-      if (!hasPermission(this.#context.world.permissionsIn(channel, input.userId), PermissionFlagsBits.ViewChannel)) {
+      if (
+        !hasPermission(
+          this.#context.world.permissionsIn(channel, input.userId),
+          PermissionFlagsBits.ViewChannel,
+        )
+      ) {
         throw DiscordApiError.missingAccess();
       }
       this.#typing.start(input.channelId, input.userId);
@@ -106,7 +115,12 @@ export class MemberActions {
   react(input: { userId: string; messageId: string; emoji: string }): void {
     const message = this.#live(input.messageId);
     this.#asUser(`react to ${input.messageId}`, () =>
-      this.#reactions.add({ channelId: message.channelId, messageId: message.id, userId: input.userId, emoji: input.emoji }),
+      this.#reactions.add({
+        channelId: message.channelId,
+        messageId: message.id,
+        userId: input.userId,
+        emoji: input.emoji,
+      }),
     );
   }
 
@@ -126,8 +140,12 @@ export class MemberActions {
     const { world } = this.#context;
     const channel = world.channel(channelId);
     const permissions = world.permissionsIn(channel, userId);
-    const canRead = hasPermission(permissions, PermissionFlagsBits.ViewChannel | PermissionFlagsBits.ReadMessageHistory);
-    if (!canRead) throw new FakeDiscordUsageError(`user ${userId} cannot read channel ${channelId}`);
+    const canRead = hasPermission(
+      permissions,
+      PermissionFlagsBits.ViewChannel | PermissionFlagsBits.ReadMessageHistory,
+    );
+    if (!canRead)
+      throw new FakeDiscordUsageError(`user ${userId} cannot read channel ${channelId}`);
     return world
       .messagesIn(channelId)
       .filter((message) => message.visibleTo === null || message.visibleTo === userId)
@@ -140,7 +158,8 @@ export class MemberActions {
 
   #live(messageId: string): MessageRecord {
     const message = this.#context.world.messages.get(messageId);
-    if (message === undefined || message.deletedAt !== null) throw new FakeDiscordUsageError(`message ${messageId} is gone`);
+    if (message === undefined || message.deletedAt !== null)
+      throw new FakeDiscordUsageError(`message ${messageId} is gone`);
     return message;
   }
 
@@ -149,7 +168,9 @@ export class MemberActions {
       return run();
     } catch (error) {
       if (!(error instanceof DiscordApiError)) throw error;
-      throw new FakeDiscordUsageError(`Discord refuses to ${action}: ${error.status} ${error.code} ${error.message}`);
+      throw new FakeDiscordUsageError(
+        `Discord refuses to ${action}: ${error.status} ${error.code} ${error.message}`,
+      );
     }
   }
 }

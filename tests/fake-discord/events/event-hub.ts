@@ -70,7 +70,10 @@ export class EventHub {
       };
       const onAbort = (): void => {
         finish();
-        reject(options.signal?.reason ?? new Error(`aborted while waiting for ${description}`));
+        const reason: unknown = options.signal?.reason;
+        reject(
+          reason instanceof Error ? reason : new Error(`aborted while waiting for ${description}`),
+        );
       };
       const unsubscribe = this.subscribe((event) => {
         const selected = select(event);

@@ -25,10 +25,7 @@ export class PingLog {
   readonly #records: PingRecord[] = [];
 
   record(
-    context: Omit<
-      PingRecord,
-      'everyone' | 'here' | 'userIds' | 'roleIds' | 'repliedUser'
-    >,
+    context: Omit<PingRecord, 'everyone' | 'here' | 'userIds' | 'roleIds' | 'repliedUser'>,
     pings: ResolvedPings,
   ): void {
     this.#records.push({

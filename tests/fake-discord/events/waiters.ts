@@ -2,7 +2,12 @@ import type { APIMessage } from 'discord-api-types/v10';
 import { messagePayload, type PayloadContext } from '../payloads/message-payloads.ts';
 import type { RequestLogEntry } from '../http/request-log.ts';
 import type { MessageRecord } from '../state/records.ts';
-import type { EventHub, FakeDiscordEvent, GatewayLifecycleEvent, WaitOptions } from './event-hub.ts';
+import type {
+  EventHub,
+  FakeDiscordEvent,
+  GatewayLifecycleEvent,
+  WaitOptions,
+} from './event-hub.ts';
 
 /** Which messages a wait is for. */
 export interface MessageFilter {
@@ -29,11 +34,17 @@ export class Waiters {
     return this.#messageEvent('message-create', filter, options);
   }
 
-  messageUpdate(filter: MessageFilter & { messageId?: string } = {}, options: WaitOptions = {}): Promise<APIMessage> {
+  messageUpdate(
+    filter: MessageFilter & { messageId?: string } = {},
+    options: WaitOptions = {},
+  ): Promise<APIMessage> {
     return this.#messageEvent('message-update', filter, options);
   }
 
-  messageDelete(filter: { channelId?: string; messageId?: string } = {}, options: WaitOptions = {}): Promise<string> {
+  messageDelete(
+    filter: { channelId?: string; messageId?: string } = {},
+    options: WaitOptions = {},
+  ): Promise<string> {
     return this.#hub.waitFor(
       (event) =>
         event.type === 'message-delete' &&
@@ -70,7 +81,10 @@ export class Waiters {
     );
   }
 
-  typing(filter: { channelId?: string; userId?: string } = {}, options: WaitOptions = {}): Promise<{ channelId: string; userId: string }> {
+  typing(
+    filter: { channelId?: string; userId?: string } = {},
+    options: WaitOptions = {},
+  ): Promise<{ channelId: string; userId: string }> {
     return this.#hub.waitFor(
       (event) =>
         event.type === 'typing' &&
@@ -97,7 +111,11 @@ export class Waiters {
     );
   }
 
-  event<T>(select: (event: FakeDiscordEvent) => T | undefined, description: string, options: WaitOptions = {}): Promise<T> {
+  event<T>(
+    select: (event: FakeDiscordEvent) => T | undefined,
+    description: string,
+    options: WaitOptions = {},
+  ): Promise<T> {
     return this.#hub.waitFor(select, description, options);
   }
 
@@ -110,7 +128,8 @@ export class Waiters {
       (event) => {
         if (event.type !== type) return undefined;
         const message: MessageRecord = event.message;
-        if (filter.channelId !== undefined && message.channelId !== filter.channelId) return undefined;
+        if (filter.channelId !== undefined && message.channelId !== filter.channelId)
+          return undefined;
         if (filter.authorId !== undefined && message.authorId !== filter.authorId) return undefined;
         if (filter.messageId !== undefined && message.id !== filter.messageId) return undefined;
         const view = messagePayload(this.#payloads, message, {

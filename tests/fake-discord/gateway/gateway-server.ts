@@ -45,6 +45,12 @@ export interface GatewayControl {
 
 const GATEWAY_PATHS = new Set(['/gateway', '/resume']);
 
+/** Server-side closes after which Discord still accepts a RESUME of the session. */
+const RESUMABLE_CLOSE_CODES = new Set<number>([
+  GatewayCloseCodes.UnknownError,
+  GatewayCloseCodes.SessionTimedOut,
+]);
+
 /**
  * The WebSocket gateway: HELLO, IDENTIFY → READY + GUILD_CREATE, heartbeats, RESUME with
  * replay, INVALID_SESSION, close codes, and dispatches numbered per session and filtered by
@@ -84,9 +90,7 @@ export class GatewayServer implements GatewayControl {
 
   closeConnections(code: number, reason = 'closed by the test'): void {
     for (const connection of this.#connections) {
-      if (code !== GatewayCloseCodes.UnknownError && code !== GatewayCloseCodes.SessionTimedOut) {
-        connection.session?.invalidate();
-      }
+      if (!RESUMABLE_CLOSE_CODES.has(code)) connection.session?.invalidate();
       this.#closeFromServer(connection, code, reason);
     }
   }
@@ -154,7 +158,11 @@ export class GatewayServer implements GatewayControl {
       return;
     }
     if ((url.searchParams.get('encoding') ?? 'json') !== 'json') {
-      this.#closeFromServer(connection, GatewayCloseCodes.DecodeError, 'Only JSON encoding is offered');
+      this.#closeFromServer(
+        connection,
+        GatewayCloseCodes.DecodeError,
+        'Only JSON encoding is offered',
+      );
       return;
     }
     send(socket, {
@@ -170,7 +178,11 @@ export class GatewayServer implements GatewayControl {
     try {
       payload = JSON.parse(text) as { op?: unknown; d?: unknown };
     } catch {
-      this.#closeFromServer(connection, GatewayCloseCodes.DecodeError, 'Error while decoding payload.');
+      this.#closeFromServer(
+        connection,
+        GatewayCloseCodes.DecodeError,
+        'Error while decoding payload.',
+      );
       return;
     }
     switch (payload.op) {
@@ -178,10 +190,10 @@ export class GatewayServer implements GatewayControl {
         this.#heartbeat(connection, payload.d);
         return;
       case GatewayOpcodes.Identify:
-        this.#identify(connection, (payload.d ?? {}) as IdentifyData);
+        this.#identify(connection, payload.d ?? {});
         return;
       case GatewayOpcodes.Resume:
-        this.#resume(connection, (payload.d ?? {}) as ResumeData);
+        this.#resume(connection, payload.d ?? {});
         return;
       case GatewayOpcodes.RequestGuildMembers:
         if (this.#requireAuthenticated(connection)) this.#requestMembers(connection, payload.d);
@@ -208,11 +220,19 @@ export class GatewayServer implements GatewayControl {
   #identify(connection: GatewayConnection, data: IdentifyData): void {
     const { world } = this.#options;
     if (connection.authenticated) {
-      this.#closeFromServer(connection, GatewayCloseCodes.AlreadyAuthenticated, 'Already authenticated.');
+      this.#closeFromServer(
+        connection,
+        GatewayCloseCodes.AlreadyAuthenticated,
+        'Already authenticated.',
+      );
       return;
     }
     if (data.token !== world.bot.token && data.token !== `Bot ${world.bot.token}`) {
-      this.#closeFromServer(connection, GatewayCloseCodes.AuthenticationFailed, 'Authentication failed.');
+      this.#closeFromServer(
+        connection,
+        GatewayCloseCodes.AuthenticationFailed,
+        'Authentication failed.',
+      );
       return;
     }
     const intents = Number(data.intents);
@@ -221,7 +241,11 @@ export class GatewayServer implements GatewayControl {
       return;
     }
     if ((intents & PRIVILEGED_INTENTS & ~world.bot.privilegedIntents) !== 0) {
-      this.#closeFromServer(connection, GatewayCloseCodes.DisallowedIntents, 'Disallowed intent(s).');
+      this.#closeFromServer(
+        connection,
+        GatewayCloseCodes.DisallowedIntents,
+        'Disallowed intent(s).',
+      );
       return;
     }
     const shard = Array.isArray(data.shard) ? data.shard : [0, 1];
@@ -238,7 +262,12 @@ export class GatewayServer implements GatewayControl {
     });
     connection.session = session;
     this.#sessions.set(session.id, session);
-    this.#lifecycle({ kind: 'identified', connectionId: connection.id, sessionId: session.id, intents });
+    this.#lifecycle({
+      kind: 'identified',
+      connectionId: connection.id,
+      sessionId: session.id,
+      intents,
+    });
     const resumeUrl = `${this.#options.origin()}/resume`;
     session.dispatch('READY', buildReady(world, session, resumeUrl));
     const guildCreates = guildCreateEvents(world, session);
@@ -254,10 +283,15 @@ export class GatewayServer implements GatewayControl {
   #resume(connection: GatewayConnection, data: ResumeData): void {
     const { world } = this.#options;
     if (data.token !== world.bot.token && data.token !== `Bot ${world.bot.token}`) {
-      this.#closeFromServer(connection, GatewayCloseCodes.AuthenticationFailed, 'Authentication failed.');
+      this.#closeFromServer(
+        connection,
+        GatewayCloseCodes.AuthenticationFailed,
+        'Authentication failed.',
+      );
       return;
     }
-    const session = typeof data.session_id === 'string' ? this.#sessions.get(data.session_id) : undefined;
+    const session =
+      typeof data.session_id === 'string' ? this.#sessions.get(data.session_id) : undefined;
     const replay =
       session?.resumable === true && typeof data.seq === 'number'
         ? session.replayAfter(data.seq)
@@ -269,7 +303,11 @@ export class GatewayServer implements GatewayControl {
       return;
     }
     if (session.connection !== null && session.connection !== connection) {
-      this.#closeFromServer(session.connection, GatewayCloseCodes.UnknownError, 'Session resumed elsewhere');
+      this.#closeFromServer(
+        session.connection,
+        GatewayCloseCodes.UnknownError,
+        'Session resumed elsewhere',
+      );
     }
     connection.authenticated = true;
     connection.session = session;

@@ -63,7 +63,12 @@ export class GatewaySession {
   dispatch(type: string, data: unknown): void {
     if (this.#invalid) return;
     this.#sequence += 1;
-    const payload: DispatchPayload = { op: GatewayOpcodes.Dispatch, t: type, s: this.#sequence, d: data };
+    const payload: DispatchPayload = {
+      op: GatewayOpcodes.Dispatch,
+      t: type,
+      s: this.#sequence,
+      d: data,
+    };
     this.#backlog.push(payload);
     if (this.#backlog.length > REPLAY_LIMIT) this.#backlog.shift();
     this.send(payload);

@@ -7,7 +7,9 @@ export const KNOWN_INTENTS = Object.values(GatewayIntentBits)
 
 /** Intents that must be switched on in the developer portal (4014 otherwise). */
 export const PRIVILEGED_INTENTS =
-  GatewayIntentBits.GuildMembers | GatewayIntentBits.GuildPresences | GatewayIntentBits.MessageContent;
+  GatewayIntentBits.GuildMembers |
+  GatewayIntentBits.GuildPresences |
+  GatewayIntentBits.MessageContent;
 
 /**
  * READY's `application.flags` for the privileged intents enabled in the portal. An unverified
@@ -30,7 +32,9 @@ export function applicationFlagsFor(privilegedIntents: number): number {
 /** The intent a dispatch needs, or null when every session receives it. */
 export function intentFor(type: string, inGuild: boolean): number | null {
   if (type.startsWith('MESSAGE_REACTION_')) {
-    return inGuild ? GatewayIntentBits.GuildMessageReactions : GatewayIntentBits.DirectMessageReactions;
+    return inGuild
+      ? GatewayIntentBits.GuildMessageReactions
+      : GatewayIntentBits.DirectMessageReactions;
   }
   if (type.startsWith('MESSAGE_')) {
     return inGuild ? GatewayIntentBits.GuildMessages : GatewayIntentBits.DirectMessages;

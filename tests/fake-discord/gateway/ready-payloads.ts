@@ -70,8 +70,7 @@ export function membersChunk(
         : world.user(member.userId).username.toLowerCase().startsWith(query),
     )
     .slice(0, limit);
-  const notFound =
-    wanted === undefined ? [] : [...wanted].filter((id) => !guild.members.has(id));
+  const notFound = wanted === undefined ? [] : [...wanted].filter((id) => !guild.members.has(id));
   return {
     guild_id: guild.id,
     members: members.map((member) => memberPayload(member, world.user(member.userId))),

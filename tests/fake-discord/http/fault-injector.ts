@@ -70,7 +70,10 @@ export class FaultInjector {
   }
 }
 
-function matches(target: FaultTarget, request: { method: string; route: string; path: string }): boolean {
+function matches(
+  target: FaultTarget,
+  request: { method: string; route: string; path: string },
+): boolean {
   if (target.method !== undefined && target.method.toUpperCase() !== request.method) return false;
   if (target.route === undefined) return true;
   if (typeof target.route === 'string') {

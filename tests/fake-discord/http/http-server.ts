@@ -78,7 +78,9 @@ export class HttpServer {
     const path = url.pathname.startsWith(API_PREFIX)
       ? url.pathname.slice(API_PREFIX.length) || '/'
       : url.pathname;
-    const match = url.pathname.startsWith(API_PREFIX) ? this.#options.router.match(method, path) : undefined;
+    const match = url.pathname.startsWith(API_PREFIX)
+      ? this.#options.router.match(method, path)
+      : undefined;
     const route = typeof match === 'object' ? match.route : undefined;
     const entry: RequestLogEntry = {
       id: requestLog.nextId(),
@@ -124,7 +126,11 @@ export class HttpServer {
   }): Promise<Reply> {
     const { context } = this.#options;
     const { match, entry } = input;
-    const faults = this.#options.faults.take({ method: input.method, route: entry.route, path: input.path });
+    const faults = this.#options.faults.take({
+      method: input.method,
+      route: entry.route,
+      path: input.path,
+    });
     let fault: RequestLogEntry['fault'] = null;
     for (const injected of faults.filter((item) => item.kind === 'delay')) {
       await context.world.clock.sleep(injected.delayMs);
@@ -169,7 +175,12 @@ export class HttpServer {
         files: parsed.files,
         headers: input.request.headers,
       });
-      return { status: result.status, body: result.body, headers: { ...bucketHeaders, ...result.headers }, fault };
+      return {
+        status: result.status,
+        body: result.body,
+        headers: { ...bucketHeaders, ...result.headers },
+        fault,
+      };
     } catch (error) {
       if (!(error instanceof DiscordApiError)) throw error;
       return errorReply(error, bucketHeaders, fault);
@@ -207,7 +218,10 @@ export class HttpServer {
     return {
       status: 429,
       body: {
-        message: fault.scope === 'shared' ? 'The resource is being rate limited.' : 'You are being rate limited.',
+        message:
+          fault.scope === 'shared'
+            ? 'The resource is being rate limited.'
+            : 'You are being rate limited.',
         retry_after: seconds(fault.retryAfterMs),
         global,
       },
@@ -219,9 +233,16 @@ export class HttpServer {
   #globalLimited(decision: BucketDecision, fault: RequestLogEntry['fault']): Reply {
     return {
       status: 429,
-      body: { message: 'You are being rate limited.', retry_after: seconds(decision.resetAfterMs), global: true },
+      body: {
+        message: 'You are being rate limited.',
+        retry_after: seconds(decision.resetAfterMs),
+        global: true,
+      },
       headers: {
-        'retry-after': retryAfterHeader(decision.resetAfterMs, this.#options.context.rateLimiter.timeScale),
+        'retry-after': retryAfterHeader(
+          decision.resetAfterMs,
+          this.#options.context.rateLimiter.timeScale,
+        ),
         'x-ratelimit-global': 'true',
         'x-ratelimit-scope': 'global',
       },
@@ -236,10 +257,17 @@ export class HttpServer {
   ): Reply {
     return {
       status: 429,
-      body: { message: 'You are being rate limited.', retry_after: seconds(decision.resetAfterMs), global: false },
+      body: {
+        message: 'You are being rate limited.',
+        retry_after: seconds(decision.resetAfterMs),
+        global: false,
+      },
       headers: {
         ...headers,
-        'retry-after': retryAfterHeader(decision.resetAfterMs, this.#options.context.rateLimiter.timeScale),
+        'retry-after': retryAfterHeader(
+          decision.resetAfterMs,
+          this.#options.context.rateLimiter.timeScale,
+        ),
         'x-ratelimit-scope': 'user',
       },
       fault,
@@ -262,7 +290,12 @@ function errorReply(
   headers: Record<string, string>,
   fault: RequestLogEntry['fault'],
 ): Reply {
-  return { status: error.status, body: error.body(), headers: { ...headers, ...error.headers }, fault };
+  return {
+    status: error.status,
+    body: error.body(),
+    headers: { ...headers, ...error.headers },
+    fault,
+  };
 }
 
 async function readBody(request: IncomingMessage): Promise<Buffer> {

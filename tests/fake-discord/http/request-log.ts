@@ -38,7 +38,9 @@ export class RequestLog {
     this.#entries.push(entry);
   }
 
-  entries(filter: { method?: string; route?: string | RegExp; status?: number } = {}): RequestLogEntry[] {
+  entries(
+    filter: { method?: string; route?: string | RegExp; status?: number } = {},
+  ): RequestLogEntry[] {
     return this.#entries.filter(
       (entry) =>
         (filter.method === undefined || entry.method === filter.method) &&

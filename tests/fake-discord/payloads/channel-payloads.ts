@@ -4,7 +4,6 @@ import { isThread } from '../rules/permissions.ts';
 import type { ChannelRecord } from '../state/records.ts';
 import type { World } from '../state/world.ts';
 
-
 /**
  * A channel as API v10 describes it, per type: guild text/announcement/voice/forum/category,
  * threads with `thread_metadata`, and DMs with `recipients`. Overwrite bits are strings.
@@ -84,7 +83,13 @@ export function channelPayload(world: World, channel: ChannelRecord): APIChannel
         default_forum_layout: 0,
         default_thread_rate_limit_per_user: 0,
       } as APIChannel;
-    default:
+    case ChannelType.GuildText:
+    case ChannelType.GuildAnnouncement:
+    case ChannelType.GuildDirectory:
+    case ChannelType.GroupDM:
+    case ChannelType.PublicThread:
+    case ChannelType.PrivateThread:
+    case ChannelType.AnnouncementThread:
       return {
         ...base,
         topic: channel.topic,

@@ -78,15 +78,22 @@ export function guildCreatePayload(
     members: members.map((member) => memberPayload(member, world.user(member.userId))),
     channels: channels
       .filter((channel) => !isThread(channel))
-      .map((channel) => channelPayload(world, channel)) as GatewayGuildCreateDispatchData['channels'],
+      .map((channel) =>
+        channelPayload(world, channel),
+      ) as GatewayGuildCreateDispatchData['channels'],
     threads: channels
       .filter(
         (channel) =>
           isThread(channel) &&
           channel.thread?.archived === false &&
-          hasPermission(world.permissionsIn(channel, world.bot.userId), PermissionFlagsBits.ViewChannel),
+          hasPermission(
+            world.permissionsIn(channel, world.bot.userId),
+            PermissionFlagsBits.ViewChannel,
+          ),
       )
-      .map((channel) => channelPayload(world, channel)) as GatewayGuildCreateDispatchData['threads'],
+      .map((channel) =>
+        channelPayload(world, channel),
+      ) as GatewayGuildCreateDispatchData['threads'],
     presences: [],
     stage_instances: [],
     guild_scheduled_events: [],

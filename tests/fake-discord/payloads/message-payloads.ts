@@ -102,6 +102,10 @@ export function messagePayload(
   if (channel?.thread !== null && channel !== undefined) {
     payload.position = Math.max(0, channel.messageIds.indexOf(message.id));
   }
+  if (options.forGateway && channel !== undefined) {
+    // discord.js builds the partial DM channel of an uncached DM from this field.
+    (payload as { channel_type?: number }).channel_type = channel.type;
+  }
   if (options.forGateway && message.guildId !== null) {
     payload.guild_id = message.guildId;
     const member = world.member(message.guildId, message.authorId);
@@ -154,9 +158,10 @@ function reactionPayloads(message: MessageRecord, viewerId: string): APIReaction
       me: reaction.userIds.has(viewerId),
       me_burst: false,
       burst_colors: [],
-      emoji: reaction.emoji.id === null
-        ? { id: null, name: reaction.emoji.name }
-        : { id: reaction.emoji.id, name: reaction.emoji.name, animated: reaction.emoji.animated },
+      emoji:
+        reaction.emoji.id === null
+          ? { id: null, name: reaction.emoji.name }
+          : { id: reaction.emoji.id, name: reaction.emoji.name, animated: reaction.emoji.animated },
     }));
 }
 

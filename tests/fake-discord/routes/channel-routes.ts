@@ -8,7 +8,6 @@ import { dispatchChannelEvent } from '../services/channel-events.ts';
 import type { FakeDiscordContext } from '../services/fake-discord-context.ts';
 import type { MessageService } from '../services/message-service.ts';
 import type { WorldBuilder } from '../services/world-builder.ts';
-import type { MessageBody } from '../services/message-body.ts';
 import {
   botRoute,
   json,
@@ -28,7 +27,9 @@ export function channelRoutes(
   const threadName = (body: Record<string, unknown>): string => {
     const name = body.name;
     if (typeof name !== 'string' || name.length < 1 || name.length > 100) {
-      throw DiscordApiError.invalidFormBody([{ path: ['name'], error: FIELD_ERRORS.badLength(1, 100) }]);
+      throw DiscordApiError.invalidFormBody([
+        { path: ['name'], error: FIELD_ERRORS.badLength(1, 100) },
+      ]);
     }
     return name;
   };
@@ -52,7 +53,7 @@ export function channelRoutes(
         const message = services.messages.create({
           channelId: thread.id,
           authorId: botId,
-          body: (body.message ?? {}) as MessageBody,
+          body: body.message ?? {},
           files: request.files,
           enforcePermissions: false,
         });
@@ -65,13 +66,22 @@ export function channelRoutes(
         );
       }
       if (parent.type !== ChannelType.GuildText && parent.type !== ChannelType.GuildAnnouncement) {
-        throw new DiscordApiError({ status: 400, code: 50024, message: 'Cannot execute action on this channel type' });
+        throw new DiscordApiError({
+          status: 400,
+          code: 50024,
+          message: 'Cannot execute action on this channel type',
+        });
       }
-      const kind = body.type === ChannelType.PublicThread || body.type === ChannelType.AnnouncementThread ? 'public' : 'private';
+      const kind =
+        body.type === ChannelType.PublicThread || body.type === ChannelType.AnnouncementThread
+          ? 'public'
+          : 'private';
       requireBotPermission(
         context,
         parent,
-        kind === 'public' ? PermissionFlagsBits.CreatePublicThreads : PermissionFlagsBits.CreatePrivateThreads,
+        kind === 'public'
+          ? PermissionFlagsBits.CreatePublicThreads
+          : PermissionFlagsBits.CreatePrivateThreads,
       );
       const thread = services.builder.createThread({
         parentId: parent.id,
@@ -87,7 +97,11 @@ export function channelRoutes(
       const starter = world.message(parent.id, request.params.messageId ?? '');
       requireBotPermission(context, parent, PermissionFlagsBits.CreatePublicThreads);
       if (world.channels.has(starter.id)) {
-        throw new DiscordApiError({ status: 400, code: 160004, message: 'A thread has already been created for this message' });
+        throw new DiscordApiError({
+          status: 400,
+          code: 160004,
+          message: 'A thread has already been created for this message',
+        });
       }
       const thread = services.builder.createThread({
         id: starter.id,
@@ -101,7 +115,11 @@ export function channelRoutes(
     botRoute('PUT', '/channels/:channelId/thread-members/@me', (request) => {
       const thread = visibleChannel(context, request.params.channelId ?? '');
       if (!isThread(thread) || thread.thread === null) {
-        throw new DiscordApiError({ status: 400, code: 50024, message: 'Cannot execute action on this channel type' });
+        throw new DiscordApiError({
+          status: 400,
+          code: 50024,
+          message: 'Cannot execute action on this channel type',
+        });
       }
       if (!thread.thread.memberIds.has(botId)) {
         thread.thread.memberIds.add(botId);

@@ -5,7 +5,10 @@ import type { FakeDiscordContext } from '../services/fake-discord-context.ts';
 import { botGuild, botRoute, json, NO_CONTENT, objectBody } from './route-helpers.ts';
 
 /** Application commands: bulk overwrite, list, and single create/get/edit/delete, global and per guild. */
-export function commandRoutes(context: FakeDiscordContext, registry: CommandRegistry): RouteDefinition[] {
+export function commandRoutes(
+  context: FakeDiscordContext,
+  registry: CommandRegistry,
+): RouteDefinition[] {
   const scopeOf = (request: RouteRequest): string | null => {
     if (request.params.applicationId !== context.world.bot.applicationId) {
       throw DiscordApiError.missingAccess();
@@ -16,10 +19,15 @@ export function commandRoutes(context: FakeDiscordContext, registry: CommandRegi
     return guildId;
   };
   const routes: RouteDefinition[] = [];
-  for (const base of ['/applications/:applicationId/commands', '/applications/:applicationId/guilds/:guildId/commands']) {
+  for (const base of [
+    '/applications/:applicationId/commands',
+    '/applications/:applicationId/guilds/:guildId/commands',
+  ]) {
     routes.push(
       botRoute('GET', base, (request) => json(registry.list(scopeOf(request)))),
-      botRoute('PUT', base, (request) => json(registry.bulkOverwrite(scopeOf(request), request.body ?? []))),
+      botRoute('PUT', base, (request) =>
+        json(registry.bulkOverwrite(scopeOf(request), request.body ?? [])),
+      ),
       botRoute('POST', base, (request) => {
         const { command, created } = registry.create(scopeOf(request), objectBody(request));
         return json(command, created ? 201 : 200);

@@ -37,7 +37,13 @@ export function identityRoutes(
   });
 
   return [
-    { method: 'GET', pattern: '/gateway', auth: 'none', globalLimit: true, handle: () => json({ url: gatewayUrl() }) },
+    {
+      method: 'GET',
+      pattern: '/gateway',
+      auth: 'none',
+      globalLimit: true,
+      handle: () => json({ url: gatewayUrl() }),
+    },
     botRoute('GET', '/gateway/bot', () =>
       json({
         url: gatewayUrl(),
@@ -51,17 +57,27 @@ export function identityRoutes(
       }),
     ),
     botRoute('GET', '/users/@me', () =>
-      json({ ...userPayload(world.user(world.bot.userId)), verified: true, mfa_enabled: false, locale: 'en-US' }),
+      json({
+        ...userPayload(world.user(world.bot.userId)),
+        verified: true,
+        mfa_enabled: false,
+        locale: 'en-US',
+      }),
     ),
-    botRoute('GET', '/users/:userId', (request) => json(userPayload(world.user(request.params.userId ?? '')))),
+    botRoute('GET', '/users/:userId', (request) =>
+      json(userPayload(world.user(request.params.userId ?? ''))),
+    ),
     botRoute('GET', '/applications/@me', () => json(application())),
     botRoute('GET', '/oauth2/applications/@me', () => json(application())),
     botRoute('POST', '/users/@me/channels', (request) => {
       const recipientId = objectBody(request).recipient_id;
-      if (typeof recipientId !== 'string' || !world.users.has(recipientId)) throw DiscordApiError.unknown('User');
+      if (typeof recipientId !== 'string' || !world.users.has(recipientId))
+        throw DiscordApiError.unknown('User');
       return json(channelPayload(world, services.builder.openDirectMessage(recipientId)));
     }),
-    botRoute('GET', '/guilds/:guildId', (request) => json(guildPayload(world, botGuild(context, request.params.guildId ?? '')))),
+    botRoute('GET', '/guilds/:guildId', (request) =>
+      json(guildPayload(world, botGuild(context, request.params.guildId ?? ''))),
+    ),
     botRoute('GET', '/guilds/:guildId/channels', (request) => {
       const guild = botGuild(context, request.params.guildId ?? '');
       return json(
@@ -82,7 +98,8 @@ export function identityRoutes(
     }),
     botRoute('GET', '/guilds/:guildId/members', (request) => {
       // Listing members needs the privileged intent enabled in the portal.
-      if ((world.bot.privilegedIntents & GatewayIntentBits.GuildMembers) === 0) throw DiscordApiError.missingAccess();
+      if ((world.bot.privilegedIntents & GatewayIntentBits.GuildMembers) === 0)
+        throw DiscordApiError.missingAccess();
       const guild = botGuild(context, request.params.guildId ?? '');
       const limit = Math.min(1000, Number(request.query.get('limit') ?? '1'));
       const after = BigInt(request.query.get('after') ?? '0');
@@ -96,7 +113,9 @@ export function identityRoutes(
       json(botGuild(context, request.params.guildId ?? '').emojis.map(emojiPayload)),
     ),
     botRoute('GET', '/guilds/:guildId/emojis/:emojiId', (request) => {
-      const emoji = botGuild(context, request.params.guildId ?? '').emojis.find((item) => item.id === request.params.emojiId);
+      const emoji = botGuild(context, request.params.guildId ?? '').emojis.find(
+        (item) => item.id === request.params.emojiId,
+      );
       if (emoji === undefined) throw DiscordApiError.unknown('Emoji');
       return json(emojiPayload(emoji));
     }),
@@ -107,7 +126,8 @@ export function identityRoutes(
     botRoute('GET', '/guilds/:guildId/stickers/:stickerId', (request) => {
       const guild = botGuild(context, request.params.guildId ?? '');
       const sticker = guild.stickers.find((item) => item.id === request.params.stickerId);
-      if (sticker === undefined) throw new DiscordApiError({ status: 404, code: 10060, message: 'Unknown sticker' });
+      if (sticker === undefined)
+        throw new DiscordApiError({ status: 404, code: 10060, message: 'Unknown sticker' });
       return json(stickerPayload(guild.id, sticker));
     }),
     botRoute('GET', '/stickers/:stickerId', (request) => {

@@ -14,7 +14,10 @@ export function interactionRoutes(
   context: FakeDiscordContext,
   interactions: InteractionService,
 ): RouteDefinition[] {
-  const bucket = { definition: context.options.buckets.interactionWebhook, resourceParameter: 'token' };
+  const bucket = {
+    definition: context.options.buckets.interactionWebhook,
+    resourceParameter: 'token',
+  };
   const route = (
     method: RouteDefinition['method'],
     pattern: string,

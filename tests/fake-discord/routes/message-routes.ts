@@ -88,13 +88,17 @@ export function messageRoutes(
       const limit = Number(request.query.get('limit') ?? '50');
       if (!Number.isInteger(limit) || limit < 1 || limit > 100) {
         throw DiscordApiError.invalidFormBody([
-          { path: ['limit'], error: { code: 'NUMBER_TYPE_MAX', message: 'Int value should be less than or equal to 100.' } },
+          {
+            path: ['limit'],
+            error: {
+              code: 'NUMBER_TYPE_MAX',
+              message: 'Int value should be less than or equal to 100.',
+            },
+          },
         ]);
       }
       if (!canReadHistory(context, channel.id)) return json([]);
-      const listed = world
-        .messagesIn(channel.id)
-        .filter((message) => message.visibleTo === null);
+      const listed = world.messagesIn(channel.id).filter((message) => message.visibleTo === null);
       return json(
         window(listed, request.query, limit).map((message) =>
           messagePayload(context.payloads, message, { forGateway: false }),
@@ -143,6 +147,7 @@ function window(
     const start = Math.max(0, center - Math.floor(limit / 2));
     return messages.slice(start, start + limit).reverse();
   }
-  const upper = before === null ? messages : messages.filter((message) => byId(message.id) < byId(before));
+  const upper =
+    before === null ? messages : messages.filter((message) => byId(message.id) < byId(before));
   return upper.slice(-limit).reverse();
 }

@@ -33,7 +33,8 @@ export function reactionRoutes(
       `${base}/:userId`,
       (request) => {
         visibleChannel(context, request.params.channelId ?? '');
-        const userId = request.params.userId === '@me' ? world.bot.userId : (request.params.userId ?? '');
+        const userId =
+          request.params.userId === '@me' ? world.bot.userId : (request.params.userId ?? '');
         reactions.remove({
           channelId: request.params.channelId ?? '',
           messageId: request.params.messageId ?? '',

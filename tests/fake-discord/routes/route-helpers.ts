@@ -46,7 +46,10 @@ export function requireBotPermission(
 }
 
 /** A guild the bot is in (10004 unknown, 50001 when the bot is not a member). */
-export function botGuild(context: FakeDiscordContext, guildId: string): ReturnType<FakeDiscordContext['world']['guild']> {
+export function botGuild(
+  context: FakeDiscordContext,
+  guildId: string,
+): ReturnType<FakeDiscordContext['world']['guild']> {
   const guild = context.world.guild(guildId);
   if (!guild.members.has(context.world.bot.userId)) throw DiscordApiError.missingAccess();
   return guild;

@@ -1,4 +1,8 @@
-import { ApplicationCommandOptionType, ApplicationCommandType, Locale } from 'discord-api-types/v10';
+import {
+  ApplicationCommandOptionType,
+  ApplicationCommandType,
+  Locale,
+} from 'discord-api-types/v10';
 import { FIELD_ERRORS, type FormProblem } from './discord-error.ts';
 
 /** Discord's documented name rule for slash commands and their options. */
@@ -11,7 +15,7 @@ type Path = (string | number)[];
 
 interface RawCommand {
   name?: unknown;
-  type?: unknown;
+  type?: ApplicationCommandType | ApplicationCommandOptionType;
   description?: unknown;
   options?: unknown;
   name_localizations?: unknown;
@@ -35,7 +39,10 @@ export function validateCommands(commands: readonly unknown[]): FormProblem[] {
     if (seen.has(key)) {
       problems.push({
         path: [index, 'name'],
-        error: { code: 'APPLICATION_COMMANDS_DUPLICATE_NAME', message: `Application command names must be unique` },
+        error: {
+          code: 'APPLICATION_COMMANDS_DUPLICATE_NAME',
+          message: `Application command names must be unique`,
+        },
       });
     }
     seen.add(key);
@@ -48,9 +55,15 @@ function validateEntry(entry: RawCommand, path: Path, chatInput: boolean): FormP
   const problems: FormProblem[] = [];
   problems.push(...validateName(entry.name, [...path, 'name'], chatInput));
   if (chatInput) problems.push(...validateDescription(entry.description, [...path, 'description']));
-  problems.push(...validateLocalizations(entry.name_localizations, [...path, 'name_localizations'], 32));
   problems.push(
-    ...validateLocalizations(entry.description_localizations, [...path, 'description_localizations'], 100),
+    ...validateLocalizations(entry.name_localizations, [...path, 'name_localizations'], 32),
+  );
+  problems.push(
+    ...validateLocalizations(
+      entry.description_localizations,
+      [...path, 'description_localizations'],
+      100,
+    ),
   );
   if (entry.options === undefined || entry.options === null) return problems;
   if (!Array.isArray(entry.options)) {
@@ -70,25 +83,37 @@ function validateEntry(entry: RawCommand, path: Path, chatInput: boolean): FormP
       if (option.required === true && optionalSeen) {
         problems.push({
           path: optionPath,
-          error: { code: 'APPLICATION_COMMAND_OPTIONS_REQUIRED_INVALID', message: 'Required options must be placed before non-required options' },
+          error: {
+            code: 'APPLICATION_COMMAND_OPTIONS_REQUIRED_INVALID',
+            message: 'Required options must be placed before non-required options',
+          },
         });
       }
       if (option.required !== true) optionalSeen = true;
     }
     problems.push(...validateEntry(option, optionPath, true));
     if (Array.isArray(option.choices) && option.choices.length > MAX_CHOICES) {
-      problems.push({ path: [...optionPath, 'choices'], error: FIELD_ERRORS.maxLength(MAX_CHOICES) });
+      problems.push({
+        path: [...optionPath, 'choices'],
+        error: FIELD_ERRORS.maxLength(MAX_CHOICES),
+      });
     }
   });
   return problems;
 }
 
 function validateName(name: unknown, path: Path, chatInput: boolean): FormProblem[] {
-  if (typeof name !== 'string' || name.length === 0) return [{ path, error: FIELD_ERRORS.required() }];
+  if (typeof name !== 'string' || name.length === 0)
+    return [{ path, error: FIELD_ERRORS.required() }];
   if (name.length > 32) return [{ path, error: FIELD_ERRORS.badLength(1, 32) }];
   if (!chatInput) return [];
   if (!CHAT_INPUT_NAME.test(name) || name !== name.toLowerCase()) {
-    return [{ path, error: { code: 'APPLICATION_COMMAND_INVALID_NAME', message: `Command name is invalid` } }];
+    return [
+      {
+        path,
+        error: { code: 'APPLICATION_COMMAND_INVALID_NAME', message: `Command name is invalid` },
+      },
+    ];
   }
   return [];
 }
@@ -105,7 +130,10 @@ function validateLocalizations(value: unknown, path: Path, maximum: number): For
   const problems: FormProblem[] = [];
   for (const [locale, text] of Object.entries(value as Record<string, unknown>)) {
     if (!LOCALES.has(locale)) {
-      problems.push({ path: [...path, locale], error: { code: 'LOCALE_INVALID', message: `Invalid locale: ${locale}` } });
+      problems.push({
+        path: [...path, locale],
+        error: { code: 'LOCALE_INVALID', message: `Invalid locale: ${locale}` },
+      });
     } else if (typeof text !== 'string' || text.length < 1 || text.length > maximum) {
       problems.push({ path: [...path, locale], error: FIELD_ERRORS.badLength(1, maximum) });
     }

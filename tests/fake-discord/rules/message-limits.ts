@@ -51,7 +51,10 @@ export function validateMessageBody(body: MessageBodyInput): FormProblem[] {
   if (Array.isArray(body.components)) {
     problems.push(...validateComponents(body.components as unknown[]));
   }
-  if (Array.isArray(body.sticker_ids) && body.sticker_ids.length > DISCORD_LIMITS.stickersPerMessage) {
+  if (
+    Array.isArray(body.sticker_ids) &&
+    body.sticker_ids.length > DISCORD_LIMITS.stickersPerMessage
+  ) {
     problems.push({
       path: ['sticker_ids'],
       error: FIELD_ERRORS.maxLength(DISCORD_LIMITS.stickersPerMessage),

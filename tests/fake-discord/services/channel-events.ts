@@ -30,7 +30,12 @@ export function dispatchChannelEvent(
             : {}),
         }
       : thread && kind === 'delete'
-        ? { id: channel.id, guild_id: channel.guildId, parent_id: channel.parentId, type: channel.type }
+        ? {
+            id: channel.id,
+            guild_id: channel.guildId,
+            parent_id: channel.parentId,
+            type: channel.type,
+          }
         : payload;
   dispatchInChannel(context, { type, channel, build: () => data });
 }

@@ -1,7 +1,4 @@
-import {
-  ApplicationCommandType,
-  type APIApplicationCommand,
-} from 'discord-api-types/v10';
+import { ApplicationCommandType, type APIApplicationCommand } from 'discord-api-types/v10';
 import { validateCommands } from '../rules/command-validation.ts';
 import { DiscordApiError } from '../rules/discord-error.ts';
 import type { FakeDiscordContext } from './fake-discord-context.ts';
@@ -26,14 +23,22 @@ export class CommandRegistry {
 
   bulkOverwrite(guildId: string | null, definitions: unknown): APIApplicationCommand[] {
     if (!Array.isArray(definitions)) {
-      throw DiscordApiError.invalidFormBody([{ path: ['_root'], error: { code: 'LIST_TYPE_CONVERT', message: 'Only iterables may be used in a ListType' } }]);
+      throw DiscordApiError.invalidFormBody([
+        {
+          path: ['_root'],
+          error: { code: 'LIST_TYPE_CONVERT', message: 'Only iterables may be used in a ListType' },
+        },
+      ]);
     }
     const problems = validateCommands(definitions);
     if (problems.length > 0) throw DiscordApiError.invalidFormBody(problems);
     const previous = this.list(guildId);
     const commands = (definitions as Record<string, unknown>[]).map((definition) => {
-      const type = (definition.type as ApplicationCommandType | undefined) ?? ApplicationCommandType.ChatInput;
-      const before = previous.find((command) => command.name === definition.name && command.type === type);
+      const type =
+        (definition.type as ApplicationCommandType | undefined) ?? ApplicationCommandType.ChatInput;
+      const before = previous.find(
+        (command) => command.name === definition.name && command.type === type,
+      );
       return this.#build(guildId, definition, before);
     });
     this.#scopes.set(guildId ?? GLOBAL, commands);
@@ -41,13 +46,22 @@ export class CommandRegistry {
     return commands;
   }
 
-  create(guildId: string | null, definition: unknown): { command: APIApplicationCommand; created: boolean } {
+  create(
+    guildId: string | null,
+    definition: unknown,
+  ): { command: APIApplicationCommand; created: boolean } {
     const problems = validateCommands([definition]);
-    if (problems.length > 0) throw DiscordApiError.invalidFormBody(problems.map((problem) => ({ ...problem, path: problem.path.slice(1) })));
+    if (problems.length > 0)
+      throw DiscordApiError.invalidFormBody(
+        problems.map((problem) => ({ ...problem, path: problem.path.slice(1) })),
+      );
     const raw = definition as Record<string, unknown>;
-    const type = (raw.type as ApplicationCommandType | undefined) ?? ApplicationCommandType.ChatInput;
+    const type =
+      (raw.type as ApplicationCommandType | undefined) ?? ApplicationCommandType.ChatInput;
     const commands = this.list(guildId);
-    const index = commands.findIndex((command) => command.name === raw.name && command.type === type);
+    const index = commands.findIndex(
+      (command) => command.name === raw.name && command.type === type,
+    );
     const command = this.#build(guildId, raw, commands[index]);
     if (index === -1) commands.push(command);
     else commands[index] = command;
@@ -59,16 +73,27 @@ export class CommandRegistry {
   get(guildId: string | null, commandId: string): APIApplicationCommand {
     const command = this.list(guildId).find((candidate) => candidate.id === commandId);
     if (command === undefined) {
-      throw new DiscordApiError({ status: 404, code: 10063, message: 'Unknown application command' });
+      throw new DiscordApiError({
+        status: 404,
+        code: 10063,
+        message: 'Unknown application command',
+      });
     }
     return command;
   }
 
-  edit(guildId: string | null, commandId: string, changes: Record<string, unknown>): APIApplicationCommand {
+  edit(
+    guildId: string | null,
+    commandId: string,
+    changes: Record<string, unknown>,
+  ): APIApplicationCommand {
     const current = this.get(guildId, commandId);
     const merged = { ...current, ...changes };
     const problems = validateCommands([merged]);
-    if (problems.length > 0) throw DiscordApiError.invalidFormBody(problems.map((problem) => ({ ...problem, path: problem.path.slice(1) })));
+    if (problems.length > 0)
+      throw DiscordApiError.invalidFormBody(
+        problems.map((problem) => ({ ...problem, path: problem.path.slice(1) })),
+      );
     const command = this.#build(guildId, merged, current);
     this.#scopes.set(
       guildId ?? GLOBAL,
@@ -80,7 +105,10 @@ export class CommandRegistry {
 
   delete(guildId: string | null, commandId: string): void {
     this.get(guildId, commandId);
-    this.#scopes.set(guildId ?? GLOBAL, this.list(guildId).filter((command) => command.id !== commandId));
+    this.#scopes.set(
+      guildId ?? GLOBAL,
+      this.list(guildId).filter((command) => command.id !== commandId),
+    );
     this.#context.hub.emit({ type: 'commands-update', guildId });
   }
 
@@ -98,22 +126,31 @@ export class CommandRegistry {
     previous: APIApplicationCommand | undefined,
   ): APIApplicationCommand {
     const { world } = this.#context;
-    const type = (definition.type as ApplicationCommandType | undefined) ?? ApplicationCommandType.ChatInput;
+    const type =
+      (definition.type as ApplicationCommandType | undefined) ?? ApplicationCommandType.ChatInput;
     const permissions = definition.default_member_permissions;
     const body = {
       type,
       name: definition.name as string,
-      name_localizations: (definition.name_localizations ?? null) as APIApplicationCommand['name_localizations'],
-      description: type === ApplicationCommandType.ChatInput ? (definition.description as string) : '',
+      name_localizations: (definition.name_localizations ??
+        null) as APIApplicationCommand['name_localizations'],
+      description:
+        type === ApplicationCommandType.ChatInput ? (definition.description as string) : '',
       description_localizations: (definition.description_localizations ??
         null) as APIApplicationCommand['description_localizations'],
       options: (definition.options ?? []) as APIApplicationCommand['options'],
       default_member_permissions:
-        permissions === undefined || permissions === null ? null : String(permissions as string | number),
+        typeof permissions === 'string' || typeof permissions === 'number'
+          ? String(permissions)
+          : null,
       nsfw: definition.nsfw === true,
       contexts: (definition.contexts ?? null) as APIApplicationCommand['contexts'],
-      integration_types: (definition.integration_types ?? [0]) as APIApplicationCommand['integration_types'],
-      ...(definition.dm_permission === undefined ? {} : { dm_permission: definition.dm_permission === true }),
+      integration_types: (definition.integration_types ?? [
+        0,
+      ]) as APIApplicationCommand['integration_types'],
+      ...(definition.dm_permission === undefined
+        ? {}
+        : { dm_permission: definition.dm_permission === true }),
     };
     const unchanged = previous !== undefined && sameDefinition(previous, body);
     return {
@@ -122,11 +159,17 @@ export class CommandRegistry {
       application_id: world.bot.applicationId,
       version: unchanged ? previous.version : world.ids.next(),
       ...(guildId === null ? {} : { guild_id: guildId }),
-    } as APIApplicationCommand;
+    };
   }
 }
 
 function sameDefinition(previous: APIApplicationCommand, next: object): boolean {
-  const { id: _id, application_id: _application, version: _version, guild_id: _guild, ...rest } = previous;
+  const {
+    id: _id,
+    application_id: _application,
+    version: _version,
+    guild_id: _guild,
+    ...rest
+  } = previous;
   return JSON.stringify(rest) === JSON.stringify({ ...rest, ...next });
 }

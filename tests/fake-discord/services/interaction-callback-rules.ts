@@ -10,7 +10,10 @@ function allowedResponses(record: InteractionRecord): InteractionResponseType[] 
     InteractionResponseType.ChannelMessageWithSource,
     InteractionResponseType.DeferredChannelMessageWithSource,
   ];
-  const update = [InteractionResponseType.DeferredMessageUpdate, InteractionResponseType.UpdateMessage];
+  const update = [
+    InteractionResponseType.DeferredMessageUpdate,
+    InteractionResponseType.UpdateMessage,
+  ];
   switch (record.type) {
     case InteractionType.Ping:
       return [InteractionResponseType.Pong];
@@ -34,7 +37,13 @@ export function validateCallbackData(
 ): void {
   if (!allowedResponses(record).includes(type)) {
     throw DiscordApiError.invalidFormBody([
-      { path: ['type'], error: { code: 'INTERACTION_RESPONSE_TYPE_INVALID', message: 'Interaction response type is not valid for this interaction' } },
+      {
+        path: ['type'],
+        error: {
+          code: 'INTERACTION_RESPONSE_TYPE_INVALID',
+          message: 'Interaction response type is not valid for this interaction',
+        },
+      },
     ]);
   }
   const problems: FormProblem[] = [];
@@ -44,12 +53,18 @@ export function validateCallbackData(
       problems.push({ path: ['data', 'choices'], error: FIELD_ERRORS.required() });
     } else {
       if (choices.length > MAX_AUTOCOMPLETE_CHOICES) {
-        problems.push({ path: ['data', 'choices'], error: FIELD_ERRORS.maxLength(MAX_AUTOCOMPLETE_CHOICES) });
+        problems.push({
+          path: ['data', 'choices'],
+          error: FIELD_ERRORS.maxLength(MAX_AUTOCOMPLETE_CHOICES),
+        });
       }
       choices.forEach((choice: { name?: unknown }, index) => {
         const name = choice.name;
         if (typeof name !== 'string' || name.length < 1 || name.length > 100) {
-          problems.push({ path: ['data', 'choices', index, 'name'], error: FIELD_ERRORS.badLength(1, 100) });
+          problems.push({
+            path: ['data', 'choices', index, 'name'],
+            error: FIELD_ERRORS.badLength(1, 100),
+          });
         }
       });
     }

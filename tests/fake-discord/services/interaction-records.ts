@@ -1,4 +1,8 @@
-import type { APIInteraction, InteractionResponseType, InteractionType } from 'discord-api-types/v10';
+import type {
+  APIInteraction,
+  InteractionResponseType,
+  InteractionType,
+} from 'discord-api-types/v10';
 
 /** One callback the bot sent for an interaction (`POST /interactions/:id/:token/callback`). */
 export interface InteractionCallbackRecord {

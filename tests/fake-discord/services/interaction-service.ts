@@ -67,7 +67,11 @@ export class InteractionService {
     };
     this.#byId.set(id, record);
     this.#byToken.set(token, record);
-    this.#context.gateway.dispatch({ type: 'INTERACTION_CREATE', intent: null, build: () => record.payload });
+    this.#context.gateway.dispatch({
+      type: 'INTERACTION_CREATE',
+      intent: null,
+      build: () => record.payload,
+    });
     return record;
   }
 
@@ -128,7 +132,11 @@ export class InteractionService {
           files: input.files,
         });
         break;
-      default:
+      case InteractionResponseType.ApplicationCommandAutocompleteResult:
+      case InteractionResponseType.Modal:
+      case InteractionResponseType.Pong:
+      case InteractionResponseType.PremiumRequired:
+      case InteractionResponseType.LaunchActivity:
         break;
     }
     const callback = { type, data, at: now, latencyMs: now - record.createdAt };
@@ -164,10 +172,18 @@ export class InteractionService {
     const { world, options } = this.#context;
     const record = this.#byToken.get(token);
     if (applicationId !== world.bot.applicationId || record === undefined) {
-      throw new DiscordApiError({ status: 404, code: RESTJSONErrorCodes.UnknownWebhook, message: 'Unknown Webhook' });
+      throw new DiscordApiError({
+        status: 404,
+        code: RESTJSONErrorCodes.UnknownWebhook,
+        message: 'Unknown Webhook',
+      });
     }
     if (world.clock.now() - record.createdAt > options.interactionTokenLifetimeMs) {
-      throw new DiscordApiError({ status: 401, code: RESTJSONErrorCodes.InvalidWebhookToken, message: 'Invalid Webhook Token' });
+      throw new DiscordApiError({
+        status: 401,
+        code: RESTJSONErrorCodes.InvalidWebhookToken,
+        message: 'Invalid Webhook Token',
+      });
     }
     return record;
   }
@@ -175,12 +191,18 @@ export class InteractionService {
   /** The message a webhook route addresses: `@original` or one of the follow-ups. */
   webhookMessage(record: InteractionRecord, messageId: string): MessageRecord {
     const id = messageId === '@original' ? record.originalMessageId : messageId;
-    const owned = id !== null && (id === record.originalMessageId || record.followUpIds.includes(id));
+    const owned =
+      id !== null && (id === record.originalMessageId || record.followUpIds.includes(id));
     if (!owned) throw DiscordApiError.unknown('Message');
     return this.#context.world.message(record.channelId, id);
   }
 
-  editWebhookMessage(record: InteractionRecord, messageId: string, body: MessageBody, files: readonly UploadedFile[]): MessageRecord {
+  editWebhookMessage(
+    record: InteractionRecord,
+    messageId: string,
+    body: MessageBody,
+    files: readonly UploadedFile[],
+  ): MessageRecord {
     const message = this.webhookMessage(record, messageId);
     const wasLoading = record.loading && message.id === record.originalMessageId;
     const edited = this.#messages.edit({
@@ -197,13 +219,25 @@ export class InteractionService {
 
   deleteWebhookMessage(record: InteractionRecord, messageId: string): void {
     const message = this.webhookMessage(record, messageId);
-    this.#messages.delete({ channelId: record.channelId, messageId: message.id, actorId: message.authorId });
+    this.#messages.delete({
+      channelId: record.channelId,
+      messageId: message.id,
+      actorId: message.authorId,
+    });
   }
 
   /** `POST /webhooks/:applicationId/:token`: a follow-up (or, while still loading, the deferred edit). */
-  followUp(record: InteractionRecord, body: MessageBody, files: readonly UploadedFile[]): MessageRecord {
+  followUp(
+    record: InteractionRecord,
+    body: MessageBody,
+    files: readonly UploadedFile[],
+  ): MessageRecord {
     if (record.callbacks.length === 0) {
-      throw new DiscordApiError({ status: 404, code: RESTJSONErrorCodes.UnknownWebhook, message: 'Unknown Webhook' });
+      throw new DiscordApiError({
+        status: 404,
+        code: RESTJSONErrorCodes.UnknownWebhook,
+        message: 'Unknown Webhook',
+      });
     }
     if (record.loading && record.originalMessageId !== null) {
       return this.editWebhookMessage(record, '@original', body, files);
@@ -221,7 +255,12 @@ export class InteractionService {
 
   #createResponseMessage(
     record: InteractionRecord,
-    options: { body: MessageBody; files: readonly UploadedFile[]; original: boolean; ephemeral?: boolean },
+    options: {
+      body: MessageBody;
+      files: readonly UploadedFile[];
+      original: boolean;
+      ephemeral?: boolean;
+    },
   ): MessageRecord {
     const { world } = this.#context;
     const ephemeral = options.ephemeral ?? record.ephemeral;
@@ -241,12 +280,18 @@ export class InteractionService {
       },
       webhookId: world.bot.applicationId,
       ...(ephemeral ? { visibleTo: record.userId } : {}),
-      systemFlags: (ephemeral ? MessageFlags.Ephemeral : 0) | (options.original && record.loading ? MessageFlags.Loading : 0),
+      systemFlags:
+        (ephemeral ? MessageFlags.Ephemeral : 0) |
+        (options.original && record.loading ? MessageFlags.Loading : 0),
       allowEmpty: options.original && record.loading,
     });
   }
 }
 
 function unknownInteraction(): DiscordApiError {
-  return new DiscordApiError({ status: 404, code: RESTJSONErrorCodes.UnknownInteraction, message: 'Unknown interaction' });
+  return new DiscordApiError({
+    status: 404,
+    code: RESTJSONErrorCodes.UnknownInteraction,
+    message: 'Unknown interaction',
+  });
 }

@@ -1,4 +1,8 @@
-import { MessageFlags, type APIEmbed, type APIMessageTopLevelComponent } from 'discord-api-types/v10';
+import {
+  MessageFlags,
+  type APIEmbed,
+  type APIMessageTopLevelComponent,
+} from 'discord-api-types/v10';
 import { DiscordApiError, type FormProblem } from '../rules/discord-error.ts';
 import { DISCORD_LIMITS } from '../rules/message-limits.ts';
 import type { AttachmentRecord } from '../state/records.ts';
@@ -68,7 +72,11 @@ export function resolveAttachments(options: {
       throw new DiscordApiError({ status: 413, code: 40005, message: 'Request entity too large' });
     }
   }
-  const upload = (file: UploadedFile, description: string | null, filename?: string): AttachmentRecord => {
+  const upload = (
+    file: UploadedFile,
+    description: string | null,
+    filename?: string,
+  ): AttachmentRecord => {
     const attachment = {
       id: world.ids.next(),
       filename: filename ?? file.filename,
@@ -109,7 +117,10 @@ export function resolveAttachments(options: {
   if (problems.length > 0) throw DiscordApiError.invalidFormBody(problems);
   if (result.length > DISCORD_LIMITS.attachmentsPerMessage) {
     throw DiscordApiError.invalidFormBody([
-      { path: ['attachments'], error: { code: 'BASE_TYPE_MAX_LENGTH', message: 'Must be 10 or fewer in length.' } },
+      {
+        path: ['attachments'],
+        error: { code: 'BASE_TYPE_MAX_LENGTH', message: 'Must be 10 or fewer in length.' },
+      },
     ]);
   }
   return result;

@@ -13,7 +13,11 @@ export function resolveReference(
   raw: unknown,
 ): MessageRecord['reference'] {
   if (raw === undefined || raw === null) return null;
-  const reference = raw as { message_id?: unknown; channel_id?: unknown; fail_if_not_exists?: unknown };
+  const reference = raw as {
+    message_id?: unknown;
+    channel_id?: unknown;
+    fail_if_not_exists?: unknown;
+  };
   const messageId = typeof reference.message_id === 'string' ? reference.message_id : undefined;
   const target = messageId === undefined ? undefined : world.messages.get(messageId);
   const sameChannel =

@@ -13,17 +13,12 @@ import {
   pingsAnyone,
   resolvePings,
   validateAllowedMentions,
-  type AllowedMentionsInput,
   type ResolvedPings,
 } from '../rules/mentions.ts';
 import { isEmptyMessage, validateMessageBody } from '../rules/message-limits.ts';
 import { hasPermission, isThread, sendPermissionFor } from '../rules/permissions.ts';
 import { retryAfterHeader, seconds } from '../rules/rate-limiter.ts';
-import type {
-  ChannelRecord,
-  MessageInteractionRecord,
-  MessageRecord,
-} from '../state/records.ts';
+import type { ChannelRecord, MessageInteractionRecord, MessageRecord } from '../state/records.ts';
 import type { FakeDiscordContext } from './fake-discord-context.ts';
 import {
   componentsOf,
@@ -141,7 +136,8 @@ export class MessageService {
       attachments,
       stickerIds,
       flags: (flagsOf(input.body.flags) & SETTABLE_FLAGS) | (input.systemFlags ?? 0),
-      tts: input.body.tts === true && hasPermission(permissions, PermissionFlagsBits.SendTTSMessages),
+      tts:
+        input.body.tts === true && hasPermission(permissions, PermissionFlagsBits.SendTTSMessages),
       nonce:
         typeof input.body.nonce === 'string' || typeof input.body.nonce === 'number'
           ? input.body.nonce
@@ -238,12 +234,16 @@ export class MessageService {
     if (message.authorId !== options.actorId) {
       const canManage =
         channel.guildId !== null &&
-        hasPermission(world.permissionsIn(channel, options.actorId), PermissionFlagsBits.ManageMessages);
+        hasPermission(
+          world.permissionsIn(channel, options.actorId),
+          PermissionFlagsBits.ManageMessages,
+        );
       if (!canManage) throw DiscordApiError.missingPermissions();
     }
     message.deletedAt = world.clock.now();
     channel.messageIds = channel.messageIds.filter((id) => id !== message.id);
-    if (channel.lastMessageId === message.id) channel.lastMessageId = channel.messageIds.at(-1) ?? null;
+    if (channel.lastMessageId === message.id)
+      channel.lastMessageId = channel.messageIds.at(-1) ?? null;
     this.#context.hub.emit({ type: 'message-delete', message });
     if (message.visibleTo === null) {
       dispatchInChannel(this.#context, {
@@ -286,12 +286,19 @@ export class MessageService {
     if (!hasPermission(permissions, needed)) throw DiscordApiError.missingPermissions();
     const thread = channel.thread;
     if (thread?.locked === true && !hasPermission(permissions, PermissionFlagsBits.ManageThreads)) {
-      throw new DiscordApiError({ status: 403, code: RESTJSONErrorCodes.ThreadLocked, message: 'Thread is locked' });
+      throw new DiscordApiError({
+        status: 403,
+        code: RESTJSONErrorCodes.ThreadLocked,
+        message: 'Thread is locked',
+      });
     }
   }
 
   #validate(body: MessageBody): void {
-    const problems = [...validateMessageBody(body), ...validateAllowedMentions(body.allowed_mentions)];
+    const problems = [
+      ...validateMessageBody(body),
+      ...validateAllowedMentions(body.allowed_mentions),
+    ];
     if (problems.length > 0) throw DiscordApiError.invalidFormBody(problems);
   }
 
@@ -316,16 +323,23 @@ export class MessageService {
     });
   }
 
-  #applyMentions(message: MessageRecord, allowedMentions: unknown, permissions: bigint): ResolvedPings {
+  #applyMentions(
+    message: MessageRecord,
+    allowedMentions: unknown,
+    permissions: bigint,
+  ): ResolvedPings {
     const { world } = this.#context;
     const guild = message.guildId === null ? undefined : world.guild(message.guildId);
     const channel = world.channel(message.channelId);
-    const replied = message.reference === null ? undefined : world.messages.get(message.reference.messageId);
+    const replied =
+      message.reference === null ? undefined : world.messages.get(message.reference.messageId);
     const pings = resolvePings({
       content: message.content,
-      allowedMentions: (allowedMentions ?? undefined) as AllowedMentionsInput | undefined,
-      repliedAuthorId: replied === undefined || replied.authorId === message.authorId ? null : replied.authorId,
-      canMentionEveryone: guild !== undefined && hasPermission(permissions, PermissionFlagsBits.MentionEveryone),
+      allowedMentions: allowedMentions ?? undefined,
+      repliedAuthorId:
+        replied === undefined || replied.authorId === message.authorId ? null : replied.authorId,
+      canMentionEveryone:
+        guild !== undefined && hasPermission(permissions, PermissionFlagsBits.MentionEveryone),
       isReachableUser: (userId) =>
         guild === undefined
           ? userId === world.bot.userId || channel.recipientIds.includes(userId)
@@ -376,7 +390,10 @@ export class MessageService {
       type,
       channel: context.world.channel(message.channelId),
       build: (session) =>
-        applyMessageContentIntent(payload, { intents: session.intents, botUserId: context.world.bot.userId }),
+        applyMessageContentIntent(payload, {
+          intents: session.intents,
+          botUserId: context.world.bot.userId,
+        }),
     });
   }
 }

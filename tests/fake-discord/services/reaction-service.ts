@@ -26,7 +26,9 @@ export class ReactionService {
     const permissions = world.permissionsIn(world.channel(message.channelId), options.userId);
     const needed =
       PermissionFlagsBits.ReadMessageHistory |
-      (existing === undefined || existing.userIds.size === 0 ? PermissionFlagsBits.AddReactions : 0n);
+      (existing === undefined || existing.userIds.size === 0
+        ? PermissionFlagsBits.AddReactions
+        : 0n);
     if (!hasPermission(permissions, needed)) throw DiscordApiError.missingPermissions();
     const reaction = existing ?? { emoji, userIds: new Set<string>() };
     message.reactions.set(key, reaction);
@@ -35,7 +37,13 @@ export class ReactionService {
     this.#publish(message, reaction, options.userId, true);
   }
 
-  remove(options: { channelId: string; messageId: string; userId: string; emoji: string; actorId: string }): void {
+  remove(options: {
+    channelId: string;
+    messageId: string;
+    userId: string;
+    emoji: string;
+    actorId: string;
+  }): void {
     const { world } = this.#context;
     const message = world.message(options.channelId, options.messageId);
     if (options.actorId !== options.userId) {
@@ -93,12 +101,18 @@ export class ReactionService {
         emoji:
           reaction.emoji.id === null
             ? { id: null, name: reaction.emoji.name }
-            : { id: reaction.emoji.id, name: reaction.emoji.name, animated: reaction.emoji.animated },
+            : {
+                id: reaction.emoji.id,
+                name: reaction.emoji.name,
+                animated: reaction.emoji.animated,
+              },
         burst: false,
         type: 0,
         ...(message.guildId === null ? {} : { guild_id: message.guildId }),
         ...(added ? { message_author_id: message.authorId } : {}),
-        ...(added && member !== undefined ? { member: memberPayload(member, world.user(userId)) } : {}),
+        ...(added && member !== undefined
+          ? { member: memberPayload(member, world.user(userId)) }
+          : {}),
       }),
     });
   }

@@ -75,7 +75,14 @@ export class WorldBuilder {
     this.#context = context;
   }
 
-  createUser(options: { username?: string; globalName?: string; bot?: boolean; acceptsDirectMessages?: boolean } = {}): UserRecord {
+  createUser(
+    options: {
+      username?: string;
+      globalName?: string;
+      bot?: boolean;
+      acceptsDirectMessages?: boolean;
+    } = {},
+  ): UserRecord {
     const { world } = this.#context;
     const id = world.ids.next();
     const user: UserRecord = {
@@ -90,14 +97,16 @@ export class WorldBuilder {
     return user;
   }
 
-  createGuild(options: {
-    name?: string;
-    ownerId?: string;
-    preferredLocale?: string;
-    everyonePermissions?: bigint;
-    botPermissions?: bigint;
-    withBot?: boolean;
-  } = {}): GuildRecord {
+  createGuild(
+    options: {
+      name?: string;
+      ownerId?: string;
+      preferredLocale?: string;
+      everyonePermissions?: bigint;
+      botPermissions?: bigint;
+      withBot?: boolean;
+    } = {},
+  ): GuildRecord {
     const { world } = this.#context;
     const id = world.ids.next();
     const ownerId = options.ownerId ?? this.createUser({ username: 'owner' }).id;
@@ -113,10 +122,18 @@ export class WorldBuilder {
       stickers: [],
       channelIds: [],
     };
-    guild.roles.set(id, this.#role(guild, { id, name: '@everyone', permissions: options.everyonePermissions ?? DEFAULT_EVERYONE_PERMISSIONS }));
+    guild.roles.set(
+      id,
+      this.#role(guild, {
+        id,
+        name: '@everyone',
+        permissions: options.everyonePermissions ?? DEFAULT_EVERYONE_PERMISSIONS,
+      }),
+    );
     world.guilds.set(id, guild);
     this.#addMemberRecord(guild, ownerId, []);
-    if (options.withBot ?? true) this.addBot(guild.id, options.botPermissions ?? DEFAULT_BOT_PERMISSIONS);
+    if (options.withBot ?? true)
+      this.addBot(guild.id, options.botPermissions ?? DEFAULT_BOT_PERMISSIONS);
     return guild;
   }
 
@@ -124,7 +141,11 @@ export class WorldBuilder {
   addBot(guildId: string, permissions: bigint): RoleRecord {
     const { world } = this.#context;
     const guild = world.guild(guildId);
-    const role = this.#role(guild, { name: world.user(world.bot.userId).username, permissions, managedByBotId: world.bot.userId });
+    const role = this.#role(guild, {
+      name: world.user(world.bot.userId).username,
+      permissions,
+      managedByBotId: world.bot.userId,
+    });
     guild.roles.set(role.id, role);
     this.#addMemberRecord(guild, world.bot.userId, [role.id]);
     this.#context.gateway.dispatch({
@@ -138,7 +159,13 @@ export class WorldBuilder {
     return role;
   }
 
-  createRole(options: { guildId: string; name: string; permissions?: bigint; mentionable?: boolean; color?: number }): RoleRecord {
+  createRole(options: {
+    guildId: string;
+    name: string;
+    permissions?: bigint;
+    mentionable?: boolean;
+    color?: number;
+  }): RoleRecord {
     const guild = this.#context.world.guild(options.guildId);
     const role = this.#role(guild, {
       name: options.name,
@@ -147,7 +174,10 @@ export class WorldBuilder {
       color: options.color ?? 0,
     });
     guild.roles.set(role.id, role);
-    this.#dispatchGuild('GUILD_ROLE_CREATE', guild, { guild_id: guild.id, role: rolePayload(role) });
+    this.#dispatchGuild('GUILD_ROLE_CREATE', guild, {
+      guild_id: guild.id,
+      role: rolePayload(role),
+    });
     return role;
   }
 
@@ -157,21 +187,41 @@ export class WorldBuilder {
     const role = guild.roles.get(roleId);
     if (role === undefined) throw new Error(`role ${roleId} is not in guild ${guildId}`);
     role.permissions = permissions;
-    this.#dispatchGuild('GUILD_ROLE_UPDATE', guild, { guild_id: guild.id, role: rolePayload(role) });
+    this.#dispatchGuild('GUILD_ROLE_UPDATE', guild, {
+      guild_id: guild.id,
+      role: rolePayload(role),
+    });
   }
 
-  addMember(options: { guildId: string; userId: string; roleIds?: string[]; nick?: string }): MemberRecord {
+  addMember(options: {
+    guildId: string;
+    userId: string;
+    roleIds?: string[];
+    nick?: string;
+  }): MemberRecord {
     const guild = this.#context.world.guild(options.guildId);
-    const member = this.#addMemberRecord(guild, options.userId, options.roleIds ?? [], options.nick);
+    const member = this.#addMemberRecord(
+      guild,
+      options.userId,
+      options.roleIds ?? [],
+      options.nick,
+    );
     this.#dispatchMember('GUILD_MEMBER_ADD', guild, member);
     return member;
   }
 
-  updateMember(options: { guildId: string; userId: string; roleIds?: string[]; timedOutUntil?: number | null; nick?: string | null }): MemberRecord {
+  updateMember(options: {
+    guildId: string;
+    userId: string;
+    roleIds?: string[];
+    timedOutUntil?: number | null;
+    nick?: string | null;
+  }): MemberRecord {
     const { world } = this.#context;
     const guild = world.guild(options.guildId);
     const member = guild.members.get(options.userId);
-    if (member === undefined) throw new Error(`user ${options.userId} is not in guild ${options.guildId}`);
+    if (member === undefined)
+      throw new Error(`user ${options.userId} is not in guild ${options.guildId}`);
     if (options.roleIds !== undefined) member.roleIds = [...options.roleIds];
     if (options.timedOutUntil !== undefined) member.timedOutUntil = options.timedOutUntil;
     if (options.nick !== undefined) member.nick = options.nick;
@@ -213,13 +263,26 @@ export class WorldBuilder {
   }
 
   /** Sets (or with neither bit, removes) a permission overwrite (CHANNEL_UPDATE). */
-  setOverwrite(options: { channelId: string; targetId: string; type: 'role' | 'member'; allow?: bigint; deny?: bigint }): void {
+  setOverwrite(options: {
+    channelId: string;
+    targetId: string;
+    type: 'role' | 'member';
+    allow?: bigint;
+    deny?: bigint;
+  }): void {
     const channel = this.#context.world.channel(options.channelId);
-    channel.overwrites = channel.overwrites.filter((overwrite) => overwrite.id !== options.targetId);
+    channel.overwrites = channel.overwrites.filter(
+      (overwrite) => overwrite.id !== options.targetId,
+    );
     const allow = options.allow ?? 0n;
     const deny = options.deny ?? 0n;
     if (allow !== 0n || deny !== 0n) {
-      channel.overwrites.push({ id: options.targetId, type: options.type === 'role' ? 0 : 1, allow, deny });
+      channel.overwrites.push({
+        id: options.targetId,
+        type: options.type === 'role' ? 0 : 1,
+        allow,
+        deny,
+      });
     }
     dispatchChannelEvent(this.#context, 'update', channel);
   }
@@ -291,7 +354,10 @@ export class WorldBuilder {
     return channel;
   }
 
-  addEmoji(options: { guildId: string; name: string; animated?: boolean }): { id: string; name: string } {
+  addEmoji(options: { guildId: string; name: string; animated?: boolean }): {
+    id: string;
+    name: string;
+  } {
     const { world } = this.#context;
     const guild = world.guild(options.guildId);
     const emoji = { id: world.ids.next(), name: options.name, animated: options.animated ?? false };
@@ -299,15 +365,26 @@ export class WorldBuilder {
     return emoji;
   }
 
-  addSticker(options: { guildId: string; name: string; description?: string; tags?: string }): { id: string; name: string } {
+  addSticker(options: { guildId: string; name: string; description?: string; tags?: string }): {
+    id: string;
+    name: string;
+  } {
     const { world } = this.#context;
     const guild = world.guild(options.guildId);
-    const sticker = { id: world.ids.next(), name: options.name, description: options.description ?? '', tags: options.tags ?? options.name };
+    const sticker = {
+      id: world.ids.next(),
+      name: options.name,
+      description: options.description ?? '',
+      tags: options.tags ?? options.name,
+    };
     guild.stickers.push(sticker);
     return sticker;
   }
 
-  #role(guild: GuildRecord, options: Partial<RoleRecord> & { name: string; permissions: bigint }): RoleRecord {
+  #role(
+    guild: GuildRecord,
+    options: Partial<RoleRecord> & { name: string; permissions: bigint },
+  ): RoleRecord {
     return {
       id: options.id ?? this.#context.world.ids.next(),
       guildId: guild.id,
@@ -321,7 +398,12 @@ export class WorldBuilder {
     };
   }
 
-  #addMemberRecord(guild: GuildRecord, userId: string, roleIds: string[], nick?: string): MemberRecord {
+  #addMemberRecord(
+    guild: GuildRecord,
+    userId: string,
+    roleIds: string[],
+    nick?: string,
+  ): MemberRecord {
     const { world } = this.#context;
     world.user(userId);
     const member: MemberRecord = {
@@ -337,7 +419,10 @@ export class WorldBuilder {
   }
 
   #channel(
-    fields: Pick<ChannelRecord, 'type' | 'guildId' | 'name' | 'parentId' | 'topic' | 'nsfw' | 'overwrites'> & {
+    fields: Pick<
+      ChannelRecord,
+      'type' | 'guildId' | 'name' | 'parentId' | 'topic' | 'nsfw' | 'overwrites'
+    > & {
       id?: string;
     },
   ): ChannelRecord {

@@ -8,6 +8,7 @@ import type {
   APIGuildForumTag,
   APIMessageTopLevelComponent,
   ChannelType,
+  InteractionType,
   MessageType,
 } from 'discord-api-types/v10';
 
@@ -132,7 +133,7 @@ export interface ReactionRecord {
 
 export interface MessageInteractionRecord {
   interactionId: string;
-  interactionType: number;
+  interactionType: InteractionType;
   userId: string;
   commandName: string | null;
 }

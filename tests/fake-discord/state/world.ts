@@ -1,10 +1,6 @@
 import { ChannelType } from 'discord-api-types/v10';
 import type { Clock } from '../../../src/core/clock.ts';
-import {
-  channelPermissions,
-  DIRECT_MESSAGE_PERMISSIONS,
-  isThread,
-} from '../rules/permissions.ts';
+import { channelPermissions, DIRECT_MESSAGE_PERMISSIONS, isThread } from '../rules/permissions.ts';
 import { DiscordApiError } from '../rules/discord-error.ts';
 import type {
   AttachmentRecord,
