@@ -73,12 +73,21 @@ function matchSegments(
   if (segments.length !== parts.length) return undefined;
   const params: Record<string, string> = {};
   for (const [index, segment] of segments.entries()) {
-    const part = parts[index] ?? '';
+    // Clients may percent-encode literals too (@discordjs/rest sends `/users/%40me`).
+    const part = safeDecode(parts[index] ?? '');
     if (segment.startsWith(':')) {
-      params[segment.slice(1)] = decodeURIComponent(part);
+      params[segment.slice(1)] = part;
     } else if (segment !== part) {
       return undefined;
     }
   }
   return params;
+}
+
+function safeDecode(part: string): string {
+  try {
+    return decodeURIComponent(part);
+  } catch {
+    return part;
+  }
 }
