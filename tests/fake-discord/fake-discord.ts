@@ -43,6 +43,7 @@ import { InteractionService } from './services/interaction-service.ts';
 import { MessageService } from './services/message-service.ts';
 import { ReactionService } from './services/reaction-service.ts';
 import { TypingService, type ActiveTyping } from './services/typing-service.ts';
+import { ChannelBuilder } from './services/channel-builder.ts';
 import { WorldBuilder } from './services/world-builder.ts';
 import { SnowflakeFactory } from './state/snowflake-factory.ts';
 import { World } from './state/world.ts';
@@ -57,8 +58,10 @@ export async function startFakeDiscord(options: FakeDiscordOptions = {}): Promis
 }
 
 export class FakeDiscord {
-  /** World changes: users, guilds, roles, members, channels, threads, DMs, emojis, stickers. */
+  /** World changes: users, guilds, roles, members, emojis, stickers. */
   readonly build: WorldBuilder;
+  /** Channel changes: guild channels, overwrites, threads, forum posts' threads, DMs. */
+  readonly channels: ChannelBuilder;
   /** What members do: post, edit, delete, type, react, read a channel. */
   readonly members: MemberActions;
   /** Slash commands, autocomplete, buttons, selects (modals via the returned handle). */
@@ -130,6 +133,7 @@ export class FakeDiscord {
     this.#commands = new CommandRegistry(context);
     const interactions = new InteractionService(context, messages);
     this.build = new WorldBuilder(context);
+    this.channels = new ChannelBuilder(context);
     this.members = new MemberActions(context, { messages, typing: this.#typing, reactions });
     this.interactions = new InteractionActions(context, { interactions, commands: this.#commands });
     this.waits = new Waiters(hub, payloads);
@@ -140,10 +144,10 @@ export class FakeDiscord {
     });
     const router = new Router();
     router.add(
-      ...identityRoutes(context, { builder: this.build, identifies: () => identifies }),
+      ...identityRoutes(context, { channels: this.channels, identifies: () => identifies }),
       ...messageRoutes(context, { messages, typing: this.#typing }),
       ...reactionRoutes(context, reactions),
-      ...channelRoutes(context, { messages, builder: this.build }),
+      ...channelRoutes(context, { messages, channels: this.channels }),
       ...commandRoutes(context, this.#commands),
       ...interactionRoutes(context, interactions),
     );
@@ -194,10 +198,12 @@ export class FakeDiscord {
   createGuild: WorldBuilder['createGuild'] = (options) => this.build.createGuild(options);
   createRole: WorldBuilder['createRole'] = (options) => this.build.createRole(options);
   addMember: WorldBuilder['addMember'] = (options) => this.build.addMember(options);
-  createChannel: WorldBuilder['createChannel'] = (options) => this.build.createChannel(options);
-  createThread: WorldBuilder['createThread'] = (options) => this.build.createThread(options);
-  openDirectMessage: WorldBuilder['openDirectMessage'] = (userId) =>
-    this.build.openDirectMessage(userId);
+  createChannel: ChannelBuilder['createChannel'] = (options) =>
+    this.channels.createChannel(options);
+  createThread: ChannelBuilder['createThread'] = (options) => this.channels.createThread(options);
+  setOverwrite: ChannelBuilder['setOverwrite'] = (options) => this.channels.setOverwrite(options);
+  openDirectMessage: ChannelBuilder['openDirectMessage'] = (userId) =>
+    this.channels.openDirectMessage(userId);
   postMessage: MemberActions['postMessage'] = (input) => this.members.postMessage(input);
   invokeSlashCommand: InteractionActions['invokeSlashCommand'] = (input) =>
     this.interactions.invokeSlashCommand(input);
@@ -214,7 +220,7 @@ export class FakeDiscord {
     threadId: string;
     message: APIMessage;
   } {
-    const thread = this.build.createThread({
+    const thread = this.channels.createThread({
       parentId: options.forumId,
       name: options.name,
       ownerId: options.authorId,

@@ -17,11 +17,8 @@ import { connectClient, nextEvent } from './discord-js-harness.ts';
 import { FakeDiscordUsageError, startFakeDiscord, type FakeDiscord } from './fake-discord.ts';
 
 /** Real time plus jumps, so deadlines can pass without a test waiting for them. */
-const clock = {
-  offset: 0,
-  now: () => Date.now() + clock.offset,
-  sleep: systemClock.sleep,
-} satisfies Clock & { offset: number };
+let clockOffset = 0;
+const clock: Clock = { now: () => Date.now() + clockOffset, sleep: systemClock.sleep };
 
 let discord: FakeDiscord;
 let client: Client<true>;
@@ -169,7 +166,7 @@ describe('interactions', () => {
     discord.invokeSlashCommand({ userId: alice, channelId, command: 'ping' });
     const interaction = await received;
     if (!interaction.isChatInputCommand()) throw new Error('expected a command');
-    clock.offset += 3_001;
+    clockOffset += 3_001;
     await expect(interaction.deferReply()).rejects.toMatchObject({ status: 404, code: 10062 });
   });
 
@@ -242,7 +239,7 @@ describe('interactions', () => {
     const interaction = await received;
     if (!interaction.isChatInputCommand()) throw new Error('expected a command');
     await interaction.deferReply();
-    clock.offset += 15 * 60_000 + 1;
+    clockOffset += 15 * 60_000 + 1;
     await expect(interaction.editReply('too late')).rejects.toMatchObject({
       status: 401,
       code: 50027,

@@ -11,7 +11,11 @@ let channelId: string;
 let alice: string;
 
 beforeEach(async () => {
-  discord = await startFakeDiscord({ rateLimitTimeScale: 0.01 });
+  // Reactions are limited to 1 per 250 ms; these tests are about their semantics, not that limit.
+  discord = await startFakeDiscord({
+    rateLimitTimeScale: 0.01,
+    buckets: { reaction: { limit: 20, windowMs: 250 } },
+  });
   guildId = discord.createGuild().id;
   channelId = discord.createChannel({ guildId, name: 'general' }).id;
   alice = discord.createUser({ username: 'alice' }).id;

@@ -63,7 +63,7 @@ describe('authentication and routing', () => {
 
 describe('permissions', () => {
   it('answers 403/50013 when the bot lacks Send Messages, and 50001 when it cannot see the channel', async () => {
-    discord.build.setOverwrite({
+    discord.setOverwrite({
       channelId,
       targetId: botRoleId,
       type: 'role',
@@ -73,7 +73,7 @@ describe('permissions', () => {
       status: 403,
       body: { code: 50013, message: 'Missing Permissions' },
     });
-    discord.build.setOverwrite({
+    discord.setOverwrite({
       channelId,
       targetId: botRoleId,
       type: 'role',
@@ -86,13 +86,13 @@ describe('permissions', () => {
   });
 
   it('honours an allow overwrite for the bot over an @everyone deny', async () => {
-    discord.build.setOverwrite({
+    discord.setOverwrite({
       channelId,
       targetId: guildId,
       type: 'role',
       deny: Permission.SendMessages | Permission.ViewChannel,
     });
-    discord.build.setOverwrite({
+    discord.setOverwrite({
       channelId,
       targetId: discord.botUserId,
       type: 'member',
@@ -103,12 +103,12 @@ describe('permissions', () => {
 
   it('needs Embed Links for embeds and Read Message History for replies', async () => {
     const question = discord.postMessage({ authorId: alice, channelId, content: 'question' });
-    discord.build.setRolePermissions(guildId, guildId, 0n);
-    discord.build.setRolePermissions(
+    discord.build.setRolePermissions({ guildId, roleId: guildId, permissions: 0n });
+    discord.build.setRolePermissions({
       guildId,
-      botRoleId,
-      Permission.ViewChannel | Permission.SendMessages,
-    );
+      roleId: botRoleId,
+      permissions: Permission.ViewChannel | Permission.SendMessages,
+    });
     expect((await send('plain')).status).toBe(200);
     expect((await send('', { embeds: [{ description: 'x' }] })).body).toMatchObject({
       code: 50013,

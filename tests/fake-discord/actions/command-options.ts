@@ -139,7 +139,7 @@ function resolveValue(options: {
       data: Buffer.isBuffer(input.data) ? input.data : Buffer.from(input.data),
     };
     world.uploads.set(attachment.id, { channelId: options.channelId, attachment });
-    const url = attachmentUrl(context, options.channelId, attachment);
+    const url = attachmentUrl(context, { channelId: options.channelId, attachment });
     return add('attachments', attachment.id, {
       id: attachment.id,
       filename: attachment.filename,

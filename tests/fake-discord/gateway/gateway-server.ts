@@ -1,13 +1,12 @@
-import { randomBytes } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { GatewayCloseCodes, GatewayOpcodes } from 'discord-api-types/v10';
 import { WebSocketServer, type WebSocket } from 'ws';
 import type { EventHub, GatewayLifecycleEvent } from '../events/event-hub.ts';
 import type { World } from '../state/world.ts';
-import { KNOWN_INTENTS, PRIVILEGED_INTENTS } from './intents.ts';
-import { GatewaySession, type GatewayConnection } from './gateway-session.ts';
-import { buildReady, guildCreateEvents, membersChunk } from './ready-payloads.ts';
+import { send, type GatewayConnection, type GatewaySession } from './gateway-session.ts';
+import { identify, resume, type HandshakeHost } from './handshake.ts';
+import { membersChunk } from './ready-payloads.ts';
 
 export interface DispatchRequest {
   type: string;
@@ -190,10 +189,10 @@ export class GatewayServer implements GatewayControl {
         this.#heartbeat(connection, payload.d);
         return;
       case GatewayOpcodes.Identify:
-        this.#identify(connection, payload.d ?? {});
+        identify(this.#handshakeHost(), connection, payload.d ?? {});
         return;
       case GatewayOpcodes.Resume:
-        this.#resume(connection, payload.d ?? {});
+        resume(this.#handshakeHost(), connection, payload.d ?? {});
         return;
       case GatewayOpcodes.RequestGuildMembers:
         if (this.#requireAuthenticated(connection)) this.#requestMembers(connection, payload.d);
@@ -217,114 +216,24 @@ export class GatewayServer implements GatewayControl {
     if (this.#acknowledgeHeartbeats) send(connection.socket, { op: GatewayOpcodes.HeartbeatAck });
   }
 
-  #identify(connection: GatewayConnection, data: IdentifyData): void {
-    const { world } = this.#options;
-    if (connection.authenticated) {
-      this.#closeFromServer(
-        connection,
-        GatewayCloseCodes.AlreadyAuthenticated,
-        'Already authenticated.',
-      );
-      return;
-    }
-    if (data.token !== world.bot.token && data.token !== `Bot ${world.bot.token}`) {
-      this.#closeFromServer(
-        connection,
-        GatewayCloseCodes.AuthenticationFailed,
-        'Authentication failed.',
-      );
-      return;
-    }
-    const intents = Number(data.intents);
-    if (!Number.isInteger(intents) || (intents & ~KNOWN_INTENTS) !== 0) {
-      this.#closeFromServer(connection, GatewayCloseCodes.InvalidIntents, 'Invalid intent(s).');
-      return;
-    }
-    if ((intents & PRIVILEGED_INTENTS & ~world.bot.privilegedIntents) !== 0) {
-      this.#closeFromServer(
-        connection,
-        GatewayCloseCodes.DisallowedIntents,
-        'Disallowed intent(s).',
-      );
-      return;
-    }
-    const shard = Array.isArray(data.shard) ? data.shard : [0, 1];
-    if (shard[0] !== 0 || shard[1] !== 1) {
-      this.#closeFromServer(connection, GatewayCloseCodes.InvalidShard, 'Invalid shard.');
-      return;
-    }
-    connection.authenticated = true;
-    const session = new GatewaySession({
-      id: randomBytes(16).toString('hex'),
-      intents,
-      shard: [0, 1],
-      connection,
-    });
-    connection.session = session;
-    this.#sessions.set(session.id, session);
-    this.#lifecycle({
-      kind: 'identified',
-      connectionId: connection.id,
-      sessionId: session.id,
-      intents,
-    });
-    const resumeUrl = `${this.#options.origin()}/resume`;
-    session.dispatch('READY', buildReady(world, session, resumeUrl));
-    const guildCreates = guildCreateEvents(world, session);
-    for (const guildCreate of guildCreates) session.dispatch('GUILD_CREATE', guildCreate);
-    this.#lifecycle({
-      kind: 'ready-sent',
-      connectionId: connection.id,
-      sessionId: session.id,
-      guilds: guildCreates.length,
-    });
-  }
-
-  #resume(connection: GatewayConnection, data: ResumeData): void {
-    const { world } = this.#options;
-    if (data.token !== world.bot.token && data.token !== `Bot ${world.bot.token}`) {
-      this.#closeFromServer(
-        connection,
-        GatewayCloseCodes.AuthenticationFailed,
-        'Authentication failed.',
-      );
-      return;
-    }
-    const session =
-      typeof data.session_id === 'string' ? this.#sessions.get(data.session_id) : undefined;
-    const replay =
-      session?.resumable === true && typeof data.seq === 'number'
-        ? session.replayAfter(data.seq)
-        : undefined;
-    if (session === undefined || replay === undefined || this.#rejectNextResume) {
-      this.#rejectNextResume = false;
-      session?.invalidate();
-      send(connection.socket, { op: GatewayOpcodes.InvalidSession, d: false });
-      return;
-    }
-    if (session.connection !== null && session.connection !== connection) {
-      this.#closeFromServer(
-        session.connection,
-        GatewayCloseCodes.UnknownError,
-        'Session resumed elsewhere',
-      );
-    }
-    connection.authenticated = true;
-    connection.session = session;
-    session.connection = connection;
-    for (const payload of replay) session.send(payload);
-    session.dispatch('RESUMED', {});
-    this.#lifecycle({
-      kind: 'resumed',
-      connectionId: connection.id,
-      sessionId: session.id,
-      replayed: replay.length,
-    });
-  }
-
   #requestMembers(connection: GatewayConnection, data: unknown): void {
     const chunk = membersChunk(this.#options.world, data);
     if (chunk !== undefined) connection.session?.dispatch('GUILD_MEMBERS_CHUNK', chunk);
+  }
+
+  #handshakeHost(): HandshakeHost {
+    return {
+      world: this.#options.world,
+      sessions: this.#sessions,
+      resumeUrl: () => `${this.#options.origin()}/resume`,
+      lifecycle: (event) => this.#lifecycle(event),
+      close: (connection, code, reason) => this.#closeFromServer(connection, code, reason),
+      takeResumeRejection: () => {
+        const reject = this.#rejectNextResume;
+        this.#rejectNextResume = false;
+        return reject;
+      },
+    };
   }
 
   #requireAuthenticated(connection: GatewayConnection): boolean {
@@ -357,20 +266,4 @@ export class GatewayServer implements GatewayControl {
   #lifecycle(event: GatewayLifecycleEvent): void {
     this.#options.hub.emit({ type: 'gateway', event });
   }
-}
-
-interface IdentifyData {
-  token?: unknown;
-  intents?: unknown;
-  shard?: unknown;
-}
-
-interface ResumeData {
-  token?: unknown;
-  session_id?: unknown;
-  seq?: unknown;
-}
-
-function send(socket: WebSocket, payload: unknown): void {
-  if (socket.readyState === socket.OPEN) socket.send(JSON.stringify(payload));
 }

@@ -87,3 +87,8 @@ export class GatewaySession {
     if (socket?.readyState === WebSocket.OPEN) socket.send(JSON.stringify(payload));
   }
 }
+
+/** Sends a payload if the socket is open (a closing socket silently drops it, as on Discord). */
+export function send(socket: WebSocket, payload: unknown): void {
+  if (socket.readyState === WebSocket.OPEN) socket.send(JSON.stringify(payload));
+}

@@ -1,27 +1,21 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { DiscordApiError } from '../rules/discord-error.ts';
-import {
-  bucketHash,
-  rateLimitHeaders,
-  retryAfterHeader,
-  seconds,
-  type BucketDecision,
-} from '../rules/rate-limiter.ts';
+import { rateLimitHeaders } from '../rules/rate-limiter.ts';
 import type { FakeDiscordContext } from '../services/fake-discord-context.ts';
-import type { Fault, FaultInjector } from './fault-injector.ts';
+import type { FaultInjector } from './fault-injector.ts';
+import {
+  bucketLimitReply,
+  errorReply,
+  faultReply,
+  globalLimitReply,
+  type Reply,
+} from './limit-replies.ts';
 import { parseRequestBody } from './request-body.ts';
 import type { RequestLog, RequestLogEntry } from './request-log.ts';
-import type { RouteDefinition, Router } from './router.ts';
+import type { Router } from './router.ts';
 
 const API_PREFIX = '/api/v10';
-
-interface Reply {
-  status: number;
-  body: unknown;
-  headers: Record<string, string>;
-  fault: RequestLogEntry['fault'];
-}
 
 export interface HttpServerOptions {
   context: FakeDiscordContext;
@@ -137,26 +131,44 @@ export class HttpServer {
       fault = 'delay';
     }
     const failing = faults.find((item) => item.kind !== 'delay');
-    if (failing !== undefined) return this.#faultReply(failing, match, entry);
-    if (match === undefined) return errorReply(DiscordApiError.http(404, 'Not Found'), {}, fault);
+    if (failing !== undefined) {
+      const matched = typeof match === 'object' ? match.route : undefined;
+      return faultReply({
+        fault: failing,
+        route: matched,
+        entry,
+        timeScale: context.rateLimiter.timeScale,
+        now: context.world.clock.now(),
+      });
+    }
+    if (match === undefined) {
+      return errorReply(DiscordApiError.http(404, 'Not Found'), { headers: {}, fault });
+    }
     if (match === 'methodNotAllowed') {
-      return errorReply(DiscordApiError.http(405, 'Method Not Allowed'), {}, fault);
+      return errorReply(DiscordApiError.http(405, 'Method Not Allowed'), { headers: {}, fault });
     }
     const { route, params } = match;
     const authorized = input.request.headers.authorization === `Bot ${context.options.token}`;
     if (route.auth === 'bot' && !authorized) {
-      return errorReply(DiscordApiError.http(401, 'Unauthorized'), {}, fault);
+      return errorReply(DiscordApiError.http(401, 'Unauthorized'), { headers: {}, fault });
     }
     if (route.globalLimit) {
       const global = context.rateLimiter.takeGlobal(authorized ? 'bot' : 'anonymous');
-      if (!global.allowed) return this.#globalLimited(global, fault);
+      if (!global.allowed)
+        return globalLimitReply(global, { timeScale: context.rateLimiter.timeScale, fault });
     }
     let bucketHeaders: Record<string, string> = {};
     if (route.bucket !== undefined) {
       const resource = params[route.bucket.resourceParameter] ?? 'global';
       const decision = context.rateLimiter.take(route.bucket.definition, resource);
       bucketHeaders = rateLimitHeaders(decision);
-      if (!decision.allowed) return this.#bucketLimited(decision, bucketHeaders, fault);
+      if (!decision.allowed) {
+        return bucketLimitReply(decision, {
+          headers: bucketHeaders,
+          timeScale: context.rateLimiter.timeScale,
+          fault,
+        });
+      }
     }
     try {
       const parsed = await parseRequestBody(input.request.headers['content-type'], input.raw);
@@ -183,95 +195,8 @@ export class HttpServer {
       };
     } catch (error) {
       if (!(error instanceof DiscordApiError)) throw error;
-      return errorReply(error, bucketHeaders, fault);
+      return errorReply(error, { headers: bucketHeaders, fault });
     }
-  }
-
-  #faultReply(fault: Fault, match: ReturnType<Router['match']>, entry: RequestLogEntry): Reply {
-    if (fault.kind === 'server-error') {
-      return {
-        status: fault.status,
-        body: { message: `${fault.status}: Server Error`, code: 0 },
-        headers: {},
-        fault: 'server-error',
-      };
-    }
-    if (fault.kind === 'delay') throw new Error('delays are applied before replying');
-    const timeScale = this.#options.context.rateLimiter.timeScale;
-    const global = fault.scope === 'global';
-    const route: RouteDefinition | undefined = typeof match === 'object' ? match.route : undefined;
-    const now = this.#options.context.world.clock.now();
-    const headers: Record<string, string> = {
-      'retry-after': retryAfterHeader(fault.retryAfterMs, timeScale),
-      'x-ratelimit-scope': fault.scope,
-      ...(global
-        ? { 'x-ratelimit-global': 'true' }
-        : rateLimitHeaders({
-            allowed: false,
-            limit: route?.bucket?.definition.limit ?? 1,
-            remaining: 0,
-            resetAt: now + fault.retryAfterMs,
-            resetAfterMs: fault.retryAfterMs,
-            hash: bucketHash(route?.bucket?.definition.name ?? entry.route),
-          })),
-    };
-    return {
-      status: 429,
-      body: {
-        message:
-          fault.scope === 'shared'
-            ? 'The resource is being rate limited.'
-            : 'You are being rate limited.',
-        retry_after: seconds(fault.retryAfterMs),
-        global,
-      },
-      headers,
-      fault: 'rate-limit-storm',
-    };
-  }
-
-  #globalLimited(decision: BucketDecision, fault: RequestLogEntry['fault']): Reply {
-    return {
-      status: 429,
-      body: {
-        message: 'You are being rate limited.',
-        retry_after: seconds(decision.resetAfterMs),
-        global: true,
-      },
-      headers: {
-        'retry-after': retryAfterHeader(
-          decision.resetAfterMs,
-          this.#options.context.rateLimiter.timeScale,
-        ),
-        'x-ratelimit-global': 'true',
-        'x-ratelimit-scope': 'global',
-      },
-      fault,
-    };
-  }
-
-  #bucketLimited(
-    decision: BucketDecision,
-    headers: Record<string, string>,
-    fault: RequestLogEntry['fault'],
-  ): Reply {
-    return {
-      status: 429,
-      body: {
-        message: 'You are being rate limited.',
-        retry_after: seconds(decision.resetAfterMs),
-        global: false,
-      },
-      headers: {
-        ...headers,
-        'retry-after': retryAfterHeader(
-          decision.resetAfterMs,
-          this.#options.context.rateLimiter.timeScale,
-        ),
-        'x-ratelimit-scope': 'user',
-      },
-      fault,
-    };
   }
 
   #serveAttachment(path: string, response: ServerResponse): void {
@@ -283,19 +208,6 @@ export class HttpServer {
     response.writeHead(200, { 'content-type': found.contentType ?? 'application/octet-stream' });
     response.end(found.data);
   }
-}
-
-function errorReply(
-  error: DiscordApiError,
-  headers: Record<string, string>,
-  fault: RequestLogEntry['fault'],
-): Reply {
-  return {
-    status: error.status,
-    body: error.body(),
-    headers: { ...headers, ...error.headers },
-    fault,
-  };
 }
 
 async function readBody(request: IncomingMessage): Promise<Buffer> {

@@ -103,9 +103,9 @@ export function channelPayload(world: World, channel: ChannelRecord): APIChannel
 /** The bot's own membership of a thread (`member` on THREAD_CREATE / list results). */
 export function threadMemberPayload(
   channel: ChannelRecord,
-  userId: string,
-  joinedAt: number,
+  membership: { userId: string; joinedAt: number },
 ): APIThreadMember {
+  const { userId, joinedAt } = membership;
   return {
     id: channel.id,
     user_id: userId,

@@ -125,9 +125,9 @@ function mentionedUser(world: World, message: MessageRecord, userId: string): AP
 
 export function attachmentUrl(
   context: PayloadContext,
-  channelId: string,
-  attachment: AttachmentRecord,
+  location: { channelId: string; attachment: AttachmentRecord },
 ): string {
+  const { channelId, attachment } = location;
   return `${context.origin}/attachments/${channelId}/${attachment.id}/${encodeURIComponent(attachment.filename)}`;
 }
 
@@ -136,7 +136,7 @@ function attachmentPayload(
   message: MessageRecord,
   attachment: AttachmentRecord,
 ): APIAttachment {
-  const url = attachmentUrl(context, message.channelId, attachment);
+  const url = attachmentUrl(context, { channelId: message.channelId, attachment });
   return {
     id: attachment.id,
     filename: attachment.filename,

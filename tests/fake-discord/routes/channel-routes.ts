@@ -7,7 +7,7 @@ import { isThread } from '../rules/permissions.ts';
 import { dispatchChannelEvent } from '../services/channel-events.ts';
 import type { FakeDiscordContext } from '../services/fake-discord-context.ts';
 import type { MessageService } from '../services/message-service.ts';
-import type { WorldBuilder } from '../services/world-builder.ts';
+import type { ChannelBuilder } from '../services/channel-builder.ts';
 import {
   botRoute,
   json,
@@ -20,7 +20,7 @@ import {
 /** Channels and threads: get a channel, start threads and forum posts, join and leave threads. */
 export function channelRoutes(
   context: FakeDiscordContext,
-  services: { messages: MessageService; builder: WorldBuilder },
+  services: { messages: MessageService; channels: ChannelBuilder },
 ): RouteDefinition[] {
   const { world } = context;
   const botId = world.bot.userId;
@@ -44,7 +44,7 @@ export function channelRoutes(
       const name = threadName(body);
       if (parent.type === ChannelType.GuildForum || parent.type === ChannelType.GuildMedia) {
         requireBotPermission(context, parent, PermissionFlagsBits.SendMessages);
-        const thread = services.builder.createThread({
+        const thread = services.channels.createThread({
           parentId: parent.id,
           name,
           ownerId: botId,
@@ -83,7 +83,7 @@ export function channelRoutes(
           ? PermissionFlagsBits.CreatePublicThreads
           : PermissionFlagsBits.CreatePrivateThreads,
       );
-      const thread = services.builder.createThread({
+      const thread = services.channels.createThread({
         parentId: parent.id,
         name,
         ownerId: botId,
@@ -103,7 +103,7 @@ export function channelRoutes(
           message: 'A thread has already been created for this message',
         });
       }
-      const thread = services.builder.createThread({
+      const thread = services.channels.createThread({
         id: starter.id,
         parentId: parent.id,
         name: threadName(objectBody(request)),
@@ -130,7 +130,9 @@ export function channelRoutes(
             id: thread.id,
             guild_id: thread.guildId,
             member_count: thread.thread?.memberIds.size ?? 0,
-            added_members: [threadMemberPayload(thread, botId, world.clock.now())],
+            added_members: [
+              threadMemberPayload(thread, { userId: botId, joinedAt: world.clock.now() }),
+            ],
           }),
         });
       }
@@ -139,7 +141,7 @@ export function channelRoutes(
     botRoute('DELETE', '/channels/:channelId/thread-members/@me', (request) => {
       const thread = visibleChannel(context, request.params.channelId ?? '');
       thread.thread?.memberIds.delete(botId);
-      dispatchChannelEvent(context, 'update', thread);
+      dispatchChannelEvent(context, { kind: 'update', channel: thread });
       return NO_CONTENT;
     }),
   ];

@@ -7,7 +7,7 @@ import { applicationFlagsFor } from '../gateway/intents.ts';
 import { DiscordApiError } from '../rules/discord-error.ts';
 import { isThread } from '../rules/permissions.ts';
 import type { FakeDiscordContext } from '../services/fake-discord-context.ts';
-import type { WorldBuilder } from '../services/world-builder.ts';
+import type { ChannelBuilder } from '../services/channel-builder.ts';
 import { botGuild, botRoute, json, objectBody } from './route-helpers.ts';
 
 /**
@@ -16,7 +16,7 @@ import { botGuild, botRoute, json, objectBody } from './route-helpers.ts';
  */
 export function identityRoutes(
   context: FakeDiscordContext,
-  services: { builder: WorldBuilder; identifies: () => number },
+  services: { channels: ChannelBuilder; identifies: () => number },
 ): RouteDefinition[] {
   const { world } = context;
   const gatewayUrl = () => `${context.payloads.origin.replace(/^http/, 'ws')}/gateway`;
@@ -73,7 +73,7 @@ export function identityRoutes(
       const recipientId = objectBody(request).recipient_id;
       if (typeof recipientId !== 'string' || !world.users.has(recipientId))
         throw DiscordApiError.unknown('User');
-      return json(channelPayload(world, services.builder.openDirectMessage(recipientId)));
+      return json(channelPayload(world, services.channels.openDirectMessage(recipientId)));
     }),
     botRoute('GET', '/guilds/:guildId', (request) =>
       json(guildPayload(world, botGuild(context, request.params.guildId ?? ''))),

@@ -56,12 +56,11 @@ export function interactionRoutes(
     ),
     route('PATCH', webhookMessage, (request) =>
       reply(
-        interactions.editWebhookMessage(
-          record(request),
-          request.params.messageId ?? '',
-          objectBody(request),
-          request.files,
-        ),
+        interactions.editWebhookMessage(record(request), {
+          messageId: request.params.messageId ?? '',
+          body: objectBody(request),
+          files: request.files,
+        }),
       ),
     ),
     route('DELETE', webhookMessage, (request) => {
@@ -69,7 +68,10 @@ export function interactionRoutes(
       return NO_CONTENT;
     }),
     route('POST', '/webhooks/:applicationId/:token', (request) => {
-      const message = interactions.followUp(record(request), objectBody(request), request.files);
+      const message = interactions.followUp(record(request), {
+        body: objectBody(request),
+        files: request.files,
+      });
       // Interaction follow-ups always behave as `wait=true`.
       return reply(message);
     }),

@@ -11,10 +11,10 @@ import type { FakeDiscordContext } from './fake-discord-context.ts';
  */
 export function dispatchChannelEvent(
   context: FakeDiscordContext,
-  kind: 'create' | 'update' | 'delete',
-  channel: ChannelRecord,
+  change: { kind: 'create' | 'update' | 'delete'; channel: ChannelRecord },
 ): void {
   const { world } = context;
+  const { kind, channel } = change;
   if (channel.guildId === null && !context.options.dispatchDirectMessageChannelCreate) return;
   const thread = isThread(channel);
   const type = `${thread ? 'THREAD' : 'CHANNEL'}_${kind.toUpperCase()}`;
@@ -26,7 +26,12 @@ export function dispatchChannelEvent(
           ...payload,
           newly_created: true,
           ...(botIsMember && channel.thread !== null
-            ? { member: threadMemberPayload(channel, world.bot.userId, channel.thread.createdAt) }
+            ? {
+                member: threadMemberPayload(channel, {
+                  userId: world.bot.userId,
+                  joinedAt: channel.thread.createdAt,
+                }),
+              }
             : {}),
         }
       : thread && kind === 'delete'

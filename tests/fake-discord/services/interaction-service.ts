@@ -199,10 +199,9 @@ export class InteractionService {
 
   editWebhookMessage(
     record: InteractionRecord,
-    messageId: string,
-    body: MessageBody,
-    files: readonly UploadedFile[],
+    edit: { messageId: string; body: MessageBody; files: readonly UploadedFile[] },
   ): MessageRecord {
+    const { messageId, body, files } = edit;
     const message = this.webhookMessage(record, messageId);
     const wasLoading = record.loading && message.id === record.originalMessageId;
     const edited = this.#messages.edit({
@@ -229,9 +228,9 @@ export class InteractionService {
   /** `POST /webhooks/:applicationId/:token`: a follow-up (or, while still loading, the deferred edit). */
   followUp(
     record: InteractionRecord,
-    body: MessageBody,
-    files: readonly UploadedFile[],
+    content: { body: MessageBody; files: readonly UploadedFile[] },
   ): MessageRecord {
+    const { body, files } = content;
     if (record.callbacks.length === 0) {
       throw new DiscordApiError({
         status: 404,
@@ -240,7 +239,7 @@ export class InteractionService {
       });
     }
     if (record.loading && record.originalMessageId !== null) {
-      return this.editWebhookMessage(record, '@original', body, files);
+      return this.editWebhookMessage(record, { messageId: '@original', body, files });
     }
     const flags = typeof body.flags === 'number' ? body.flags : 0;
     const message = this.#createResponseMessage(record, {

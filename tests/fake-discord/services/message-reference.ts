@@ -9,9 +9,9 @@ import type { World } from '../state/world.ts';
  */
 export function resolveReference(
   world: World,
-  channel: ChannelRecord,
-  raw: unknown,
+  input: { channel: ChannelRecord; reference: unknown },
 ): MessageRecord['reference'] {
+  const { channel, reference: raw } = input;
   if (raw === undefined || raw === null) return null;
   const reference = raw as {
     message_id?: unknown;

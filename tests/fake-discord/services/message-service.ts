@@ -9,15 +9,9 @@ import { dispatchInChannel } from '../gateway/channel-dispatch.ts';
 import { applyMessageContentIntent } from '../gateway/intents.ts';
 import { messagePayload } from '../payloads/message-payloads.ts';
 import { DiscordApiError } from '../rules/discord-error.ts';
-import {
-  pingsAnyone,
-  resolvePings,
-  validateAllowedMentions,
-  type ResolvedPings,
-} from '../rules/mentions.ts';
+import { validateAllowedMentions } from '../rules/mentions.ts';
 import { isEmptyMessage, validateMessageBody } from '../rules/message-limits.ts';
-import { hasPermission, isThread, sendPermissionFor } from '../rules/permissions.ts';
-import { retryAfterHeader, seconds } from '../rules/rate-limiter.ts';
+import { hasPermission, isThread } from '../rules/permissions.ts';
 import type { ChannelRecord, MessageInteractionRecord, MessageRecord } from '../state/records.ts';
 import type { FakeDiscordContext } from './fake-discord-context.ts';
 import {
@@ -31,6 +25,8 @@ import {
   type UploadedFile,
 } from './message-body.ts';
 import { dispatchChannelEvent } from './channel-events.ts';
+import { checkCanSend, checkOldMessageEdit } from './message-guards.ts';
+import { applyMentions } from './message-mentions.ts';
 import { resolveReference } from './message-reference.ts';
 
 /** Channel types that hold messages (text-in-voice included). */
@@ -97,9 +93,11 @@ export class MessageService {
       });
     }
     const permissions = world.permissionsIn(channel, input.authorId);
-    if (input.enforcePermissions) this.#checkCanSend(channel, input, permissions);
+    if (input.enforcePermissions) {
+      checkCanSend(this.#context, { ...input, channel, permissions });
+    }
     this.#validate(input.body);
-    const reference = resolveReference(world, channel, input.body.message_reference);
+    const reference = resolveReference(world, { channel, reference: input.body.message_reference });
     const attachments = resolveAttachments({
       body: input.body,
       files: input.files,
@@ -155,7 +153,6 @@ export class MessageService {
       visibleTo: input.visibleTo ?? null,
       editCount: 0,
     };
-    const pings = this.#applyMentions(message, input.body.allowed_mentions, permissions);
     world.messages.set(message.id, message);
     channel.messageIds.push(message.id);
     channel.lastMessageId = message.id;
@@ -163,7 +160,12 @@ export class MessageService {
     // Posting clears the author's typing indicator, as in the client.
     world.typing.get(channel.id)?.delete(input.authorId);
     this.#unarchiveOnPost(channel);
-    this.#recordPings(message, 'create', pings, input.body.allowed_mentions);
+    applyMentions(this.#context, {
+      message,
+      allowedMentions: input.body.allowed_mentions,
+      permissions,
+      operation: 'create',
+    });
     this.#context.hub.emit({ type: 'message-create', message });
     if (message.visibleTo === null) this.#dispatch('MESSAGE_CREATE', message);
     return message;
@@ -179,7 +181,7 @@ export class MessageService {
         message: 'Cannot edit a message authored by another user',
       });
     }
-    this.#checkOldMessageEdit(message);
+    checkOldMessageEdit(this.#context, message);
     this.#validate(input.body);
     const channel = world.channel(message.channelId);
     const body = input.body;
@@ -219,8 +221,12 @@ export class MessageService {
     message.editedAt = world.clock.now();
     message.editCount += 1;
     const permissions = world.permissionsIn(channel, message.authorId);
-    const pings = this.#applyMentions(message, body.allowed_mentions, permissions);
-    this.#recordPings(message, 'edit', pings, body.allowed_mentions);
+    applyMentions(this.#context, {
+      message,
+      allowedMentions: body.allowed_mentions,
+      permissions,
+      operation: 'edit',
+    });
     this.#context.hub.emit({ type: 'message-update', message });
     if (message.visibleTo === null) this.#dispatch('MESSAGE_UPDATE', message);
     return message;
@@ -259,41 +265,6 @@ export class MessageService {
     return message;
   }
 
-  #checkCanSend(channel: ChannelRecord, input: CreateMessageInput, permissions: bigint): void {
-    const { world } = this.#context;
-    if (channel.type === ChannelType.DM) {
-      const recipientId = channel.recipientIds[0];
-      if (recipientId === undefined) throw DiscordApiError.missingAccess();
-      const participant = input.authorId === world.bot.userId || input.authorId === recipientId;
-      if (!participant) throw DiscordApiError.missingAccess();
-      if (input.authorId === world.bot.userId && !world.user(recipientId).acceptsDirectMessages) {
-        throw new DiscordApiError({
-          status: 403,
-          code: RESTJSONErrorCodes.CannotSendMessagesToThisUser,
-          message: 'Cannot send messages to this user',
-        });
-      }
-      return;
-    }
-    if (!hasPermission(permissions, PermissionFlagsBits.ViewChannel)) {
-      throw DiscordApiError.missingAccess();
-    }
-    const needed =
-      sendPermissionFor(channel) |
-      (embedsOf(input.body.embeds).length > 0 ? PermissionFlagsBits.EmbedLinks : 0n) |
-      (input.files.length > 0 ? PermissionFlagsBits.AttachFiles : 0n) |
-      (input.body.message_reference === undefined ? 0n : PermissionFlagsBits.ReadMessageHistory);
-    if (!hasPermission(permissions, needed)) throw DiscordApiError.missingPermissions();
-    const thread = channel.thread;
-    if (thread?.locked === true && !hasPermission(permissions, PermissionFlagsBits.ManageThreads)) {
-      throw new DiscordApiError({
-        status: 403,
-        code: RESTJSONErrorCodes.ThreadLocked,
-        message: 'Thread is locked',
-      });
-    }
-  }
-
   #validate(body: MessageBody): void {
     const problems = [
       ...validateMessageBody(body),
@@ -302,85 +273,11 @@ export class MessageService {
     if (problems.length > 0) throw DiscordApiError.invalidFormBody(problems);
   }
 
-  /**
-   * 30046: edits of messages older than an hour are limited per channel. Discord answers 429
-   * with the code in the body; the age threshold and figures come from the options.
-   */
-  #checkOldMessageEdit(message: MessageRecord): void {
-    const { world, options, rateLimiter } = this.#context;
-    if (world.clock.now() - message.createdAt <= options.oldMessageEdits.ageMs) return;
-    const decision = rateLimiter.take(options.buckets.oldMessageEdit, message.channelId);
-    if (decision.allowed) return;
-    throw new DiscordApiError({
-      status: 429,
-      code: RESTJSONErrorCodes.MaximumNumberOfEditsToMessagesOlderThanOneHourReached,
-      message: 'Maximum number of edits to messages older than 1 hour reached. Try again later.',
-      extraBody: { retry_after: seconds(decision.resetAfterMs), global: false },
-      headers: {
-        'retry-after': retryAfterHeader(decision.resetAfterMs, rateLimiter.timeScale),
-        'x-ratelimit-scope': 'user',
-      },
-    });
-  }
-
-  #applyMentions(
-    message: MessageRecord,
-    allowedMentions: unknown,
-    permissions: bigint,
-  ): ResolvedPings {
-    const { world } = this.#context;
-    const guild = message.guildId === null ? undefined : world.guild(message.guildId);
-    const channel = world.channel(message.channelId);
-    const replied =
-      message.reference === null ? undefined : world.messages.get(message.reference.messageId);
-    const pings = resolvePings({
-      content: message.content,
-      allowedMentions: allowedMentions ?? undefined,
-      repliedAuthorId:
-        replied === undefined || replied.authorId === message.authorId ? null : replied.authorId,
-      canMentionEveryone:
-        guild !== undefined && hasPermission(permissions, PermissionFlagsBits.MentionEveryone),
-      isReachableUser: (userId) =>
-        guild === undefined
-          ? userId === world.bot.userId || channel.recipientIds.includes(userId)
-          : guild.members.has(userId),
-      roleMentionable: (roleId) => guild?.roles.get(roleId)?.mentionable,
-    });
-    message.mentions = {
-      everyone: pings.everyone || pings.here,
-      userIds: pings.userIds,
-      roleIds: pings.roleIds,
-    };
-    return pings;
-  }
-
-  #recordPings(
-    message: MessageRecord,
-    operation: 'create' | 'edit',
-    pings: ResolvedPings,
-    allowedMentions: unknown,
-  ): void {
-    if (!pingsAnyone(pings)) return;
-    this.#context.pingLog.record(
-      {
-        messageId: message.id,
-        channelId: message.channelId,
-        guildId: message.guildId,
-        authorId: message.authorId,
-        operation,
-        at: this.#context.world.clock.now(),
-        allowedMentionsSent: allowedMentions !== undefined && allowedMentions !== null,
-        silent: (message.flags & MessageFlags.SuppressNotifications) !== 0,
-      },
-      pings,
-    );
-  }
-
   /** Posting in an archived, unlocked thread unarchives it (THREAD_UPDATE). */
   #unarchiveOnPost(channel: ChannelRecord): void {
     if (!isThread(channel) || channel.thread?.archived !== true || channel.thread.locked) return;
     channel.thread.archived = false;
-    dispatchChannelEvent(this.#context, 'update', channel);
+    dispatchChannelEvent(this.#context, { kind: 'update', channel: channel });
   }
 
   #dispatch(type: 'MESSAGE_CREATE' | 'MESSAGE_UPDATE', message: MessageRecord): void {

@@ -1,72 +1,17 @@
-import { ChannelType, GatewayIntentBits } from 'discord-api-types/v10';
+import { GatewayIntentBits } from 'discord-api-types/v10';
 import { guildCreatePayload } from '../payloads/guild-payloads.ts';
 import { memberPayload, rolePayload } from '../payloads/user-payloads.ts';
-import { permissionBits } from '../rules/permissions.ts';
-import type {
-  ChannelRecord,
-  GuildRecord,
-  MemberRecord,
-  OverwriteRecord,
-  RoleRecord,
-  UserRecord,
-} from '../state/records.ts';
-import { dispatchChannelEvent } from './channel-events.ts';
+import {
+  DEFAULT_BOT_PERMISSIONS,
+  DEFAULT_EVERYONE_PERMISSIONS,
+} from '../rules/default-permissions.ts';
+import type { GuildRecord, MemberRecord, RoleRecord, UserRecord } from '../state/records.ts';
 import type { FakeDiscordContext } from './fake-discord-context.ts';
 
-/** What a new server's @everyone role holds (Discord's defaults, MENTION_EVERYONE included). */
-export const DEFAULT_EVERYONE_PERMISSIONS = permissionBits([
-  'CreateInstantInvite',
-  'ChangeNickname',
-  'ViewChannel',
-  'SendMessages',
-  'SendMessagesInThreads',
-  'CreatePublicThreads',
-  'CreatePrivateThreads',
-  'EmbedLinks',
-  'AttachFiles',
-  'AddReactions',
-  'UseExternalEmojis',
-  'UseExternalStickers',
-  'MentionEveryone',
-  'ReadMessageHistory',
-  'Connect',
-  'Speak',
-  'Stream',
-  'UseVAD',
-  'UseApplicationCommands',
-  'RequestToSpeak',
-  'UseEmbeddedActivities',
-  'SendVoiceMessages',
-  'SendPolls',
-  'UseExternalApps',
-]);
-
-/** What the bot's managed role gets when an invite asks for a typical chat bot's permissions. */
-export const DEFAULT_BOT_PERMISSIONS = permissionBits([
-  'ViewChannel',
-  'SendMessages',
-  'SendMessagesInThreads',
-  'EmbedLinks',
-  'AttachFiles',
-  'ReadMessageHistory',
-  'AddReactions',
-  'UseExternalEmojis',
-]);
-
-export type GuildChannelKind = 'text' | 'announcement' | 'voice' | 'forum' | 'category';
-
-const CHANNEL_TYPES: Record<GuildChannelKind, ChannelType> = {
-  text: ChannelType.GuildText,
-  announcement: ChannelType.GuildAnnouncement,
-  voice: ChannelType.GuildVoice,
-  forum: ChannelType.GuildForum,
-  category: ChannelType.GuildCategory,
-};
-
 /**
- * Creates and changes the world (users, guilds, roles, members, channels, threads, DMs) and
- * tells connected sessions what Discord would: GUILD_CREATE when the bot joins, CHANNEL_CREATE,
- * THREAD_CREATE, GUILD_ROLE_*, GUILD_MEMBER_*.
+ * Creates and changes users and guilds (roles, members, emojis, stickers, the bot joining) and
+ * tells connected sessions what Discord would: GUILD_CREATE when the bot joins, GUILD_ROLE_*,
+ * GUILD_MEMBER_*. Channels are the ChannelBuilder's.
  */
 export class WorldBuilder {
   readonly #context: FakeDiscordContext;
@@ -182,11 +127,12 @@ export class WorldBuilder {
   }
 
   /** Changes a role's permissions (GUILD_ROLE_UPDATE). */
-  setRolePermissions(guildId: string, roleId: string, permissions: bigint): void {
-    const guild = this.#context.world.guild(guildId);
-    const role = guild.roles.get(roleId);
-    if (role === undefined) throw new Error(`role ${roleId} is not in guild ${guildId}`);
-    role.permissions = permissions;
+  setRolePermissions(options: { guildId: string; roleId: string; permissions: bigint }): void {
+    const guild = this.#context.world.guild(options.guildId);
+    const role = guild.roles.get(options.roleId);
+    if (role === undefined)
+      throw new Error(`role ${options.roleId} is not in guild ${options.guildId}`);
+    role.permissions = options.permissions;
     this.#dispatchGuild('GUILD_ROLE_UPDATE', guild, {
       guild_id: guild.id,
       role: rolePayload(role),
@@ -227,131 +173,6 @@ export class WorldBuilder {
     if (options.nick !== undefined) member.nick = options.nick;
     this.#dispatchMember('GUILD_MEMBER_UPDATE', guild, member);
     return member;
-  }
-
-  createChannel(options: {
-    guildId: string;
-    name: string;
-    kind?: GuildChannelKind;
-    parentId?: string;
-    topic?: string;
-    nsfw?: boolean;
-    overwrites?: OverwriteRecord[];
-    availableTags?: { id?: string; name: string }[];
-  }): ChannelRecord {
-    const { world } = this.#context;
-    const guild = world.guild(options.guildId);
-    const channel = this.#channel({
-      type: CHANNEL_TYPES[options.kind ?? 'text'],
-      guildId: guild.id,
-      name: options.name,
-      parentId: options.parentId ?? null,
-      topic: options.topic ?? null,
-      nsfw: options.nsfw ?? false,
-      overwrites: options.overwrites ?? [],
-    });
-    channel.availableTags = (options.availableTags ?? []).map((tag) => ({
-      id: tag.id ?? world.ids.next(),
-      name: tag.name,
-      moderated: false,
-      emoji_id: null,
-      emoji_name: null,
-    }));
-    guild.channelIds.push(channel.id);
-    dispatchChannelEvent(this.#context, 'create', channel);
-    return channel;
-  }
-
-  /** Sets (or with neither bit, removes) a permission overwrite (CHANNEL_UPDATE). */
-  setOverwrite(options: {
-    channelId: string;
-    targetId: string;
-    type: 'role' | 'member';
-    allow?: bigint;
-    deny?: bigint;
-  }): void {
-    const channel = this.#context.world.channel(options.channelId);
-    channel.overwrites = channel.overwrites.filter(
-      (overwrite) => overwrite.id !== options.targetId,
-    );
-    const allow = options.allow ?? 0n;
-    const deny = options.deny ?? 0n;
-    if (allow !== 0n || deny !== 0n) {
-      channel.overwrites.push({
-        id: options.targetId,
-        type: options.type === 'role' ? 0 : 1,
-        allow,
-        deny,
-      });
-    }
-    dispatchChannelEvent(this.#context, 'update', channel);
-  }
-
-  createThread(options: {
-    parentId: string;
-    name: string;
-    /** Threads started from a message share that message's id. */
-    id?: string;
-    ownerId: string;
-    kind?: 'public' | 'private' | 'announcement';
-    memberIds?: string[];
-    locked?: boolean;
-    archived?: boolean;
-    invitable?: boolean;
-    appliedTags?: string[];
-  }): ChannelRecord {
-    const { world } = this.#context;
-    const parent = world.channel(options.parentId);
-    if (parent.guildId === null) throw new Error('threads live in guild channels');
-    const kind = options.kind ?? 'public';
-    const channel = this.#channel({
-      type:
-        kind === 'private'
-          ? ChannelType.PrivateThread
-          : kind === 'announcement'
-            ? ChannelType.AnnouncementThread
-            : ChannelType.PublicThread,
-      guildId: parent.guildId,
-      name: options.name,
-      parentId: parent.id,
-      topic: null,
-      nsfw: parent.nsfw,
-      overwrites: [],
-      ...(options.id === undefined ? {} : { id: options.id }),
-    });
-    channel.thread = {
-      ownerId: options.ownerId,
-      archived: options.archived ?? false,
-      locked: options.locked ?? false,
-      invitable: options.invitable ?? true,
-      autoArchiveDuration: 1440,
-      createdAt: world.clock.now(),
-      memberIds: new Set([options.ownerId, ...(options.memberIds ?? [])]),
-      appliedTags: options.appliedTags ?? [],
-    };
-    world.guild(parent.guildId).channelIds.push(channel.id);
-    dispatchChannelEvent(this.#context, 'create', channel);
-    return channel;
-  }
-
-  /** The DM channel between the bot and a user (created once, reused after). */
-  openDirectMessage(userId: string): ChannelRecord {
-    const { world } = this.#context;
-    world.user(userId);
-    const existing = world.directMessageChannel(userId);
-    if (existing !== undefined) return existing;
-    const channel = this.#channel({
-      type: ChannelType.DM,
-      guildId: null,
-      name: null,
-      parentId: null,
-      topic: null,
-      nsfw: false,
-      overwrites: [],
-    });
-    channel.recipientIds = [userId];
-    dispatchChannelEvent(this.#context, 'create', channel);
-    return channel;
   }
 
   addEmoji(options: { guildId: string; name: string; animated?: boolean }): {
@@ -416,31 +237,6 @@ export class WorldBuilder {
     };
     guild.members.set(userId, member);
     return member;
-  }
-
-  #channel(
-    fields: Pick<
-      ChannelRecord,
-      'type' | 'guildId' | 'name' | 'parentId' | 'topic' | 'nsfw' | 'overwrites'
-    > & {
-      id?: string;
-    },
-  ): ChannelRecord {
-    const { world } = this.#context;
-    const channel: ChannelRecord = {
-      ...fields,
-      id: fields.id ?? world.ids.next(),
-      position: fields.guildId === null ? 0 : world.guild(fields.guildId).channelIds.length,
-      rateLimitPerUser: 0,
-      recipientIds: [],
-      thread: null,
-      availableTags: [],
-      messageIds: [],
-      lastMessageId: null,
-      messagesSent: 0,
-    };
-    world.channels.set(channel.id, channel);
-    return channel;
   }
 
   #dispatchGuild(type: string, guild: GuildRecord, data: unknown): void {
