@@ -15,6 +15,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { FakeDiscord } from '../fake-discord/fake-discord.ts';
+import { ProcessOutput, type LogLine } from './process-output.ts';
+
+export type { LogLine };
 
 const ENTRYPOINT = path.resolve(import.meta.dirname, '../../src/index.ts');
 const DEFAULT_TIMEOUT_MS = 20_000;
@@ -39,13 +42,6 @@ export interface ExitResult {
   signal: NodeJS.Signals | null;
 }
 
-/** One line the bot wrote: pino JSON when it parses, raw text otherwise. */
-export interface LogLine {
-  stream: 'stdout' | 'stderr';
-  text: string;
-  json: Record<string, unknown> | undefined;
-}
-
 export interface WaitOptions {
   signal?: AbortSignal;
   timeoutMs?: number;
@@ -64,8 +60,7 @@ export class BotProcess {
   readonly #options: ScenarioOptions;
   readonly #ownsDataDir: boolean;
   readonly #environment: Record<string, string>;
-  readonly #lines: LogLine[] = [];
-  readonly #lineListeners = new Set<(line: LogLine) => void>();
+  readonly #output = new ProcessOutput();
   #child: ChildProcess | undefined;
   #exit: Promise<ExitResult> | undefined;
   /** Gateway milestones seen since the current process started. */
@@ -93,27 +88,26 @@ export class BotProcess {
 
   /** Every line so far, across restarts, in order. */
   logs(): readonly LogLine[] {
-    return [...this.#lines];
+    return this.#output.lines();
   }
 
   /** All output as text (for failure messages). */
   output(): string {
-    return this.#lines.map((line) => line.text).join('\n');
+    return this.#output.text();
   }
 
   /** @internal Spawns the process; `restart()` is the public way to start again. */
   start(): void {
     if (this.running) throw new Error('the bot is already running');
     this.#watchGateway();
-    this.#runStart = this.#lines.length;
+    this.#runStart = this.#output.lines().length;
     const child = spawn(process.execPath, [ENTRYPOINT], {
       cwd: this.dataDir,
       env: this.#environment,
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     this.#child = child;
-    this.#capture(child, 'stdout');
-    this.#capture(child, 'stderr');
+    this.#output.capture(child);
     this.#exit = new Promise((resolve) => {
       child.once('exit', (code, signal) => {
         this.#stopWatchingGateway?.();
@@ -128,14 +122,13 @@ export class BotProcess {
     options: WaitOptions = {},
   ): Promise<LogLine> {
     const accepts = typeof match === 'function' ? match : (line: LogLine) => match.test(line.text);
-    const existing = this.#lines.find(accepts);
+    const existing = this.#output.lines().find(accepts);
     if (existing !== undefined) return Promise.resolve(existing);
     return this.#until(`a log line matching ${String(match)}`, options, (resolve) => {
       const listener = (line: LogLine): void => {
         if (accepts(line)) resolve(line);
       };
-      this.#lineListeners.add(listener);
-      return () => this.#lineListeners.delete(listener);
+      return this.#output.subscribe(listener);
     });
   }
 
@@ -149,7 +142,10 @@ export class BotProcess {
     const gateway = this.#gateway;
     const connected = (): boolean =>
       [...gateway.readyConnections].some((id) => gateway.heartbeats.has(id)) ||
-      this.#lines.slice(this.#runStart).some((line) => CONNECTED_LOG.test(line.text));
+      this.#output
+        .lines()
+        .slice(this.#runStart)
+        .some((line) => CONNECTED_LOG.test(line.text));
     if (connected()) return;
     await this.#until('the bot to connect to the gateway', options, (resolve) => {
       const check = (): void => {
@@ -161,17 +157,17 @@ export class BotProcess {
         if (event.event.kind === 'ready-sent') discord.gateway.requestHeartbeat();
         check();
       });
-      this.#lineListeners.add(check);
+      const unsubscribeLines = this.#output.subscribe(check);
       if (gateway.readyConnections.size > 0) discord.gateway.requestHeartbeat();
       return () => {
         unsubscribe();
-        this.#lineListeners.delete(check);
+        unsubscribeLines();
       };
     });
   }
 
   /** SIGTERM, then waits for the exit (SIGKILL after the timeout, and rejects). */
-  async stop(options: WaitOptions = {}): Promise<ExitResult> {
+  async stop(options: { timeoutMs?: number } = {}): Promise<ExitResult> {
     const child = this.#child;
     const exit = this.#exit;
     if (child === undefined || exit === undefined) throw new Error('the bot was never started');
@@ -245,35 +241,6 @@ export class BotProcess {
       environment.BOT_ENCRYPTION_KEY = randomBytes(32).toString('base64');
     }
     return { ...environment, ...this.#options.env };
-  }
-
-  #capture(child: ChildProcess, stream: 'stdout' | 'stderr'): void {
-    let pending = '';
-    child[stream]?.setEncoding('utf8');
-    child[stream]?.on('data', (chunk: string) => {
-      pending += chunk;
-      const parts = pending.split('\n');
-      pending = parts.pop() ?? '';
-      for (const text of parts) this.#record(stream, text);
-    });
-    child[stream]?.on('end', () => {
-      if (pending !== '') this.#record(stream, pending);
-      pending = '';
-    });
-  }
-
-  #record(stream: 'stdout' | 'stderr', text: string): void {
-    if (text.trim() === '') return;
-    let json: Record<string, unknown> | undefined;
-    try {
-      const parsed: unknown = JSON.parse(text);
-      if (parsed !== null && typeof parsed === 'object') json = parsed as Record<string, unknown>;
-    } catch {
-      json = undefined;
-    }
-    const line = { stream, text, json };
-    this.#lines.push(line);
-    for (const listener of [...this.#lineListeners]) listener(line);
   }
 
   /**
