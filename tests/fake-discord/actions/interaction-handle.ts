@@ -1,5 +1,6 @@
 import {
   InteractionResponseType,
+  MessageFlags,
   type APIApplicationCommandOptionChoice,
   type APIMessage,
   type APIModalInteractionResponseCallbackData,
@@ -74,7 +75,8 @@ export class InteractionHandle {
 
   /** Resolves when the original response exists and satisfies `predicate` (default: not loading). */
   async waitForOriginal(
-    predicate: (message: APIMessage) => boolean = (message) => ((message.flags ?? 0) & 128) === 0,
+    predicate: (message: APIMessage) => boolean = (message) =>
+      ((message.flags ?? 0) & MessageFlags.Loading) === 0,
     options: WaitOptions = {},
   ): Promise<APIMessage> {
     const current = this.original();
