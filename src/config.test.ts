@@ -92,9 +92,20 @@ describe('parseConfig', () => {
   });
 
   it('treats empty values as unset', () => {
-    const config = parseConfig({ DISCORD_TOKEN: 't', DEFAULT_MODEL: '  ', MCP_CONFIG: '' });
+    const config = parseConfig({
+      DISCORD_TOKEN: 't',
+      DEFAULT_MODEL: '  ',
+      MCP_CONFIG: '',
+      MODEL_CATALOG: ' ',
+    });
     expect(config.defaultModel).toBeUndefined();
     expect(config.mcpConfigPath).toBeUndefined();
+    expect(config.modelCatalogPath).toBeUndefined();
+  });
+
+  it('resolves MODEL_CATALOG to an absolute path', () => {
+    const config = parseConfig({ DISCORD_TOKEN: 't', MODEL_CATALOG: './models.json' });
+    expect(config.modelCatalogPath).toBe(path.resolve('./models.json'));
   });
 
   it('lists every secret so the logger can scrub it', () => {

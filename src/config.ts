@@ -21,6 +21,8 @@ export interface Config {
   providerKeys: Record<ProviderId, string | undefined>;
   providerBaseUrls: Record<ProviderId, string | undefined>;
   mcpConfigPath: string | undefined;
+  /** A JSON file of model catalogue overrides (context window, capabilities, default models). */
+  modelCatalogPath: string | undefined;
   logLevel: LogLevel;
   devGuildId: string | undefined;
   metricsPort: number | undefined;
@@ -78,6 +80,7 @@ const environmentSchema = z.object({
   ANTHROPIC_BASE_URL: optionalUrl(['http:', 'https:']),
   GOOGLE_GEMINI_BASE_URL: optionalUrl(['http:', 'https:']),
   MCP_CONFIG: optionalText,
+  MODEL_CATALOG: optionalText,
   LOG_LEVEL: optionalText.refine(
     (value) => value === undefined || (LOG_LEVELS as readonly string[]).includes(value),
     `must be one of ${LOG_LEVELS.join(', ')}`,
@@ -161,6 +164,8 @@ export function parseConfig(environment: Environment): Config {
     providerKeys,
     providerBaseUrls,
     mcpConfigPath: values.MCP_CONFIG === undefined ? undefined : path.resolve(values.MCP_CONFIG),
+    modelCatalogPath:
+      values.MODEL_CATALOG === undefined ? undefined : path.resolve(values.MODEL_CATALOG),
     logLevel: (values.LOG_LEVEL as LogLevel | undefined) ?? 'info',
     devGuildId: values.DEV_GUILD_ID,
     metricsPort: values.METRICS_PORT === undefined ? undefined : Number(values.METRICS_PORT),

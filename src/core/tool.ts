@@ -15,6 +15,18 @@ export interface ToolContext {
   /** The requesting member's permission bit set (as a decimal string), undefined in DMs. */
   memberPermissions: string | undefined;
   locale: string;
+  /** The scope's IANA time zone (settings.timezone); tools read time in UTC when absent. */
+  timeZone?: string | undefined;
+  /**
+   * The scope's feature flags (settings.featureFlags), e.g. `tools.fetch_url: true`,
+   * `mcp.<server>: true`. Absent means none: tools that are off by default stay off.
+   */
+  featureFlags?: Readonly<Record<string, unknown>> | undefined;
+  /**
+   * What the model in use supports (e.g. `images`), for tools that need more than text;
+   * absent means "text only".
+   */
+  providerCapabilities?: readonly string[] | undefined;
 }
 
 export interface ToolCall {

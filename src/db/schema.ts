@@ -188,3 +188,45 @@ export const toolCalls = pgTable(
     index('tool_calls_turn_idx').on(table.turnId),
   ],
 );
+
+export const REMINDER_STATUSES = ['pending', 'claimed', 'delivered', 'failed'] as const;
+export type ReminderStatus = (typeof REMINDER_STATUSES)[number];
+
+/**
+ * Reminders set with the `set_reminder` tool, delivered by the reminder scheduler. A process
+ * claims a due row (status `claimed`, its own claim token) before delivering it, so two
+ * processes never deliver the same reminder; a claim left by a dead process expires.
+ */
+export const reminders = pgTable(
+  'reminders',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    scopeId: text('scope_id')
+      .notNull()
+      .references(() => scopes.id, { onDelete: 'cascade' }),
+    channelId: text('channel_id').notNull(),
+    /** The member who asked; a reminder is only ever for its author. */
+    userId: text('user_id').notNull(),
+    /** The message that asked for it, so the delivery can reply to it. */
+    messageId: text('message_id').notNull(),
+    content: text('content').notNull(),
+    dueAt: timestamp('due_at', { withTimezone: true }).notNull(),
+    status: text('status', { enum: REMINDER_STATUSES }).notNull().default('pending'),
+    claimToken: uuid('claim_token'),
+    claimedAt: timestamp('claimed_at', { withTimezone: true }),
+    attempts: integer('attempts').notNull().default(0),
+    lastError: text('last_error'),
+    deliveredAt: timestamp('delivered_at', { withTimezone: true }),
+    createdAt: createdAt(),
+  },
+  (table) => [
+    check(
+      'reminders_status_check',
+      sql`${table.status} in ('pending', 'claimed', 'delivered', 'failed')`,
+    ),
+    index('reminders_due_idx')
+      .on(table.dueAt)
+      .where(sql`${table.status} in ('pending', 'claimed')`),
+    index('reminders_owner_idx').on(table.scopeId, table.userId),
+  ],
+);

@@ -19,6 +19,7 @@ describe.each(testBackends())('migrations on $name', (backend) => {
     expect(tables.map((row) => row.table_name)).toEqual([
       'conversation_turns',
       'memories',
+      'reminders',
       'reset_markers',
       'scope_settings',
       'scopes',

@@ -1,0 +1,172 @@
+import { and, asc, count, eq, isNull } from 'drizzle-orm';
+import type { ScopeKind } from '../core/settings.ts';
+import type { Database } from './database.ts';
+import { ensureScope } from './scope-settings-repository.ts';
+import { memories, scopes } from './schema.ts';
+
+export type MemoryKind = 'server' | 'user';
+
+export interface Memory {
+  id: string;
+  kind: MemoryKind;
+  /** The member a personal memory is about; undefined for a server memory. */
+  ownerId: string | undefined;
+  /** The member whose message led to the memory being written. */
+  authorId: string;
+  content: string;
+  createdAt: Date;
+}
+
+/**
+ * Which memories a query addresses: a server's shared memories, or ONE member's personal
+ * memories — always inside one scope, so a DM's memories never meet a guild's.
+ */
+export type MemoryOwner = { kind: 'server' } | { kind: 'user'; ownerId: string };
+
+export interface NewMemory {
+  scope: { id: string; kind: ScopeKind };
+  owner: MemoryOwner;
+  authorId: string;
+  content: string;
+  /** At most this many memories for this owner in this scope. */
+  limit: number;
+}
+
+export type AddMemoryResult =
+  | { status: 'added'; memory: Memory }
+  | { status: 'duplicate'; memory: Memory }
+  | { status: 'full'; limit: number };
+
+/**
+ * Stores a memory unless the owner's list is full or already holds the same text. The scope row
+ * is locked for the duration so two processes cannot both slip under the limit.
+ */
+export async function addMemory(db: Database, memory: NewMemory): Promise<AddMemoryResult> {
+  await ensureScope(db, memory.scope.id, memory.scope.kind);
+  return db.transaction(async (transaction) => {
+    await transaction
+      .select({ id: scopes.id })
+      .from(scopes)
+      .where(eq(scopes.id, memory.scope.id))
+      .for('update');
+    const existing = await selectMemories(transaction, memory.scope.id, memory.owner);
+    const duplicate = existing.find((row) => normalize(row.content) === normalize(memory.content));
+    if (duplicate !== undefined) return { status: 'duplicate', memory: duplicate };
+    if (existing.length >= memory.limit) return { status: 'full', limit: memory.limit };
+    const [row] = await transaction
+      .insert(memories)
+      .values({
+        scopeId: memory.scope.id,
+        kind: memory.owner.kind,
+        ownerId: memory.owner.kind === 'user' ? memory.owner.ownerId : null,
+        authorId: memory.authorId,
+        content: memory.content,
+      })
+      .returning();
+    if (row === undefined) throw new Error('memory insert returned no row');
+    return { status: 'added', memory: fromRow(row) };
+  });
+}
+
+/** The owner's memories in a scope, oldest first. */
+export async function listMemories(
+  db: Database,
+  scopeId: string,
+  owner: MemoryOwner,
+): Promise<Memory[]> {
+  return selectMemories(db, scopeId, owner);
+}
+
+export async function countMemories(
+  db: Database,
+  scopeId: string,
+  owner: MemoryOwner,
+): Promise<number> {
+  const [row] = await db.select({ count: count() }).from(memories).where(ownedBy(scopeId, owner));
+  return row?.count ?? 0;
+}
+
+/** One memory of the owner in the scope, or undefined (also for another owner's memory). */
+export async function findMemory(
+  db: Database,
+  options: { scopeId: string; owner: MemoryOwner; id: string },
+): Promise<Memory | undefined> {
+  const [row] = await db
+    .select()
+    .from(memories)
+    .where(and(ownedBy(options.scopeId, options.owner), eq(memories.id, options.id)));
+  return row === undefined ? undefined : fromRow(row);
+}
+
+/** Deletes one memory of the owner in the scope; false when there was none. */
+export async function deleteMemory(
+  db: Database,
+  options: { scopeId: string; owner: MemoryOwner; id: string },
+): Promise<boolean> {
+  const deleted = await db
+    .delete(memories)
+    .where(and(ownedBy(options.scopeId, options.owner), eq(memories.id, options.id)))
+    .returning({ id: memories.id });
+  return deleted.length > 0;
+}
+
+export interface ContextMemories {
+  /** The scope's shared memories (none in a DM unless stored there). */
+  server: Memory[];
+  /** The author's own personal memories in this scope. */
+  personal: Memory[];
+}
+
+/**
+ * What the bot puts into a turn's context: the scope's server memories and the personal
+ * memories of the author of the message being answered — never anyone else's.
+ */
+export async function memoriesForContext(
+  db: Database,
+  options: { scopeId: string; authorId: string; limitPerKind?: number },
+): Promise<ContextMemories> {
+  const limit = options.limitPerKind ?? 100;
+  const [server, personal] = await Promise.all([
+    selectMemories(db, options.scopeId, { kind: 'server' }, limit),
+    selectMemories(db, options.scopeId, { kind: 'user', ownerId: options.authorId }, limit),
+  ]);
+  return { server, personal };
+}
+
+async function selectMemories(
+  db: Pick<Database, 'select'>,
+  scopeId: string,
+  owner: MemoryOwner,
+  limit?: number,
+): Promise<Memory[]> {
+  const query = db
+    .select()
+    .from(memories)
+    .where(ownedBy(scopeId, owner))
+    .orderBy(asc(memories.createdAt), asc(memories.id));
+  const rows = limit === undefined ? await query : await query.limit(limit);
+  return rows.map(fromRow);
+}
+
+function ownedBy(scopeId: string, owner: MemoryOwner) {
+  return and(
+    eq(memories.scopeId, scopeId),
+    eq(memories.kind, owner.kind),
+    owner.kind === 'user' ? eq(memories.ownerId, owner.ownerId) : isNull(memories.ownerId),
+  );
+}
+
+function normalize(content: string): string {
+  return content.trim().replace(/\s+/g, ' ').toLowerCase();
+}
+
+function fromRow(row: typeof memories.$inferSelect): Memory {
+  return {
+    id: row.id,
+    kind: row.kind,
+    ownerId: row.ownerId ?? undefined,
+    authorId: row.authorId,
+    content: row.content,
+    createdAt: row.createdAt,
+  };
+}

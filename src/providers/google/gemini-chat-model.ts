@@ -1,0 +1,44 @@
+import { GoogleGenAI } from '@google/genai';
+import type { ChatRequest } from '../../core/chat.ts';
+import type { ChatModel } from '../../core/provider.ts';
+import type { StreamPart } from '../../core/stream-part.ts';
+import { runProviderStream } from '../provider-stream.ts';
+import type { VendorModelOptions } from '../vendor-model-options.ts';
+import { classifyGeminiError } from './gemini-error-classifier.ts';
+import { toGeminiRequest } from './gemini-request.ts';
+import { GeminiStreamMapper } from './gemini-stream-mapper.ts';
+
+/** The Gemini API (Google AI Studio keys), streamed with `streamGenerateContent?alt=sse`. */
+export class GeminiChatModel implements ChatModel {
+  readonly provider = 'google' as const;
+  readonly #client: GoogleGenAI;
+  readonly #options: VendorModelOptions;
+
+  constructor(options: VendorModelOptions) {
+    this.#options = options;
+    // Key, backend and base URL are explicit so the SDK does not pick them from the environment.
+    // No SDK timeout: Gemini's covers the whole streamed body, which would cut long answers;
+    // a stalled call is ended by the caller's signal instead.
+    this.#client = new GoogleGenAI({
+      apiKey: options.apiKey,
+      vertexai: false,
+      httpOptions: {
+        ...(options.baseUrl === undefined ? {} : { baseUrl: options.baseUrl }),
+        ...(options.fetch ? { fetch: options.fetch } : {}),
+      },
+    });
+  }
+
+  stream(request: ChatRequest, signal: AbortSignal): AsyncIterable<StreamPart> {
+    const model = this.#options.catalog.lookup('google', request.model);
+    return runProviderStream({
+      open: (requestSignal) =>
+        this.#client.models.generateContentStream(
+          toGeminiRequest(request, { model, signal: requestSignal }),
+        ),
+      mapper: new GeminiStreamMapper(),
+      classify: classifyGeminiError,
+      signal,
+    });
+  }
+}

@@ -1,0 +1,56 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ConfigError } from '../core/errors.ts';
+import { loadModelCatalogOverrides, parseModelCatalogOverrides } from './model-catalog-file.ts';
+
+function problemsOf(run: () => unknown): readonly string[] {
+  try {
+    run();
+  } catch (error) {
+    if (error instanceof ConfigError) return error.problems;
+    throw error;
+  }
+  return [];
+}
+
+describe('MODEL_CATALOG overrides', () => {
+  it('accepts per-model capabilities and default models', () => {
+    const document = {
+      models: {
+        'qwen3:32b': { provider: 'openai', contextWindow: 40_960, reasoning: true, tools: true },
+      },
+      defaults: { openai: 'qwen3:32b' },
+    };
+    expect(parseModelCatalogOverrides(document)).toEqual(document);
+  });
+
+  it('names MODEL_CATALOG and the field in every problem', () => {
+    const problems = problemsOf(() =>
+      parseModelCatalogOverrides({
+        models: { x: { contextWindow: -1, vision: 'yes', colour: 'red' } },
+        defaults: { mistral: 'm' },
+      }),
+    );
+    expect(problems.length).toBeGreaterThanOrEqual(3);
+    for (const problem of problems) expect(problem).toMatch(/^MODEL_CATALOG /);
+    expect(problems.join('\n')).toMatch(/models\.x\.contextWindow/);
+  });
+
+  it('reports an unreadable file and invalid JSON as configuration problems', () => {
+    const directory = mkdtempSync(path.join(tmpdir(), 'catalog-'));
+    const broken = path.join(directory, 'catalog.json');
+    writeFileSync(broken, '{ "models": ');
+    expect(problemsOf(() => loadModelCatalogOverrides(broken))).toEqual([
+      expect.stringMatching(/^MODEL_CATALOG is not valid JSON/),
+    ]);
+    expect(
+      problemsOf(() => loadModelCatalogOverrides(path.join(directory, 'missing.json'))),
+    ).toEqual([expect.stringMatching(/^MODEL_CATALOG cannot be read/)]);
+    writeFileSync(broken, JSON.stringify({ models: { 'local-model': { contextWindow: 32_768 } } }));
+    expect(loadModelCatalogOverrides(broken)).toEqual({
+      models: { 'local-model': { contextWindow: 32_768 } },
+    });
+  });
+});

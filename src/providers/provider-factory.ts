@@ -1,0 +1,164 @@
+import { createHash } from 'node:crypto';
+import { systemClock, type Clock, type RandomSource } from '../core/clock.ts';
+import { ProviderError } from '../core/errors.ts';
+import { silentLogger, type Logger } from '../core/logger.ts';
+import type { ChatModel, ProviderId } from '../core/provider.ts';
+import { AnthropicChatModel } from './anthropic/anthropic-chat-model.ts';
+import { GeminiChatModel } from './google/gemini-chat-model.ts';
+import { ModelCatalog, type ModelInfo } from './model-catalog.ts';
+import { OpenAIChatModel } from './openai/openai-chat-model.ts';
+import { RetryingChatModel, type RetryPolicy } from './retrying-chat-model.ts';
+import type { VendorModelOptions } from './vendor-model-options.ts';
+
+/** The operator's environment defaults (the same shapes as `Config`). */
+export interface OperatorDefaults {
+  defaultProvider: ProviderId;
+  defaultModel: string | undefined;
+  providerKeys: Readonly<Record<ProviderId, string | undefined>>;
+  providerBaseUrls: Readonly<Record<ProviderId, string | undefined>>;
+}
+
+/** What a scope chose; `undefined` means "the operator's default". */
+export interface ModelChoice {
+  provider: ProviderId | undefined;
+  model: string | undefined;
+  /** The scope's own key, already decrypted; it belongs to the scope's provider. */
+  apiKey: string | undefined;
+}
+
+/** A ready-to-stream model and what it resolved to. */
+export interface ResolvedModel {
+  /** Wrapped in the retry policy; pass `modelId` as `ChatRequest.model`. */
+  chatModel: ChatModel;
+  provider: ProviderId;
+  modelId: string;
+  info: ModelInfo;
+  /** Whose key pays: budgets and error messages differ for the scope's and the operator's key. */
+  keySource: 'scope' | 'operator' | 'none';
+}
+
+export interface ProviderFactoryOptions {
+  defaults: OperatorDefaults;
+  catalog?: ModelCatalog;
+  clock?: Clock;
+  random?: RandomSource;
+  retry?: Partial<RetryPolicy>;
+  logger?: Logger;
+  /** SDK clients kept (one per provider, key and base URL). */
+  cacheSize?: number;
+  /** Replaces how a vendor adapter is built (tests of the factory's own logic). */
+  createVendorModel?: (provider: ProviderId, options: VendorModelOptions) => ChatModel;
+}
+
+const DEFAULT_CACHE_SIZE = 256;
+
+const VENDOR_MODELS: Record<ProviderId, new (options: VendorModelOptions) => ChatModel> = {
+  openai: OpenAIChatModel,
+  anthropic: AnthropicChatModel,
+  google: GeminiChatModel,
+};
+
+/**
+ * Builds the ChatModel a scope should talk to: its provider, model and key when it set them,
+ * else the operator's. SDK clients are cached per (provider, key, base URL), so a busy server
+ * reuses one client and its connection pool.
+ */
+export class ProviderFactory {
+  readonly catalog: ModelCatalog;
+  readonly #defaults: OperatorDefaults;
+  readonly #clock: Clock;
+  readonly #random: RandomSource;
+  readonly #retry: Partial<RetryPolicy>;
+  readonly #logger: Logger;
+  readonly #cacheSize: number;
+  readonly #createVendorModel: (provider: ProviderId, options: VendorModelOptions) => ChatModel;
+  readonly #clients = new Map<string, ChatModel>();
+
+  constructor(options: ProviderFactoryOptions) {
+    this.#defaults = options.defaults;
+    this.catalog = options.catalog ?? new ModelCatalog();
+    this.#clock = options.clock ?? systemClock;
+    this.#random = options.random ?? Math.random;
+    this.#retry = options.retry ?? {};
+    this.#logger = options.logger ?? silentLogger;
+    this.#cacheSize = options.cacheSize ?? DEFAULT_CACHE_SIZE;
+    this.#createVendorModel =
+      options.createVendorModel ??
+      ((provider, vendorOptions) => new VENDOR_MODELS[provider](vendorOptions));
+  }
+
+  /** @throws ProviderError (kind `auth`) when no key is available for a provider that needs one. */
+  resolve(choice: ModelChoice): ResolvedModel {
+    const defaults = this.#defaults;
+    const provider = choice.provider ?? defaults.defaultProvider;
+    const modelId =
+      choice.model ??
+      // The operator's default model names a model of the default provider only.
+      (provider === defaults.defaultProvider ? defaults.defaultModel : undefined) ??
+      this.catalog.defaultModel(provider);
+    const baseUrl = defaults.providerBaseUrls[provider];
+    const { apiKey, keySource } = this.#key(provider, choice.apiKey, baseUrl);
+    const chatModel = new RetryingChatModel({
+      model: this.#client(provider, apiKey, baseUrl),
+      clock: this.#clock,
+      random: this.#random,
+      policy: this.#retry,
+      logger: this.#logger,
+    });
+    return {
+      chatModel,
+      provider,
+      modelId,
+      info: this.catalog.lookup(provider, modelId),
+      keySource,
+    };
+  }
+
+  #key(
+    provider: ProviderId,
+    scopeKey: string | undefined,
+    baseUrl: string | undefined,
+  ): { apiKey: string | undefined; keySource: ResolvedModel['keySource'] } {
+    if (scopeKey !== undefined && scopeKey !== '') return { apiKey: scopeKey, keySource: 'scope' };
+    const operatorKey = this.#defaults.providerKeys[provider];
+    if (operatorKey !== undefined) return { apiKey: operatorKey, keySource: 'operator' };
+    // Local OpenAI-compatible servers (Ollama, LM Studio, vLLM, llama.cpp) take no key.
+    if (provider === 'openai' && baseUrl !== undefined)
+      return { apiKey: undefined, keySource: 'none' };
+    throw new ProviderError({
+      kind: 'auth',
+      message: `no API key for ${provider}: set one for this server or in the operator's environment`,
+      retryable: false,
+      provider,
+    });
+  }
+
+  #client(
+    provider: ProviderId,
+    apiKey: string | undefined,
+    baseUrl: string | undefined,
+  ): ChatModel {
+    // The cache key holds a hash, not the key itself, so a heap dump of the map leaks nothing new.
+    const keyHash =
+      apiKey === undefined ? '-' : createHash('sha256').update(apiKey).digest('base64url');
+    const cacheKey = `${provider}\u0000${baseUrl ?? ''}\u0000${keyHash}`;
+    const cached = this.#clients.get(cacheKey);
+    if (cached) {
+      // Re-insert to mark it most recently used (Map order is insertion order).
+      this.#clients.delete(cacheKey);
+      this.#clients.set(cacheKey, cached);
+      return cached;
+    }
+    const client = this.#createVendorModel(provider, {
+      apiKey,
+      baseUrl,
+      catalog: this.catalog,
+      logger: this.#logger.child({ provider }),
+    });
+    this.#clients.set(cacheKey, client);
+    if (this.#clients.size > this.#cacheSize) {
+      this.#clients.delete(this.#clients.keys().next().value as string);
+    }
+    return client;
+  }
+}

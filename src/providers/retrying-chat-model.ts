@@ -1,0 +1,109 @@
+import type { ChatRequest } from '../core/chat.ts';
+import type { Clock, RandomSource } from '../core/clock.ts';
+import { ProviderError, isAbortError } from '../core/errors.ts';
+import { silentLogger, type Logger } from '../core/logger.ts';
+import type { ChatModel, ProviderId } from '../core/provider.ts';
+import type { StreamPart } from '../core/stream-part.ts';
+
+export interface RetryPolicy {
+  /** Attempts in total, the first included. */
+  maxAttempts: number;
+  /** The first backoff ceiling; doubles per attempt (full jitter picks uniformly below it). */
+  baseDelayMs: number;
+  maxDelayMs: number;
+  /** A provider asking for a longer wait than this gets its error surfaced instead of a stall. */
+  maxRetryAfterMs: number;
+}
+
+export const DEFAULT_RETRY_POLICY: RetryPolicy = {
+  maxAttempts: 3,
+  baseDelayMs: 500,
+  maxDelayMs: 8_000,
+  maxRetryAfterMs: 20_000,
+};
+
+export interface RetryingChatModelOptions {
+  model: ChatModel;
+  clock: Clock;
+  random: RandomSource;
+  policy?: Partial<RetryPolicy>;
+  logger?: Logger;
+}
+
+/**
+ * The one place provider calls are retried. Retries only retryable kinds (rate limit, overload,
+ * network, timeout), waits with exponential backoff and full jitter — at least as long as the
+ * provider's retry-after — and gives up after `maxAttempts`.
+ *
+ * It retries only while nothing has been yielded: once a text delta or a tool call has reached
+ * the caller a retry would repeat what users already saw, and a reasoning delta cannot be taken
+ * back either (a second attempt's thinking would be glued to the first's, breaking the signed
+ * blocks Anthropic and Gemini verify). Failures after that pass through as `error` parts.
+ */
+export class RetryingChatModel implements ChatModel {
+  readonly provider: ProviderId;
+  readonly #model: ChatModel;
+  readonly #clock: Clock;
+  readonly #random: RandomSource;
+  readonly #policy: RetryPolicy;
+  readonly #logger: Logger;
+
+  constructor(options: RetryingChatModelOptions) {
+    this.#model = options.model;
+    this.provider = options.model.provider;
+    this.#clock = options.clock;
+    this.#random = options.random;
+    this.#policy = { ...DEFAULT_RETRY_POLICY, ...options.policy };
+    this.#logger = options.logger ?? silentLogger;
+  }
+
+  async *stream(
+    request: ChatRequest,
+    signal: AbortSignal,
+  ): AsyncGenerator<StreamPart, void, undefined> {
+    for (let attempt = 1; ; attempt += 1) {
+      let retry: { failure: ProviderError; delayMs: number } | undefined;
+      let yielded = false;
+      try {
+        for await (const part of this.#model.stream(request, signal)) {
+          if (part.type === 'error' && !yielded) {
+            const delayMs = this.#delayFor(part.error, attempt);
+            if (delayMs !== undefined) {
+              retry = { failure: part.error, delayMs };
+              break;
+            }
+          }
+          yielded = true;
+          yield part;
+        }
+      } catch (error) {
+        const delayMs = error instanceof ProviderError ? this.#delayFor(error, attempt) : undefined;
+        if (delayMs === undefined) throw error;
+        retry = { failure: error as ProviderError, delayMs };
+      }
+      if (retry === undefined) return;
+      const { failure, delayMs } = retry;
+      this.#logger.warn(
+        { provider: this.provider, kind: failure.kind, status: failure.status, attempt, delayMs },
+        'provider call failed; retrying',
+      );
+      try {
+        await this.#clock.sleep(delayMs, signal);
+      } catch (error) {
+        if (isAbortError(error) || signal.aborted) return;
+        throw error;
+      }
+    }
+  }
+
+  /** Milliseconds to wait before the next attempt, or undefined when this failure is final. */
+  #delayFor(error: ProviderError, attempt: number): number | undefined {
+    const policy = this.#policy;
+    if (!error.retryable || attempt >= policy.maxAttempts) return undefined;
+    if (error.retryAfterMs !== undefined && error.retryAfterMs > policy.maxRetryAfterMs)
+      return undefined;
+    const ceiling = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** (attempt - 1));
+    const jittered = Math.floor(this.#random() * ceiling);
+    return Math.max(error.retryAfterMs ?? 0, jittered);
+  }
+}

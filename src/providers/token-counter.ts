@@ -1,0 +1,111 @@
+import { countTokens as countCl100k } from 'gpt-tokenizer/encoding/cl100k_base';
+import { countTokens as countO200k } from 'gpt-tokenizer/encoding/o200k_base';
+import type { ChatMessage, ToolSpec } from '../core/chat.ts';
+import type { ProviderId } from '../core/provider.ts';
+import type { ModelInfo } from './model-catalog.ts';
+import { estimateTokens } from './token-estimate.ts';
+
+/** Counts tokens for context budgets. Runs on every turn, so it caches per text. */
+export interface TokenCounter {
+  countText(text: string): number;
+  /** The messages as the model receives them, with per-message framing overhead. */
+  countMessages(messages: readonly ChatMessage[]): number;
+  countTools(tools: readonly ToolSpec[]): number;
+  /** System + messages + tools: what one request costs in input tokens. */
+  countRequest(request: {
+    system: string;
+    messages: readonly ChatMessage[];
+    tools: readonly ToolSpec[];
+  }): number;
+}
+
+/** Role markers and separators each message adds (OpenAI documents 3; others are similar). */
+const MESSAGE_OVERHEAD = 4;
+/** The reply primer every request ends with. */
+const REQUEST_OVERHEAD = 3;
+/** Name, id and JSON framing around a tool call or result. */
+const TOOL_PART_OVERHEAD = 8;
+/** A typical image at default detail, per vendor (OpenAI 1024² high detail, Anthropic ~1.15 MP, Gemini 3 default resolution). */
+const IMAGE_TOKENS: Record<ProviderId, number> = { openai: 765, anthropic: 1_600, google: 1_120 };
+/** Texts shorter than this are counted directly: caching them costs more than it saves. */
+const CACHE_MIN_LENGTH = 64;
+const CACHE_SIZE = 4_096;
+
+// Special-token text ("<|endoftext|>") in a user message is just text to count, never an error.
+const PLAIN_TEXT = { disallowedSpecial: new Set<string>() };
+
+export function createTokenCounter(model: ModelInfo): TokenCounter {
+  const count = rawCounter(model);
+  const cache = new Map<string, number>();
+  const countText = (text: string): number => {
+    if (text.length < CACHE_MIN_LENGTH) return count(text);
+    const cached = cache.get(text);
+    if (cached !== undefined) {
+      // Refresh recency: Map iteration order is insertion order, so this keeps an LRU.
+      cache.delete(text);
+      cache.set(text, cached);
+      return cached;
+    }
+    const tokens = count(text);
+    cache.set(text, tokens);
+    if (cache.size > CACHE_SIZE) cache.delete(cache.keys().next().value as string);
+    return tokens;
+  };
+  const imageTokens = IMAGE_TOKENS[model.provider];
+
+  const countMessage = (message: ChatMessage): number => {
+    let tokens = MESSAGE_OVERHEAD;
+    for (const part of message.content) {
+      switch (part.type) {
+        case 'text':
+        case 'reasoning':
+          tokens += countText(part.text);
+          break;
+        case 'image':
+          tokens += imageTokens;
+          break;
+        case 'tool-call':
+          tokens +=
+            TOOL_PART_OVERHEAD + countText(part.name) + countText(JSON.stringify(part.input ?? {}));
+          break;
+        case 'tool-result':
+          tokens += TOOL_PART_OVERHEAD + countText(part.output);
+          break;
+      }
+    }
+    return tokens;
+  };
+  const countMessages = (messages: readonly ChatMessage[]): number =>
+    messages.reduce((total, message) => total + countMessage(message), 0);
+  const countTools = (tools: readonly ToolSpec[]): number =>
+    tools.reduce(
+      (total, tool) =>
+        total +
+        TOOL_PART_OVERHEAD +
+        countText(tool.name) +
+        countText(tool.description) +
+        countText(JSON.stringify(tool.inputSchema)),
+      0,
+    );
+  return {
+    countText,
+    countMessages,
+    countTools,
+    countRequest: ({ system, messages, tools }) =>
+      REQUEST_OVERHEAD +
+      (system === '' ? 0 : MESSAGE_OVERHEAD + countText(system)) +
+      countMessages(messages) +
+      countTools(tools),
+  };
+}
+
+function rawCounter(model: ModelInfo): (text: string) => number {
+  switch (model.tokenizer) {
+    case 'o200k':
+      return (text) => countO200k(text, PLAIN_TEXT);
+    case 'cl100k':
+      return (text) => countCl100k(text, PLAIN_TEXT);
+    case 'estimate':
+      return (text) => Math.ceil(estimateTokens(text) * model.estimateRatio);
+  }
+}

@@ -1,0 +1,19 @@
+import type { Logger } from '../core/logger.ts';
+import type { ModelCatalog } from './model-catalog.ts';
+
+/** What every vendor adapter is built from. One adapter instance holds one SDK client. */
+export interface VendorModelOptions {
+  /** Undefined only for keyless OpenAI-compatible servers. */
+  apiKey: string | undefined;
+  /** Undefined: the vendor's own endpoint. */
+  baseUrl: string | undefined;
+  catalog: ModelCatalog;
+  logger: Logger;
+  /** Time allowed until the response starts (headers), not for the whole stream. */
+  timeoutMs?: number;
+  /** A transport other than the global fetch (benchmarks replay fixtures through it). */
+  fetch?: typeof fetch;
+}
+
+/** Generous: reasoning models can think a while before the first byte. */
+export const DEFAULT_TIMEOUT_MS = 120_000;

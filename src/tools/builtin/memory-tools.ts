@@ -1,0 +1,200 @@
+import { z } from 'zod';
+import { ToolError } from '../../core/errors.ts';
+import type { ToolContext } from '../../core/tool.ts';
+import type { Database } from '../../db/database.ts';
+import {
+  addMemory,
+  countMemories,
+  deleteMemory,
+  findMemory,
+  listMemories,
+  type Memory,
+  type MemoryOwner,
+} from '../../db/memory-repository.ts';
+import { holdsPermissions } from '../tool-availability.ts';
+import { defineTool, type ToolDefinition } from '../tool-definition.ts';
+import { scopeOfContext } from './context-scope.ts';
+
+export interface MemoryLimits {
+  /** Shared memories per server. */
+  serverMemoriesPerScope: number;
+  /** Personal memories per member per scope (a DM is its own scope). */
+  personalMemoriesPerMember: number;
+  /** Longest fact, in characters. */
+  maxFactChars: number;
+}
+
+export const MEMORY_LIMITS: MemoryLimits = {
+  serverMemoriesPerScope: 50,
+  personalMemoriesPerMember: 20,
+  maxFactChars: 500,
+};
+
+const UUID = /^[\da-f]{8}-[\da-f]{4}-[\da-f]{4}-[\da-f]{4}-[\da-f]{12}$/i;
+
+/** Discord's Manage Server bit: lets a member make the bot forget any server memory. */
+const MANAGE_GUILD = 1n << 5n;
+
+const scopeField = z
+  .enum(['server', 'user'])
+  .describe(
+    '"user": about the person you are answering (only them). "server": shared with everyone in this server (not in DMs).',
+  );
+
+/**
+ * remember_fact, forget_fact and list_memories. A personal memory is ALWAYS about the author of
+ * the message being answered: no argument names a user, so text in a message cannot make the
+ * bot write into someone else's profile. Memories live in the scope they were made in: a DM's
+ * never reach a guild, one guild's never reach another. In a DM the scope "server" is refused
+ * (there is no server to share with) rather than quietly stored as something else.
+ */
+export function createMemoryTools(options: {
+  db: Database;
+  limits?: Partial<MemoryLimits>;
+}): ToolDefinition[] {
+  const { db } = options;
+  const limits = { ...MEMORY_LIMITS, ...options.limits };
+  const limitOf = (owner: MemoryOwner) =>
+    owner.kind === 'server' ? limits.serverMemoriesPerScope : limits.personalMemoriesPerMember;
+
+  const remember = defineTool({
+    name: 'remember_fact',
+    description:
+      'Remember a fact for future conversations. Use scope "user" for something about the person you are answering (you cannot store facts about anyone else) and "server" for something about this server.',
+    input: z.strictObject({
+      scope: scopeField,
+      fact: z.string().trim().min(1).max(limits.maxFactChars).describe('The fact, one sentence.'),
+    }),
+    availability: { enabledByDefault: true },
+    async execute(input, { context }) {
+      const owner = ownerFor(input.scope, context);
+      const result = await addMemory(db, {
+        scope: scopeOfContext(context),
+        owner,
+        authorId: context.userId,
+        content: oneLine(input.fact),
+        limit: limitOf(owner),
+      });
+      const label = labelOf(owner);
+      switch (result.status) {
+        case 'added': {
+          const used = await countMemories(db, context.scopeId, owner);
+          return `Remembered as a ${label} (${used}/${limitOf(owner)} used): ${result.memory.content}`;
+        }
+        case 'duplicate':
+          return `Already remembered as a ${label}: ${result.memory.content}`;
+        case 'full':
+          throw new ToolError(
+            'memory_full',
+            `Not saved: ${owner.kind === 'server' ? 'this server' : 'the person you are answering'} already has ${result.limit} memories, the most allowed. Ask whether to forget an old one (list_memories, then forget_fact).`,
+          );
+      }
+    },
+  });
+
+  const forget = defineTool({
+    name: 'forget_fact',
+    description:
+      'Forget one remembered fact by its id (from list_memories). Personal facts can only be forgotten for the person you are answering.',
+    input: z.strictObject({
+      scope: scopeField,
+      memoryId: z
+        .string()
+        // A refinement, not z.uuid(): its long pattern would reach every vendor's schema.
+        .refine((value) => UUID.test(value), 'must be a memory id from list_memories')
+        .describe('The id shown by list_memories.'),
+    }),
+    availability: { enabledByDefault: true },
+    async execute(input, { context }) {
+      const owner = ownerFor(input.scope, context);
+      const memory = await findMemory(db, { scopeId: context.scopeId, owner, id: input.memoryId });
+      if (memory === undefined) {
+        throw new ToolError('memory_not_found', `There is no ${labelOf(owner)} with that id.`);
+      }
+      if (owner.kind === 'server' && !mayForgetServerMemory(memory, context)) {
+        throw new ToolError(
+          'memory_forbidden',
+          'Only the member who taught this server memory, or a member with Manage Server, can make you forget it.',
+        );
+      }
+      await deleteMemory(db, { scopeId: context.scopeId, owner, id: memory.id });
+      return `Forgotten: ${memory.content}`;
+    },
+  });
+
+  const list = defineTool({
+    name: 'list_memories',
+    description:
+      "List what you remember: this server's shared facts and the personal facts about the person you are answering, with their ids.",
+    input: z.strictObject({
+      scope: scopeField.optional().describe('Only one kind; both when omitted.'),
+    }),
+    availability: { enabledByDefault: true },
+    async execute(input, { context }) {
+      scopeOfContext(context);
+      const sections: string[] = [];
+      const inGuild = context.guildId !== undefined;
+      if (inGuild && input.scope !== 'user') {
+        const owner: MemoryOwner = { kind: 'server' };
+        sections.push(
+          section(
+            `Server memories`,
+            await listMemories(db, context.scopeId, owner),
+            limitOf(owner),
+          ),
+        );
+      }
+      if (input.scope !== 'server') {
+        const owner: MemoryOwner = { kind: 'user', ownerId: context.userId };
+        sections.push(
+          section(
+            'Personal memories of the person you are answering',
+            await listMemories(db, context.scopeId, owner),
+            limitOf(owner),
+          ),
+        );
+      }
+      if (sections.length === 0) ownerFor('server', context); // throws the DM explanation
+      return sections.join('\n\n');
+    },
+  });
+
+  return [remember, forget, list];
+}
+
+function ownerFor(scope: 'server' | 'user', context: ToolContext): MemoryOwner {
+  scopeOfContext(context);
+  if (scope === 'user') return { kind: 'user', ownerId: context.userId };
+  if (context.guildId === undefined) {
+    throw new ToolError(
+      'memory_scope',
+      'In a direct message there is no server to share memories with: use scope "user".',
+    );
+  }
+  return { kind: 'server' };
+}
+
+function mayForgetServerMemory(memory: Memory, context: ToolContext): boolean {
+  return (
+    memory.authorId === context.userId || holdsPermissions(context.memberPermissions, MANAGE_GUILD)
+  );
+}
+
+function labelOf(owner: MemoryOwner): string {
+  return owner.kind === 'server'
+    ? 'server memory'
+    : 'personal memory of the person you are answering';
+}
+
+function section(title: string, memories: Memory[], limit: number): string {
+  const lines = memories.map((memory) => `- [${memory.id}] ${memory.content}`);
+  return [
+    `${title} (${memories.length}/${limit}):`,
+    ...(lines.length > 0 ? lines : ['(none)']),
+  ].join('\n');
+}
+
+/** Facts are stored on one line so a stored fact cannot fake structure in a later prompt. */
+function oneLine(text: string): string {
+  return text.replace(/\s+/g, ' ').trim();
+}

@@ -1,0 +1,68 @@
+import type { Clock, RandomSource } from '../core/clock.ts';
+import type { Logger } from '../core/logger.ts';
+import type { Database } from '../db/database.ts';
+import { createBuiltinTools, type BuiltinToolsOptions } from './builtin-tools.ts';
+import type { McpServerConfig } from './mcp/mcp-config.ts';
+import { McpToolSource } from './mcp/mcp-tool-source.ts';
+import { ReminderScheduler, type ReminderDelivery } from './reminders/reminder-scheduler.ts';
+import { databaseToolCallRecorder } from './tool-call-recorder.ts';
+import { ToolRegistry } from './tool-registry.ts';
+
+export interface ToolsOptions extends Pick<
+  BuiltinToolsOptions,
+  'discordActions' | 'memoryLimits' | 'reminderLimits' | 'fetch'
+> {
+  db: Database;
+  clock: Clock;
+  logger: Logger;
+  random?: RandomSource;
+  /** From loadMcpConfig(config.mcpConfigPath, environment); empty without MCP_CONFIG. */
+  mcpServers: readonly McpServerConfig[];
+  /** Implemented by the bot: posts a due reminder. */
+  reminderDelivery: ReminderDelivery;
+}
+
+export interface Tools {
+  /** The ToolExecutor the orchestrator uses. */
+  registry: ToolRegistry;
+  /** MCP server states, for /doctor. */
+  mcp: McpToolSource;
+  /** Start with `run(signal)` once the bot can deliver (after login). */
+  reminders: ReminderScheduler;
+  close(): Promise<void>;
+}
+
+/**
+ * Builds the tool layer for the composition root: the registry with every built-in tool, the
+ * operator's MCP servers (connected here, at start-up; a server that is down is retried in
+ * the background) and the reminder scheduler, with calls audited in `tool_calls`.
+ */
+export async function createTools(options: ToolsOptions): Promise<Tools> {
+  const logger = options.logger.child({ component: 'tools' });
+  const reminders = new ReminderScheduler({
+    db: options.db,
+    clock: options.clock,
+    delivery: options.reminderDelivery,
+    logger,
+  });
+  const mcp = new McpToolSource({
+    servers: options.mcpServers,
+    clock: options.clock,
+    logger,
+    random: options.random,
+  });
+  const registry = new ToolRegistry({
+    clock: options.clock,
+    logger,
+    recorder: databaseToolCallRecorder(options.db),
+  })
+    .register(
+      ...createBuiltinTools({
+        ...options,
+        onReminderCreated: () => reminders.wake(),
+      }),
+    )
+    .addSource(mcp);
+  await mcp.start();
+  return { registry, mcp, reminders, close: () => mcp.close() };
+}

@@ -1,0 +1,220 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { z } from 'zod';
+import { ConfigError } from '../../core/errors.ts';
+
+/**
+ * The operator's MCP servers, from the JSON file named by MCP_CONFIG, in the common
+ * `{"mcpServers": {...}}` shape: `command`/`args`/`env`/`cwd` start a stdio server, `url`/
+ * `headers` reach a Streamable HTTP server. `${NAME}` in args, env, url and headers is taken
+ * from the bot's environment, so secrets need not live in the file. Guild members never
+ * configure servers, and nothing is installed at run time: package runners (npx, uvx, …) are
+ * refused.
+ */
+
+interface CommonServerConfig {
+  name: string;
+  /** Whether scopes that never set `mcp.<name>` get its tools (default false). */
+  enabledByDefault: boolean;
+  /** Per-call timeout of its tools; the registry's default when undefined. */
+  timeoutMs: number | undefined;
+}
+
+export interface StdioServerConfig extends CommonServerConfig {
+  transport: 'stdio';
+  command: string;
+  args: string[];
+  env: Record<string, string>;
+  cwd: string | undefined;
+}
+
+export interface HttpServerConfig extends CommonServerConfig {
+  transport: 'http';
+  url: URL;
+  headers: Record<string, string>;
+}
+
+export type McpServerConfig = StdioServerConfig | HttpServerConfig;
+
+export type Environment = Readonly<Record<string, string | undefined>>;
+
+/** Server names become tool-name prefixes (`<server>__<tool>`), so they are short and plain. */
+const SERVER_NAME = /^[a-zA-Z0-9](?:[a-zA-Z0-9-]|_(?!_)){0,29}$/;
+/** Commands that download and run a package on the spot: what the anchor bot did with @latest. */
+const PACKAGE_RUNNERS = new Set(['npx', 'pnpx', 'bunx', 'uvx', 'pipx']);
+const RUNNER_SUBCOMMANDS = new Set(['exec', 'dlx', 'x']);
+
+const common = {
+  disabled: z.boolean().optional(),
+  enabledByDefault: z.boolean().optional(),
+  timeoutMs: z.number().int().min(1_000).max(600_000).optional(),
+};
+const stdioSchema = z.strictObject({
+  type: z.literal('stdio').optional(),
+  command: z.string().trim().min(1),
+  args: z.array(z.string()).optional(),
+  env: z.record(z.string(), z.string()).optional(),
+  cwd: z.string().optional(),
+  ...common,
+});
+const httpSchema = z.strictObject({
+  type: z.enum(['http', 'streamable-http', 'streamableHttp']).optional(),
+  url: z.string().min(1),
+  headers: z.record(z.string(), z.string()).optional(),
+  ...common,
+});
+const fileSchema = z.strictObject({ mcpServers: z.record(z.string(), z.unknown()) });
+
+/** Reads and validates the file; every problem is reported, naming the server and the key. */
+export function loadMcpConfig(file: string, environment: Environment): McpServerConfig[] {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (error) {
+    throw new ConfigError([`MCP_CONFIG: cannot read ${file} (${(error as Error).message})`]);
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (error) {
+    throw new ConfigError([`MCP_CONFIG: ${file} is not valid JSON (${(error as Error).message})`]);
+  }
+  return parseMcpConfig(json, { environment, baseDirectory: path.dirname(file) });
+}
+
+export function parseMcpConfig(
+  json: unknown,
+  options: { environment: Environment; baseDirectory: string },
+): McpServerConfig[] {
+  const file = fileSchema.safeParse(json);
+  if (!file.success) throw new ConfigError(describeIssues(file.error, []));
+  const problems: string[] = [];
+  const servers: McpServerConfig[] = [];
+  for (const [name, entry] of Object.entries(file.data.mcpServers)) {
+    const at = ['mcpServers', name];
+    if (!SERVER_NAME.test(name)) {
+      problems.push(
+        `MCP_CONFIG ${at.join('.')}: a server name is 1–30 letters, digits, "-" or "_" (no "__")`,
+      );
+      continue;
+    }
+    const isHttp = typeof entry === 'object' && entry !== null && 'url' in entry;
+    const isStdio = typeof entry === 'object' && entry !== null && 'command' in entry;
+    if (isHttp === isStdio) {
+      problems.push(
+        `MCP_CONFIG ${at.join('.')}: give either "command" (a stdio server) or "url" (a Streamable HTTP server)`,
+      );
+      continue;
+    }
+    const expand = expander(options.environment, at, problems);
+    if (isHttp) {
+      const parsed = httpSchema.safeParse(entry);
+      if (!parsed.success) {
+        problems.push(...describeIssues(parsed.error, at));
+        continue;
+      }
+      if (parsed.data.disabled === true) continue;
+      const url = parseHttpUrl(expand(parsed.data.url, 'url'));
+      if (url === undefined) {
+        problems.push(`MCP_CONFIG ${at.join('.')}.url: must be an http:// or https:// URL`);
+        continue;
+      }
+      servers.push({
+        name,
+        transport: 'http',
+        url,
+        headers: mapValues(parsed.data.headers ?? {}, (value, key) =>
+          expand(value, `headers.${key}`),
+        ),
+        enabledByDefault: parsed.data.enabledByDefault ?? false,
+        timeoutMs: parsed.data.timeoutMs,
+      });
+      continue;
+    }
+    const parsed = stdioSchema.safeParse(entry);
+    if (!parsed.success) {
+      problems.push(...describeIssues(parsed.error, at));
+      continue;
+    }
+    if (parsed.data.disabled === true) continue;
+    const args = (parsed.data.args ?? []).map((arg, index) => expand(arg, `args.${index}`));
+    const runner = packageRunner(parsed.data.command, args);
+    if (runner !== undefined) {
+      problems.push(
+        `MCP_CONFIG ${at.join('.')}.command: "${runner}" downloads and runs packages at run time; install the server ahead of time and run it directly (e.g. "command": "node", "args": ["/opt/mcp/server/index.js"])`,
+      );
+      continue;
+    }
+    servers.push({
+      name,
+      transport: 'stdio',
+      command: parsed.data.command,
+      args,
+      env: mapValues(parsed.data.env ?? {}, (value, key) => expand(value, `env.${key}`)),
+      cwd:
+        parsed.data.cwd === undefined
+          ? undefined
+          : path.resolve(options.baseDirectory, parsed.data.cwd),
+      enabledByDefault: parsed.data.enabledByDefault ?? false,
+      timeoutMs: parsed.data.timeoutMs,
+    });
+  }
+  if (problems.length > 0) throw new ConfigError(problems);
+  return servers;
+}
+
+/** Replaces `${NAME}` with the environment's value; a missing one is a problem, not "". */
+function expander(environment: Environment, at: string[], problems: string[]) {
+  return (value: string, key: string): string =>
+    value.replace(/\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g, (_match, variable: string) => {
+      const replacement = environment[variable];
+      if (replacement === undefined) {
+        problems.push(
+          `MCP_CONFIG ${[...at, key].join('.')}: the environment variable ${variable} is not set`,
+        );
+        return '';
+      }
+      return replacement;
+    });
+}
+
+function packageRunner(command: string, args: readonly string[]): string | undefined {
+  const executable = path
+    .basename(command)
+    .replace(/\.(cmd|exe)$/i, '')
+    .toLowerCase();
+  if (PACKAGE_RUNNERS.has(executable)) return executable;
+  const subcommand = args[0]?.toLowerCase();
+  if (['npm', 'pnpm', 'yarn', 'bun'].includes(executable) && subcommand !== undefined) {
+    if (RUNNER_SUBCOMMANDS.has(subcommand)) return `${executable} ${subcommand}`;
+  }
+  if (executable === 'uv' && args[0] === 'tool' && args[1] === 'run') return 'uv tool run';
+  return undefined;
+}
+
+function parseHttpUrl(text: string): URL | undefined {
+  try {
+    const url = new URL(text);
+    return url.protocol === 'http:' || url.protocol === 'https:' ? url : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function describeIssues(error: z.ZodError, at: readonly string[]): string[] {
+  return error.issues.map((issue) => {
+    const location = [...at, ...issue.path.map(String)].join('.');
+    const message =
+      issue.code === 'unrecognized_keys'
+        ? `unknown key${issue.keys.length > 1 ? 's' : ''} ${issue.keys.map((key) => `"${key}"`).join(', ')}`
+        : issue.message;
+    return `MCP_CONFIG ${location === '' ? '(file)' : location}: ${message}`;
+  });
+}
+
+function mapValues(
+  record: Record<string, string>,
+  map: (value: string, key: string) => string,
+): Record<string, string> {
+  return Object.fromEntries(Object.entries(record).map(([key, value]) => [key, map(value, key)]));
+}

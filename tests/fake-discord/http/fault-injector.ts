@@ -1,0 +1,83 @@
+/** Which requests a fault applies to: a method and a route template or path pattern. */
+export interface FaultTarget {
+  method?: string;
+  /** A route template (`/channels/:channelId/messages`), an exact path, or a RegExp on the path. */
+  route?: string | RegExp;
+  /** How many matching requests it affects (default: all until cleared). */
+  times?: number;
+}
+
+export type Fault =
+  | { kind: 'server-error'; status: 500 | 502 | 503 | 504 }
+  | {
+      kind: 'rate-limit-storm';
+      retryAfterMs: number;
+      scope: 'user' | 'shared' | 'global';
+    }
+  | { kind: 'delay'; delayMs: number };
+
+interface ActiveFault {
+  target: FaultTarget;
+  fault: Fault;
+  remaining: number;
+}
+
+/**
+ * Faults a test arms for matching requests: 5xx responses (as a flaky edge would send),
+ * 429 storms with any scope, and slow responses. Each fires `times` times, in arming order.
+ */
+export class FaultInjector {
+  readonly #faults: ActiveFault[] = [];
+
+  /** Answers matching requests with a 5xx status (discord.js retries these, then throws). */
+  failRoute(target: FaultTarget & { status?: 500 | 502 | 503 | 504 }): void {
+    this.#add(target, { kind: 'server-error', status: target.status ?? 500 });
+  }
+
+  /** Answers matching requests with 429 and `retry_after`, as a storm of shared or global limits. */
+  rateLimitStorm(
+    target: FaultTarget & { retryAfterMs: number; scope?: 'user' | 'shared' | 'global' },
+  ): void {
+    this.#add(target, {
+      kind: 'rate-limit-storm',
+      retryAfterMs: target.retryAfterMs,
+      scope: target.scope ?? 'shared',
+    });
+  }
+
+  /** Holds matching requests for `delayMs` before handling them normally. */
+  slowRoute(target: FaultTarget & { delayMs: number }): void {
+    this.#add(target, { kind: 'delay', delayMs: target.delayMs });
+  }
+
+  clear(): void {
+    this.#faults.length = 0;
+  }
+
+  /** The faults that fire for this request (consuming one use of each). */
+  take(request: { method: string; route: string; path: string }): Fault[] {
+    const fired: Fault[] = [];
+    for (const active of this.#faults) {
+      if (active.remaining <= 0 || !matches(active.target, request)) continue;
+      active.remaining -= 1;
+      fired.push(active.fault);
+    }
+    return fired;
+  }
+
+  #add(target: FaultTarget, fault: Fault): void {
+    this.#faults.push({ target, fault, remaining: target.times ?? Number.POSITIVE_INFINITY });
+  }
+}
+
+function matches(
+  target: FaultTarget,
+  request: { method: string; route: string; path: string },
+): boolean {
+  if (target.method !== undefined && target.method.toUpperCase() !== request.method) return false;
+  if (target.route === undefined) return true;
+  if (typeof target.route === 'string') {
+    return target.route === request.route || target.route === request.path;
+  }
+  return target.route.test(request.path);
+}

@@ -1,0 +1,275 @@
+/**
+ * A loopback HTTP server (127.0.0.1, random port) that speaks the streaming wire formats of
+ * OpenAI chat.completions, Anthropic Messages and Gemini streamGenerateContent, so the real SDKs
+ * (and a real bot process) can be tested without the internet. Scripted per test with a queue
+ * and/or a handler; records every request and whether the client hung up.
+ *
+ * ```ts
+ * const standIn = await LlmStandIn.start({ handler: (request) => textScript(`You said ${request.lastUserText}`) });
+ * standIn.enqueue({ steps: [{ type: 'fail', kind: 'rate_limit', retryAfterSeconds: 2 }] }); // answered first
+ * // Point an SDK (or a bot process: OPENAI_BASE_URL, ANTHROPIC_BASE_URL, GOOGLE_GEMINI_BASE_URL) at
+ * // standIn.openAIBaseUrl / anthropicBaseUrl / geminiBaseUrl, then inspect standIn.requests.
+ * await standIn.close();
+ * ```
+ */
+import http, { type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { setImmediate as nextTurn, setTimeout as delay } from 'node:timers/promises';
+import { renderAnthropic } from './anthropic-wire.ts';
+import { renderGemini } from './gemini-wire.ts';
+import { renderOpenAI } from './openai-wire.ts';
+import { extractApiKey, extractTexts, type RecordedRequest } from './recorded-request.ts';
+import type { Frame, RenderedResponse } from './rendered-response.ts';
+import type { Script, StandInVendor } from './script.ts';
+
+export type ScriptHandler = (request: RecordedRequest) => Script | Promise<Script>;
+
+export interface LlmStandInOptions {
+  /** Answers requests when the queue is empty. */
+  handler?: ScriptHandler;
+  /** Real milliseconds between events for every script that does not set its own. Default 0. */
+  eventDelayMs?: number;
+}
+
+const RENDERERS: Record<
+  StandInVendor,
+  (script: Script, request: RecordedRequest) => RenderedResponse
+> = {
+  openai: renderOpenAI,
+  anthropic: renderAnthropic,
+  google: renderGemini,
+};
+
+const DROP_GRACE_MS = 10;
+
+const GEMINI_PATH = /^\/google\/[^/]+\/models\/([^:/]+):streamGenerateContent$/;
+
+export class LlmStandIn {
+  /** Every request received, in arrival order. */
+  readonly requests: RecordedRequest[] = [];
+  readonly url: string;
+  readonly #server: http.Server;
+  readonly #queue: Script[] = [];
+  readonly #waiters: Array<{ count: number; resolve: (request: RecordedRequest) => void }> = [];
+  #handler: ScriptHandler | undefined;
+  readonly #eventDelayMs: number;
+
+  private constructor(server: http.Server, options: LlmStandInOptions) {
+    this.#server = server;
+    this.#handler = options.handler;
+    this.#eventDelayMs = options.eventDelayMs ?? 0;
+    this.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  }
+
+  static async start(options: LlmStandInOptions = {}): Promise<LlmStandIn> {
+    const server = http.createServer();
+    // Many bot tests stream to hundreds of channels at once.
+    server.maxConnections = 10_000;
+    server.keepAliveTimeout = 60_000;
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const standIn = new LlmStandIn(server, options);
+    server.on('request', (request, response) => {
+      standIn.#serve(request, response).catch((error: unknown) => {
+        if (!response.headersSent) response.writeHead(500, { 'content-type': 'text/plain' });
+        response.end(`llm stand-in failed: ${String(error)}`);
+      });
+    });
+    return standIn;
+  }
+
+  /** The `baseURL` the OpenAI SDK expects (it appends /chat/completions). */
+  get openAIBaseUrl(): string {
+    return `${this.url}/openai/v1`;
+  }
+
+  /** The `baseURL` the Anthropic SDK expects (it appends /v1/messages). */
+  get anthropicBaseUrl(): string {
+    return `${this.url}/anthropic`;
+  }
+
+  /** The `httpOptions.baseUrl` the Google GenAI SDK expects (it appends /{version}/models/…). */
+  get geminiBaseUrl(): string {
+    return `${this.url}/google`;
+  }
+
+  baseUrlFor(vendor: StandInVendor): string {
+    if (vendor === 'openai') return this.openAIBaseUrl;
+    return vendor === 'anthropic' ? this.anthropicBaseUrl : this.geminiBaseUrl;
+  }
+
+  /** Scripts answered in order, before the handler is consulted. */
+  enqueue(...scripts: Script[]): void {
+    this.#queue.push(...scripts);
+  }
+
+  handle(handler: ScriptHandler | undefined): void {
+    this.#handler = handler;
+  }
+
+  /** Resolves with the `count`-th request (1-based) once it has arrived. */
+  waitForRequest(count = this.requests.length + 1): Promise<RecordedRequest> {
+    const arrived = this.requests[count - 1];
+    if (arrived) return Promise.resolve(arrived);
+    return new Promise((resolve) => this.#waiters.push({ count, resolve }));
+  }
+
+  async close(): Promise<void> {
+    this.#server.closeAllConnections();
+    await new Promise<void>((resolve) => this.#server.close(() => resolve()));
+  }
+
+  async #serve(request: IncomingMessage, response: ServerResponse): Promise<void> {
+    const url = new URL(request.url ?? '/', this.url);
+    const vendor = vendorOf(url.pathname);
+    if (vendor === undefined || request.method !== 'POST') {
+      response.writeHead(404, { 'content-type': 'text/plain' }).end(`no route ${url.pathname}`);
+      return;
+    }
+    const text = await readBody(request);
+    const body = parseJson(text);
+    const record = this.#record({ request, response, url, vendor, body });
+    const script = this.#queue.shift() ?? (await this.#handler?.(record));
+    if (script === undefined) {
+      response
+        .writeHead(500, { 'content-type': 'text/plain' })
+        .end('llm stand-in: no script for this request');
+      return;
+    }
+    const rendered = RENDERERS[vendor](script, record);
+    if (rendered.type === 'error') {
+      response.writeHead(rendered.status, rendered.headers).end(rendered.body);
+      return;
+    }
+    await writeStream(response, rendered.frames, {
+      eventDelayMs: script.eventDelayMs ?? this.#eventDelayMs,
+      chunkBytes: script.chunkBytes,
+      settled: record.settled,
+    });
+  }
+
+  #record(options: {
+    request: IncomingMessage;
+    response: ServerResponse;
+    url: URL;
+    vendor: StandInVendor;
+    body: unknown;
+  }): RecordedRequest {
+    const { request, response, url, vendor, body } = options;
+    let settle: () => void = () => undefined;
+    const settled = new Promise<void>((resolve) => {
+      settle = resolve;
+    });
+    const model =
+      vendor === 'google'
+        ? decodeURIComponent(GEMINI_PATH.exec(url.pathname)?.[1] ?? '')
+        : modelOf(body);
+    const record: RecordedRequest = {
+      id: this.requests.length + 1,
+      vendor,
+      method: request.method ?? 'POST',
+      url: `${url.pathname}${url.search}`,
+      model,
+      apiKey: extractApiKey(request.headers, url),
+      headers: request.headers,
+      body,
+      ...extractTexts(vendor, body),
+      clientClosed: false,
+      settled,
+    };
+    response.on('close', () => {
+      // Closed before we finished writing, and not because the script dropped the connection.
+      if (!response.writableFinished && !dropped.has(response)) record.clientClosed = true;
+      settle();
+    });
+    this.requests.push(record);
+    for (const waiter of [...this.#waiters]) {
+      if (waiter.count <= this.requests.length) {
+        this.#waiters.splice(this.#waiters.indexOf(waiter), 1);
+        waiter.resolve(this.requests[waiter.count - 1] ?? record);
+      }
+    }
+    return record;
+  }
+}
+
+const dropped = new WeakSet<ServerResponse>();
+
+function modelOf(body: unknown): string {
+  const model = (body as { model?: unknown } | undefined)?.model;
+  return typeof model === 'string' ? model : '';
+}
+
+function vendorOf(pathname: string): StandInVendor | undefined {
+  if (pathname.startsWith('/openai/') && pathname.endsWith('/chat/completions')) return 'openai';
+  if (pathname.startsWith('/anthropic/') && pathname.endsWith('/v1/messages')) return 'anthropic';
+  if (GEMINI_PATH.test(pathname)) return 'google';
+  return undefined;
+}
+
+async function readBody(request: IncomingMessage): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of request) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return undefined;
+  }
+}
+
+async function writeStream(
+  response: ServerResponse,
+  frames: Frame[],
+  options: { eventDelayMs: number; chunkBytes: number | undefined; settled: Promise<void> },
+): Promise<void> {
+  let gone = false;
+  void options.settled.then(() => {
+    gone = true;
+  });
+  response.writeHead(200, {
+    'content-type': 'text/event-stream',
+    'cache-control': 'no-cache',
+    connection: 'keep-alive',
+  });
+  response.flushHeaders();
+  for (const frame of frames) {
+    if (gone) return;
+    if (options.eventDelayMs > 0) await delay(options.eventDelayMs);
+    if (frame.type === 'hold') {
+      await Promise.race([frame.gate.wait(), options.settled]);
+    } else if (frame.type === 'drop') {
+      // A real connection breaks some time after the last event arrived; without this grace the
+      // client's HTTP stack may discard those events together with the reset.
+      await delay(DROP_GRACE_MS);
+      dropped.add(response);
+      response.socket?.destroy();
+      return;
+    } else {
+      await write(response, Buffer.from(frame.text, 'utf8'), options);
+    }
+  }
+  if (!gone) response.end();
+}
+
+/** Writes bytes, optionally in small slices on separate turns so the client reads them apart. */
+async function write(
+  response: ServerResponse,
+  bytes: Buffer,
+  options: { chunkBytes: number | undefined; settled: Promise<void> },
+): Promise<void> {
+  const size = options.chunkBytes ?? bytes.length;
+  for (let start = 0; start < bytes.length; start += size) {
+    if (response.destroyed) return;
+    const accepted = response.write(bytes.subarray(start, start + size));
+    if (!accepted) {
+      await Promise.race([
+        new Promise((resolve) => response.once('drain', resolve)),
+        options.settled,
+      ]);
+    }
+    if (options.chunkBytes !== undefined) await nextTurn();
+  }
+}
