@@ -1,0 +1,188 @@
+import { CutCandidates } from './cut-candidates.ts';
+import type { FencedText, FenceState } from './fence.ts';
+import { GRAPHEME_WINDOW, graphemeBoundaryAtOrBefore } from './grapheme.ts';
+import { MarkdownScanner, type BoundaryKind } from './markdown-scanner.ts';
+
+/** Why a block ended: at a boundary of that kind, by a cut with no whitespace, or at the end. */
+export type BlockEnd = BoundaryKind | 'hard' | 'end';
+
+/**
+ * A finished piece of the reply. `text` is the exact slice of the model's text (concatenating
+ * every block's text gives the reply back); the fences say whether it was cut inside a code
+ * block, which `renderFenced` closes and reopens.
+ */
+export interface Block extends FencedText {
+  end: BlockEnd;
+  /** Cut because the block reached its size cap, not at a boundary its policy chose. */
+  forced: boolean;
+}
+
+/**
+ * When the buffer ends a block. A block ends at the first boundary, outside anything held, of
+ * a kind whose minimum length it has reached (a stronger boundary also satisfies a weaker
+ * kind's minimum). A block that reaches `holdCap` is cut at the best safe point regardless.
+ */
+export interface BlockPolicy {
+  minimumLength: { paragraph: number; line: number; sentence: number };
+  holdCap: number;
+}
+
+/** The smallest cap: every Discord token (≤ 128 characters) must fit in one block. */
+export const MINIMUM_HOLD_CAP = 128;
+/** Text kept before the scan position for the scanner's look-behind and grapheme cuts. */
+const LOOKBEHIND = 64;
+const NO_BLOCKS: readonly Block[] = Object.freeze([]);
+
+/**
+ * The semantic block buffer ("streaming dumb, chunking smart"): text deltas in, finished blocks
+ * out, each scanned once. It never cuts inside a code block, inline code, quote, bracket,
+ * emphasis, link, URL or Discord token unless the block outgrows its cap, and `finish` always
+ * delivers the whole tail — also when the last delta was empty.
+ */
+export class SemanticBlockBuffer {
+  private readonly policy: BlockPolicy;
+  private readonly scanner: MarkdownScanner;
+  private readonly candidates = new CutCandidates();
+  /** The text from `blockStart` to the end of what arrived (appending keeps it a cheap rope). */
+  private pending = '';
+  private blockStart = 0;
+  private available = 0;
+  /** What the scanner reads: from shortly before its position to the end of what arrived. */
+  private window = '';
+  private windowOffset = 0;
+  private fenceAtBlockStart: FenceState | undefined;
+  private output: Block[] = [];
+  private finished = false;
+
+  /** `fenceAtStart`: the text starts inside a code block (continuing an earlier slice). */
+  constructor(policy: BlockPolicy, fenceAtStart?: FenceState) {
+    this.policy = { ...policy, holdCap: Math.max(MINIMUM_HOLD_CAP, policy.holdCap) };
+    this.scanner = new MarkdownScanner({
+      listener: (position, kind, held) => this.onBoundary(position, kind, held),
+      maxUrlLength: this.policy.holdCap,
+    });
+    this.scanner.stopAt = this.policy.holdCap;
+    this.scanner.fence = fenceAtStart;
+    this.fenceAtBlockStart = fenceAtStart;
+  }
+
+  push(delta: string): readonly Block[] {
+    if (delta === '' || this.finished) return NO_BLOCKS;
+    this.pending += delta;
+    this.available += delta.length;
+    const keepFrom = Math.max(this.windowOffset, this.scanner.position - LOOKBEHIND);
+    this.window = this.window.slice(keepFrom - this.windowOffset) + delta;
+    this.windowOffset = keepFrom;
+    this.run(false);
+    return this.drain();
+  }
+
+  /** Ends the text: everything not yet delivered comes out, whatever is still open. */
+  finish(): readonly Block[] {
+    if (this.finished) return NO_BLOCKS;
+    this.finished = true;
+    this.run(true);
+    if (/\S/.test(this.pending)) {
+      this.output.push({
+        text: this.pending,
+        end: 'end',
+        forced: false,
+        fenceAtStart: this.fenceAtBlockStart,
+        fenceAtEnd: this.scanner.fence,
+      });
+    }
+    this.pending = '';
+    this.blockStart = this.available;
+    return this.drain();
+  }
+
+  /** The scanned text not yet in a block, for live previews (never cut inside a token). */
+  preview(): FencedText {
+    return {
+      text: this.pending.slice(0, this.scanner.position - this.blockStart),
+      fenceAtStart: this.fenceAtBlockStart,
+      fenceAtEnd: this.scanner.fence,
+    };
+  }
+
+  private run(final: boolean): void {
+    for (;;) {
+      const stop = this.scanner.scan(this.window, this.windowOffset, final);
+      if (stop !== 'limit' || !this.forceCut(final)) return;
+    }
+  }
+
+  private onBoundary(position: number, kind: BoundaryKind, held: boolean): void {
+    if (position <= this.blockStart) return;
+    this.candidates.record(position, kind, this.scanner.fence);
+    if (held || position - this.blockStart < this.minimumLength(kind)) return;
+    if (!/\S/.test(this.pending.slice(0, position - this.blockStart))) return;
+    this.cut({ position, kind, fence: this.scanner.fence }, false);
+  }
+
+  private minimumLength(kind: BoundaryKind): number {
+    const { paragraph, line, sentence } = this.policy.minimumLength;
+    switch (kind) {
+      case 'paragraph':
+        return Math.min(paragraph, line, sentence);
+      case 'line':
+        return Math.min(line, sentence);
+      case 'sentence':
+        return sentence;
+      case 'word':
+        return Number.POSITIVE_INFINITY;
+    }
+  }
+
+  /**
+   * The block reached its cap: cut at the strongest candidate in its second half, else the
+   * strongest anywhere, else (no whitespace at all) at a grapheme boundary. Returns false when
+   * that last cut must wait for a little more text to know where a grapheme ends.
+   */
+  private forceCut(final: boolean): boolean {
+    const half = this.blockStart + Math.floor(this.policy.holdCap / 2);
+    const candidate = this.candidates.best(half) ?? this.candidates.best(this.blockStart + 1);
+    if (candidate !== undefined) {
+      this.cut(candidate, true);
+      return true;
+    }
+    const position = this.scanner.position;
+    if (!final && this.available < position + GRAPHEME_WINDOW) return false;
+    let cutAt = graphemeBoundaryAtOrBefore(this.window, {
+      offset: this.windowOffset,
+      position,
+      floor: this.blockStart,
+    });
+    // Only a single unit longer than the cap (a run of thousands of `*`) gets here with nothing
+    // before it: cutting inside it is the only way forward.
+    if (cutAt <= this.blockStart) cutAt = this.blockStart + this.policy.holdCap;
+    this.cut({ position: cutAt, kind: 'hard', fence: this.scanner.fence }, true);
+    return true;
+  }
+
+  private cut(
+    at: { position: number; kind: BoundaryKind | 'hard'; fence: FenceState | undefined },
+    forced: boolean,
+  ): void {
+    const length = at.position - this.blockStart;
+    this.output.push({
+      text: this.pending.slice(0, length),
+      end: at.kind,
+      forced,
+      fenceAtStart: this.fenceAtBlockStart,
+      fenceAtEnd: at.fence,
+    });
+    this.pending = this.pending.slice(length);
+    this.fenceAtBlockStart = at.fence;
+    this.blockStart = at.position;
+    this.candidates.dropUpTo(at.position);
+    this.scanner.stopAt = at.position + this.policy.holdCap;
+  }
+
+  private drain(): readonly Block[] {
+    if (this.output.length === 0) return NO_BLOCKS;
+    const blocks = this.output;
+    this.output = [];
+    return blocks;
+  }
+}

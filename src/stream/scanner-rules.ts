@@ -1,0 +1,124 @@
+/** Character rules of the markdown scanner, kept apart so the state machine stays readable. */
+
+/** Unicode whitespace by code unit (the scanner's hot path avoids regular expressions). */
+export function isWhitespaceCode(code: number): boolean {
+  return (
+    code === 32 ||
+    (code >= 9 && code <= 13) ||
+    code === 0xa0 ||
+    code === 0x3000 ||
+    (code >= 0x2000 && code <= 0x200a) ||
+    code === 0x2028 ||
+    code === 0x2029 ||
+    code === 0x202f ||
+    code === 0x205f ||
+    code === 0x1680
+  );
+}
+
+function isWhitespace(character: string | undefined): boolean {
+  return character === undefined || isWhitespaceCode(character.charCodeAt(0));
+}
+
+function isWordCharacter(character: string | undefined): boolean {
+  return character !== undefined && /[\p{L}\p{N}]/u.test(character);
+}
+
+/** Quote and bracket pairs that hold (besides `(`, `[` and the straight `"`). */
+export const PAIRED_OPENERS: ReadonlySet<string> = new Set(['“', '‘', '「', '『', '【', '«']);
+export const PAIRED_CLOSERS: ReadonlySet<string> = new Set(['”', '’', '」', '』', '】', '»']);
+
+const SENTENCE_CLOSERS = new Set([')', ']', '"', "'", '”', '’', '」', '』', '）', '】', '»']);
+
+/** Characters that may sit between a sentence's final punctuation and the space after it. */
+export function closesSentence(character: string): boolean {
+  return SENTENCE_CLOSERS.has(character);
+}
+
+const ABBREVIATIONS = new Set([
+  'mr',
+  'mrs',
+  'ms',
+  'dr',
+  'prof',
+  'sr',
+  'jr',
+  'st',
+  'vs',
+  'cf',
+  'approx',
+]);
+
+/**
+ * True when a period after `word` most likely does not end a sentence: a title ("Dr."), an
+ * initial ("J."), or a dotted abbreviation ("e.g.", "U.S.").
+ */
+export function isAbbreviation(word: string): boolean {
+  const letters = word.replace(/^[^\p{L}]+/u, '');
+  if (letters === '') return false;
+  if (/^\p{Lu}$/u.test(letters)) return true;
+  if (letters.includes('.')) return true;
+  return ABBREVIATIONS.has(letters.toLowerCase());
+}
+
+const ITALIC_STAR = 1;
+const BOLD = 2;
+const ITALIC_UNDERSCORE = 4;
+const UNDERLINE = 8;
+const STRIKE = 16;
+const SPOILER = 32;
+
+/** The emphasis kinds a delimiter run stands for (Discord: * ** *** _ __ ~~ ||). */
+function kindsOf(character: string, run: number): number[] {
+  switch (character) {
+    case '*':
+      return run === 1 ? [ITALIC_STAR] : run === 2 ? [BOLD] : [BOLD, ITALIC_STAR];
+    case '_':
+      return run === 1
+        ? [ITALIC_UNDERSCORE]
+        : run === 2
+          ? [UNDERLINE]
+          : [UNDERLINE, ITALIC_UNDERSCORE];
+    case '~':
+      return run >= 2 ? [STRIKE] : [];
+    case '|':
+      return run >= 2 ? [SPOILER] : [];
+    default:
+      return [];
+  }
+}
+
+/**
+ * Which emphasis spans are open, by CommonMark-like flanking: a run opens when the next
+ * character is not whitespace and closes when the previous one is not. So a list bullet
+ * (`* item`), `2 * 3`, a lone `~5` and table pipes open nothing, and `_` inside a word
+ * (snake_case) neither opens nor closes.
+ */
+export class EmphasisState {
+  private flags = 0;
+
+  static isDelimiter(character: string): boolean {
+    return character === '*' || character === '_' || character === '~' || character === '|';
+  }
+
+  get open(): boolean {
+    return this.flags !== 0;
+  }
+
+  apply(run: { character: string; run: number; before: string; after: string | undefined }): void {
+    const leftFlanking = !isWhitespace(run.after);
+    const rightFlanking = !isWhitespace(run.before);
+    const underscore = run.character === '_';
+    for (const kind of kindsOf(run.character, run.run)) {
+      if ((this.flags & kind) !== 0) {
+        if (rightFlanking && !(underscore && isWordCharacter(run.after))) this.flags &= ~kind;
+      } else if (leftFlanking && !(underscore && isWordCharacter(run.before))) {
+        this.flags |= kind;
+      }
+    }
+  }
+
+  reset(): void {
+    this.flags = 0;
+  }
+}
