@@ -15,7 +15,14 @@ export function graphemeBoundaryAtOrBefore(
   options: { offset: number; position: number; floor: number },
 ): number {
   const { offset, position, floor } = options;
-  const windowStart = Math.max(floor, position - GRAPHEME_WINDOW, offset);
+  let windowStart = Math.max(floor, position - GRAPHEME_WINDOW, offset);
+  // Flags pair regional indicators counted from the start of their run: segment from there.
+  while (
+    windowStart - 2 >= Math.max(floor, offset) &&
+    isRegionalIndicatorAt(text, windowStart - 2 - offset)
+  ) {
+    windowStart -= 2;
+  }
   const windowEnd = Math.min(offset + text.length, position + GRAPHEME_WINDOW);
   const slice = text.slice(windowStart - offset, windowEnd - offset);
   let best = -1;
@@ -28,4 +35,13 @@ export function graphemeBoundaryAtOrBefore(
   const code = text.charCodeAt(position - offset);
   const splitsPair = code >= 0xdc00 && code <= 0xdfff;
   return splitsPair && position - 1 > floor ? position - 1 : position;
+}
+
+/** A regional indicator symbol (U+1F1E6–U+1F1FF) as a surrogate pair at `index`. */
+function isRegionalIndicatorAt(text: string, index: number): boolean {
+  return (
+    text.charCodeAt(index) === 0xd83c &&
+    (text.charCodeAt(index + 1) & 0xffe0) === 0xdde0 &&
+    text.charCodeAt(index + 1) >= 0xdde6
+  );
 }

@@ -97,7 +97,8 @@ export class GrowingMessage {
     }
     this.current = {
       text: this.current.text.slice(consumed),
-      fenceAtStart: complete.length > 0 ? complete[complete.length - 1]?.fenceAtEnd : this.current.fenceAtStart,
+      fenceAtStart:
+        complete.length > 0 ? complete[complete.length - 1]?.fenceAtEnd : this.current.fenceAtStart,
       fenceAtEnd: this.current.fenceAtEnd,
     };
     const rest = renderFenced(this.current);

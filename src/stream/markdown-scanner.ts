@@ -65,8 +65,12 @@ export class MarkdownScanner {
   private lineHasContent = false;
   private lineContentStart = -1;
   private wordStart = 0;
-  /** 0 none; 1 after `.!?…` (ends at whitespace); 2 after `。！？` (ends at the next character). */
-  private sentenceEnd: 0 | 1 | 2 = 0;
+  /**
+   * 0 none; 1 after `.!?…` (ends at whitespace); 2 after `。！？` (ends at the next character);
+   * 3 after `。」`-like closers (ends at the next character unless it is hiragana: in
+   * 「はい。」と言った the quotative particle continues the sentence).
+   */
+  private sentenceEnd: 0 | 1 | 2 | 3 = 0;
   private previous = NEWLINE;
   private beforePrevious = NEWLINE;
   private inLongUrl = false;
@@ -137,9 +141,14 @@ export class MarkdownScanner {
 
   private step(text: string, index: number, final: boolean): number {
     const code = text.charCodeAt(index);
-    if (this.sentenceEnd === 2 && !isWhitespaceCode(code) && !closesSentence(text[index] ?? '')) {
-      this.sentenceEnd = 0;
-      this.report('sentence');
+    if (this.sentenceEnd >= 2 && !isWhitespaceCode(code)) {
+      if (closesSentence(text[index] ?? '')) {
+        this.sentenceEnd = 3;
+      } else {
+        const continues = this.sentenceEnd === 3 && isHiraganaCode(code);
+        this.sentenceEnd = 0;
+        if (!continues) this.report('sentence');
+      }
     }
     if (code === NEWLINE) return this.newline();
     if (isWhitespaceCode(code)) {
@@ -191,21 +200,30 @@ export class MarkdownScanner {
     return consumed;
   }
 
+  /**
+   * Three or more backticks always open a code block, even inside inline code. Discord would
+   * show such a run inside inline code literally, but no model writes that, and this way whether
+   * a code block is open depends only on the backtick runs: a slice re-scanned on its own (the
+   * chunker, the edit composer) agrees with the stream's scan about where code blocks are.
+   */
   private backticks(text: string, index: number, final: boolean): number {
     const run = runLength(text, index, BACKTICK);
     if (index + run === text.length && !final) return 0;
-    if (this.inlineCode > 0) {
-      const closes = run === this.inlineCode;
-      const consumed = this.content(run, BACKTICK);
-      if (consumed > 0 && closes) this.inlineCode = 0;
-      return consumed;
-    }
     if (run >= 3) {
       LANGUAGE.lastIndex = index + run;
       const language = LANGUAGE.exec(text);
       if (language === null && !final && text.length < index + run + LANGUAGE_LOOKAHEAD) return 0;
       const consumed = this.content(run, BACKTICK);
-      if (consumed > 0) this.fence = { language: language?.[0] ?? '' };
+      if (consumed > 0) {
+        this.fence = { language: language?.[0] ?? '' };
+        this.inlineCode = 0;
+      }
+      return consumed;
+    }
+    if (this.inlineCode > 0) {
+      const closes = run === this.inlineCode;
+      const consumed = this.content(run, BACKTICK);
+      if (consumed > 0 && closes) this.inlineCode = 0;
       return consumed;
     }
     const consumed = this.content(run, BACKTICK);
@@ -349,6 +367,10 @@ export class MarkdownScanner {
     const eye = (code: number): boolean => code === 58 || code === 59 || code === 61; // : ; =
     return eye(this.previous) || (this.previous === 45 && eye(this.beforePrevious)); // -
   }
+}
+
+function isHiraganaCode(code: number): boolean {
+  return code >= 0x3041 && code <= 0x309f;
 }
 
 function isAsciiWordCode(code: number): boolean {

@@ -9,11 +9,15 @@ export class RecordingJournal implements TurnJournal {
 
   start(turn: TurnJournalStart): Promise<void> {
     this.starts.push(turn);
-    return this.failStartWith === undefined ? Promise.resolve() : Promise.reject(this.failStartWith);
+    return this.failStartWith === undefined
+      ? Promise.resolve()
+      : Promise.reject(this.failStartWith);
   }
 
   finish(turnId: string, end: TurnJournalEnd): Promise<void> {
     this.finishes.push({ turnId, end });
-    return this.failFinishWith === undefined ? Promise.resolve() : Promise.reject(this.failFinishWith);
+    return this.failFinishWith === undefined
+      ? Promise.resolve()
+      : Promise.reject(this.failFinishWith);
   }
 }

@@ -22,7 +22,10 @@ export async function deliverDeltas(
     clock?: Clock;
   } = {},
 ): Promise<RecordingSink> {
-  const streamOptions = resolveStreamOptions({ editPreviewIntervalMs: 0, ...options.streamOptions });
+  const streamOptions = resolveStreamOptions({
+    editPreviewIntervalMs: 0,
+    ...options.streamOptions,
+  });
   const plan = humanizerPlan(options.degree ?? 1);
   const sink = new RecordingSink();
   const delivery = new ReplyDelivery({
