@@ -4,20 +4,28 @@ import type { TurnJournal, TurnJournalEnd, TurnJournalStart } from '../turn-jour
 export class RecordingJournal implements TurnJournal {
   readonly starts: TurnJournalStart[] = [];
   readonly finishes: Array<{ turnId: string; end: TurnJournalEnd }> = [];
-  failStartWith: Error | undefined;
-  failFinishWith: Error | undefined;
+  private startFailure: Error | undefined;
+  private finishFailure: Error | undefined;
+
+  /** Makes `start` reject with `error`. */
+  failStartWith(error: Error): void {
+    this.startFailure = error;
+  }
+
+  /** Makes `finish` reject with `error`. */
+  failFinishWith(error: Error): void {
+    this.finishFailure = error;
+  }
 
   start(turn: TurnJournalStart): Promise<void> {
     this.starts.push(turn);
-    return this.failStartWith === undefined
-      ? Promise.resolve()
-      : Promise.reject(this.failStartWith);
+    return this.startFailure === undefined ? Promise.resolve() : Promise.reject(this.startFailure);
   }
 
   finish(turnId: string, end: TurnJournalEnd): Promise<void> {
     this.finishes.push({ turnId, end });
-    return this.failFinishWith === undefined
+    return this.finishFailure === undefined
       ? Promise.resolve()
-      : Promise.reject(this.failFinishWith);
+      : Promise.reject(this.finishFailure);
   }
 }
