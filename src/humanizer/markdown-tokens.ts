@@ -48,21 +48,18 @@ export function discordTokenLength(text: string, start: number, final: boolean):
   return match !== null && match.index === start ? match[0].length : undefined;
 }
 
-/** Characters that end a bare URL. */
-const URL_TERMINATORS = new Set([
-  ' ',
-  '\t',
-  '\n',
-  '\r',
-  '<',
-  '>',
-  '`',
-  '"',
-  '「',
-  '」',
-  '『',
-  '』',
-]);
+/** Characters that end a bare URL: whitespace, `<`, `>`, a backtick, `"`, 「」『』. */
+function isUrlTerminator(code: number): boolean {
+  return (
+    code === 32 ||
+    (code >= 9 && code <= 13) ||
+    code === 60 ||
+    code === 62 ||
+    code === 96 ||
+    code === 34 ||
+    (code >= 0x300c && code <= 0x300f)
+  );
+}
 /** Trailing characters that belong to the sentence or markdown around a URL, not to it. */
 const URL_TRAILING_PUNCTUATION = new Set([
   '.',
@@ -82,9 +79,14 @@ const URL_TRAILING_PUNCTUATION = new Set([
 
 /** True when a URL scheme (`http://` or `https://`) starts at `start` on a word boundary. */
 export function startsUrl(text: string, start: number): boolean {
+  if (start > 0 && /[\p{L}\p{N}_]/u.test(text[start - 1] ?? '')) return false;
+  return hasUrlScheme(text, start);
+}
+
+/** True when `http://` or `https://` (any case) starts at `start`. */
+export function hasUrlScheme(text: string, start: number): boolean {
   const code = text.charCodeAt(start);
   if (code !== 104 && code !== 72) return false; // h or H
-  if (start > 0 && /[\p{L}\p{N}_]/u.test(text[start - 1] ?? '')) return false;
   const head = text.slice(start, start + 8).toLowerCase();
   return head.startsWith('http://') || head === 'https://';
 }
@@ -114,14 +116,16 @@ export function urlExtent(
   let end = start;
   const limit = Math.min(text.length, start + maxLength);
   for (; end < limit; end += 1) {
-    const character = text[end] ?? '';
-    if (URL_TERMINATORS.has(character)) break;
-    if (character === '(') parentheses += 1;
-    else if (character === '[') brackets += 1;
-    else if (character === ')') {
+    const code = text.charCodeAt(end);
+    if (isUrlTerminator(code)) break;
+    if (code === 40)
+      parentheses += 1; // (
+    else if (code === 91)
+      brackets += 1; // [
+    else if (code === 41) {
       if (parentheses === 0) break;
       parentheses -= 1;
-    } else if (character === ']') {
+    } else if (code === 93) {
       if (brackets === 0) break;
       brackets -= 1;
     }

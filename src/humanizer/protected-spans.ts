@@ -1,4 +1,4 @@
-import { discordTokenLength, startsUrl, urlExtent } from './markdown-tokens.ts';
+import { discordTokenLength, hasUrlScheme, startsUrl, urlExtent } from './markdown-tokens.ts';
 
 /**
  * Placeholder protection: every span a text transform must not touch (code, URLs, Discord
@@ -62,7 +62,7 @@ export function protectSpans(text: string): ProtectedText {
       index = protect(index, codeSpanEnd(text, index), 'code');
     } else if (character === '<' && typeof discordTokenLength(text, index, true) === 'number') {
       index = protect(index, index + (discordTokenLength(text, index, true) as number), 'discord');
-    } else if (startsUrl(text, index)) {
+    } else if (hasUrlScheme(text, index) && startsUrl(text, index)) {
       const extent = urlExtent(text, { start: index, final: true, maxLength: Infinity });
       index = extent.kind === 'url' ? protect(index, index + extent.length, 'url') : index + 1;
     } else if (EMPHASIS_CHARACTERS.has(character)) {

@@ -1,7 +1,7 @@
 import { CutCandidates } from './cut-candidates.ts';
 import type { FencedText, FenceState } from './fence.ts';
 import { GRAPHEME_WINDOW, graphemeBoundaryAtOrBefore } from './grapheme.ts';
-import { MarkdownScanner, type BoundaryKind } from './markdown-scanner.ts';
+import { LOOKBEHIND, MarkdownScanner, type BoundaryKind } from './markdown-scanner.ts';
 
 /** Why a block ended: at a boundary of that kind, by a cut with no whitespace, or at the end. */
 export type BlockEnd = BoundaryKind | 'hard' | 'end';
@@ -29,8 +29,6 @@ export interface BlockPolicy {
 
 /** The smallest cap: every Discord token (≤ 128 characters) must fit in one block. */
 export const MINIMUM_HOLD_CAP = 128;
-/** Text kept before the scan position for the scanner's look-behind and grapheme cuts. */
-const LOOKBEHIND = 64;
 const NO_BLOCKS: readonly Block[] = Object.freeze([]);
 
 /**
@@ -43,15 +41,21 @@ export class SemanticBlockBuffer {
   private readonly policy: BlockPolicy;
   private readonly scanner: MarkdownScanner;
   private readonly candidates = new CutCandidates();
-  /** The text from `blockStart` to the end of what arrived (appending keeps it a cheap rope). */
+  /** The text from `blockStart` to the end of what arrived (`+=` keeps it a cheap V8 rope). */
   private pending = '';
   private blockStart = 0;
   private available = 0;
-  /** What the scanner reads: from shortly before its position to the end of what arrived. */
+  /** What the scanner reads: from its position to the end of what arrived. */
   private window = '';
   private windowOffset = 0;
+  /** The characters just before the window: the end of `lookbehindSource` (after a prefix). */
+  private lookbehindPrefix = '';
+  private lookbehindSource = '';
+  private lookbehindEnd = 0;
   private fenceAtBlockStart: FenceState | undefined;
   private output: Block[] = [];
+  /** Below this block length, text without a newline can end no block (see `deferrable`). */
+  private readonly deferLimit: number;
   private finished = false;
 
   /** `fenceAtStart`: the text starts inside a code block (continuing an earlier slice). */
@@ -59,20 +63,35 @@ export class SemanticBlockBuffer {
     this.policy = { ...policy, holdCap: Math.max(MINIMUM_HOLD_CAP, policy.holdCap) };
     this.scanner = new MarkdownScanner({
       listener: (position, kind, held) => this.onBoundary(position, kind, held),
+      lookbehind: () => this.lookbehind(),
       maxUrlLength: this.policy.holdCap,
     });
     this.scanner.stopAt = this.policy.holdCap;
     this.scanner.fence = fenceAtStart;
     this.fenceAtBlockStart = fenceAtStart;
+    const { line, sentence } = this.policy.minimumLength;
+    this.deferLimit = Math.min(line, sentence, this.policy.holdCap);
   }
 
   push(delta: string): readonly Block[] {
     if (delta === '' || this.finished) return NO_BLOCKS;
     this.pending += delta;
     this.available += delta.length;
-    const keepFrom = Math.max(this.windowOffset, this.scanner.position - LOOKBEHIND);
-    this.window = this.window.slice(keepFrom - this.windowOffset) + delta;
-    this.windowOffset = keepFrom;
+    // The window starts where the scanner stands; usually it has read everything, and the
+    // window is just the new delta (no copying).
+    const scanned = this.scanner.position - this.windowOffset;
+    if (scanned > 0) {
+      // The look-behind is rarely read (a period after a word begun in an earlier delta), so
+      // only a reference is kept; short deltas fold the older look-behind in.
+      if (scanned < LOOKBEHIND) this.lookbehindPrefix = this.lookbehind();
+      this.lookbehindSource = this.window;
+      this.lookbehindEnd = scanned;
+      this.window = scanned === this.window.length ? delta : this.window.slice(scanned) + delta;
+      this.windowOffset = this.scanner.position;
+    } else {
+      this.window += delta;
+    }
+    if (this.deferrable(delta)) return NO_BLOCKS;
     this.run(false);
     return this.drain();
   }
@@ -98,11 +117,29 @@ export class SemanticBlockBuffer {
 
   /** The scanned text not yet in a block, for live previews (never cut inside a token). */
   preview(): FencedText {
+    if (!this.finished) this.run(false);
     return {
       text: this.pending.slice(0, this.scanner.position - this.blockStart),
       fenceAtStart: this.fenceAtBlockStart,
       fenceAtEnd: this.scanner.fence,
     };
+  }
+
+  /**
+   * Text that cannot end a block yet is not scanned yet: without a newline no paragraph or
+   * line can end in it, and below every minimum length and the cap no other cut can happen.
+   * Scanning it later, in one go with what follows, gives the very same blocks at the very same
+   * delta — it only saves the per-delta overhead on the many tiny deltas providers send.
+   */
+  private deferrable(delta: string): boolean {
+    return this.available - this.blockStart < this.deferLimit && !delta.includes('\n');
+  }
+
+  private lookbehind(): string {
+    const { lookbehindSource: source, lookbehindEnd: end } = this;
+    return end >= LOOKBEHIND
+      ? source.slice(end - LOOKBEHIND, end)
+      : (this.lookbehindPrefix + source.slice(0, end)).slice(-LOOKBEHIND);
   }
 
   private run(final: boolean): void {
@@ -112,15 +149,15 @@ export class SemanticBlockBuffer {
     }
   }
 
-  private onBoundary(position: number, kind: BoundaryKind, held: boolean): void {
+  private onBoundary(position: number, kind: Exclude<BoundaryKind, 'word'>, held: boolean): void {
     if (position <= this.blockStart) return;
     this.candidates.record(position, kind, this.scanner.fence);
     if (held || position - this.blockStart < this.minimumLength(kind)) return;
-    if (!/\S/.test(this.pending.slice(0, position - this.blockStart))) return;
+    if (this.scanner.contentEnd <= this.blockStart) return; // nothing but whitespace yet
     this.cut({ position, kind, fence: this.scanner.fence }, false);
   }
 
-  private minimumLength(kind: BoundaryKind): number {
+  private minimumLength(kind: Exclude<BoundaryKind, 'word'>): number {
     const { paragraph, line, sentence } = this.policy.minimumLength;
     switch (kind) {
       case 'paragraph':
@@ -129,8 +166,6 @@ export class SemanticBlockBuffer {
         return Math.min(line, sentence);
       case 'sentence':
         return sentence;
-      case 'word':
-        return Number.POSITIVE_INFINITY;
     }
   }
 
@@ -140,6 +175,9 @@ export class SemanticBlockBuffer {
    * that last cut must wait for a little more text to know where a grapheme ends.
    */
   private forceCut(final: boolean): boolean {
+    // Word boundaries are noted by the scanner itself (one per word: too many for callbacks).
+    const word = this.scanner.lastWord;
+    if (word.position > this.blockStart) this.candidates.record(word.position, 'word', word.fence);
     const half = this.blockStart + Math.floor(this.policy.holdCap / 2);
     const candidate = this.candidates.best(half) ?? this.candidates.best(this.blockStart + 1);
     if (candidate !== undefined) {
@@ -148,8 +186,9 @@ export class SemanticBlockBuffer {
     }
     const position = this.scanner.position;
     if (!final && this.available < position + GRAPHEME_WINDOW) return false;
-    let cutAt = graphemeBoundaryAtOrBefore(this.window, {
-      offset: this.windowOffset,
+    // Segmented from the block's start: a run of flags must be paired from its beginning.
+    let cutAt = graphemeBoundaryAtOrBefore(this.pending, {
+      offset: this.blockStart,
       position,
       floor: this.blockStart,
     });

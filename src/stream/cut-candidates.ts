@@ -9,6 +9,12 @@ export interface CutCandidate {
 }
 
 const KINDS: readonly BoundaryKind[] = ['paragraph', 'line', 'sentence', 'word'];
+const INDEX: Readonly<Record<BoundaryKind, number>> = {
+  paragraph: 0,
+  line: 1,
+  sentence: 2,
+  word: 3,
+};
 
 /**
  * The latest place of each strength where the current block could be cut, held or not — for
@@ -25,7 +31,7 @@ export class CutCandidates {
   ];
 
   record(position: number, kind: BoundaryKind, fence: FenceState | undefined): void {
-    for (let index = KINDS.indexOf(kind); index < KINDS.length; index += 1) {
+    for (let index = INDEX[kind]; index < KINDS.length; index += 1) {
       this.positions[index] = position;
       this.fences[index] = fence;
     }

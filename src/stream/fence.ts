@@ -40,7 +40,7 @@ export function renderFenced(slice: FencedText): string {
   if (slice.fenceAtEnd !== undefined) body += FENCE_CLOSING;
   // A reopened block with no code left (the cut fell just before its closing fence) would
   // show as an empty code box: nothing worth sending.
-  return EMPTY_CODE_BLOCK.test(body) ? '' : body;
+  return body.length <= 40 && EMPTY_CODE_BLOCK.test(body) ? '' : body;
 }
 
 const EMPTY_CODE_BLOCK = /^```[\w+#.-]*\s*```$/;

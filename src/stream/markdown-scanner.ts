@@ -1,6 +1,6 @@
 import {
   discordTokenLength,
-  startsUrl,
+  hasUrlScheme,
   URL_SCHEME_LOOKAHEAD,
   urlExtent,
 } from '../humanizer/markdown-tokens.ts';
@@ -18,16 +18,22 @@ import {
 export type BoundaryKind = 'paragraph' | 'line' | 'sentence' | 'word';
 
 /**
- * Called for each place the text may be cut: `position` is where the next block would start
- * (on the whitespace), `held` is true while a construct that should not be split is open.
+ * Called for each paragraph, line and sentence boundary: `position` is where the next block
+ * would start (on the whitespace), `held` is true while a construct that should not be split
+ * is open. Plain word boundaries are too frequent for a call each: see `lastWord`.
  */
-export type BoundaryListener = (position: number, kind: BoundaryKind, held: boolean) => void;
+export type BoundaryListener = (
+  position: number,
+  kind: Exclude<BoundaryKind, 'word'>,
+  held: boolean,
+) => void;
 
 /** Why a scan returned: more text is needed, `stopAt` was reached, or all text was scanned. */
 export type ScanStop = 'need-input' | 'limit' | 'done';
 
 const BACKTICK = 96;
 const NEWLINE = 10;
+const SPACE = 32;
 const LESS_THAN = 60;
 const LOWER_H = 104;
 const UPPER_H = 72;
@@ -53,6 +59,13 @@ export class MarkdownScanner {
   stopAt = Number.POSITIVE_INFINITY;
   /** The code block open at `position`, if any. */
   fence: FenceState | undefined;
+  /** Where the last non-whitespace character scanned ends (so a block has something to show). */
+  contentEnd = 0;
+  /** The latest boundary of any kind (a word boundary at least), and the code block open there. */
+  readonly lastWord: { position: number; fence: FenceState | undefined } = {
+    position: -1,
+    fence: undefined,
+  };
 
   private readonly listener: BoundaryListener;
   private readonly maxUrlLength: number;
@@ -74,9 +87,17 @@ export class MarkdownScanner {
   private previous = NEWLINE;
   private beforePrevious = NEWLINE;
   private inLongUrl = false;
+  /** The LOOKBEHIND characters just before the text of the current scan (rarely needed). */
+  private readonly lookbehind: () => string;
 
-  constructor(options: { listener: BoundaryListener; maxUrlLength: number }) {
+  constructor(options: {
+    listener: BoundaryListener;
+    maxUrlLength: number;
+    /** The characters just before the text of each scan; none when the text is complete. */
+    lookbehind?: () => string;
+  }) {
     this.listener = options.listener;
+    this.lookbehind = options.lookbehind ?? (() => '');
     this.maxUrlLength = options.maxUrlLength;
   }
 
@@ -100,6 +121,7 @@ export class MarkdownScanner {
   scan(text: string, offset: number, final: boolean): ScanStop {
     const end = offset + text.length;
     while (this.position < end) {
+      if (this.sentenceEnd < 2 && this.plainRun(text, offset, end) > 0) continue;
       const index = this.position - offset;
       const length =
         this.fence !== undefined ? this.inFence(text, index, final) : this.step(text, index, final);
@@ -109,17 +131,82 @@ export class MarkdownScanner {
     return final ? 'done' : 'need-input';
   }
 
+  /**
+   * The hot path: consumes a run of characters that mean nothing to the scanner (letters,
+   * digits, most punctuation) in one go. Such characters are plain content in every state.
+   */
+  private plainRun(text: string, offset: number, end: number): number {
+    const start = this.position - offset;
+    // A space right after a sentence end is a sentence boundary: the slow path reports it.
+    if (this.sentenceEnd === 1 && text.charCodeAt(start) === SPACE) return 0;
+    const limit = (end < this.stopAt ? end : this.stopAt) - offset;
+    let cursor = start;
+    let previous = this.previous;
+    let firstContent = -1;
+    let lastContent = -1;
+    let lastSpace = -1;
+    while (cursor < limit) {
+      const code = text.charCodeAt(cursor);
+      if (code === SPACE) {
+        lastSpace = cursor;
+      } else {
+        if (code < 128) {
+          // `h` starts a URL only after a non-word character and before a `t`.
+          const plain =
+            ASCII_PLAIN[code] === 1 ||
+            ((code === LOWER_H || code === UPPER_H) &&
+              (isAsciiWordCode(previous) || notT(text.charCodeAt(cursor + 1))));
+          if (!plain) break;
+        } else if (isSpecialNonAscii(code)) {
+          break;
+        }
+        if (firstContent < 0) firstContent = cursor;
+        lastContent = cursor;
+      }
+      previous = code;
+      cursor += 1;
+    }
+    const length = cursor - start;
+    if (length === 0) return 0;
+    this.beforePrevious = length > 1 ? text.charCodeAt(cursor - 2) : this.previous;
+    this.previous = previous;
+    if (firstContent >= 0) {
+      this.contentEnd = lastContent + 1 + offset;
+      if (!this.lineHasContent) {
+        this.lineHasContent = true;
+        this.lineContentStart = firstContent + offset;
+      }
+      if (this.sentenceEnd === 1) this.sentenceEnd = 0;
+    }
+    if (lastSpace >= 0) {
+      // Spaces inside the run are word boundaries: only the latest matters to anyone.
+      this.lastWord.position = lastSpace + offset;
+      this.lastWord.fence = this.fence;
+      this.wordStart = lastSpace + 1 + offset;
+      this.inLongUrl = false;
+    }
+    this.position += length;
+    return length;
+  }
+
   /** Consumes `length` characters if they fit before `stopAt`; returns what `scan` expects. */
   private consume(length: number, lastCode: number): number {
     if (this.position + length > this.stopAt) return -1;
     this.position += length;
+    if (!isWhitespaceCode(lastCode)) this.contentEnd = this.position;
     this.beforePrevious = length > 1 ? lastCode : this.previous;
     this.previous = lastCode;
     return length;
   }
 
-  private report(kind: BoundaryKind): void {
+  private report(kind: Exclude<BoundaryKind, 'word'>): void {
+    this.noteWord();
     this.listener(this.position, kind, kind === 'paragraph' ? false : this.holding);
+  }
+
+  private noteWord(): void {
+    this.lastWord.position = this.position;
+    this.lastWord.fence = this.fence;
   }
 
   private inFence(text: string, index: number, final: boolean): number {
@@ -135,7 +222,7 @@ export class MarkdownScanner {
       return this.consume(run, BACKTICK);
     }
     if (code === NEWLINE) this.report('line');
-    else if (isWhitespaceCode(code)) this.report('word');
+    else if (isWhitespaceCode(code)) this.noteWord();
     return this.consume(1, code);
   }
 
@@ -152,7 +239,8 @@ export class MarkdownScanner {
     }
     if (code === NEWLINE) return this.newline();
     if (isWhitespaceCode(code)) {
-      this.report(this.sentenceEnd !== 0 ? 'sentence' : 'word');
+      if (this.sentenceEnd !== 0) this.report('sentence');
+      else this.noteWord();
       const consumed = this.consume(1, code);
       if (consumed > 0) {
         this.sentenceEnd = 0;
@@ -170,9 +258,9 @@ export class MarkdownScanner {
       if (token === 'incomplete') return 0;
       if (token !== undefined) return this.content(token, text.charCodeAt(index + token - 1));
     }
-    if ((code === LOWER_H || code === UPPER_H) && this.previousAllowsUrl()) {
-      const url = this.url(text, index, final);
-      if (url !== undefined) return url;
+    if (code === LOWER_H || code === UPPER_H) {
+      const url = this.previousAllowsUrl() ? this.url(text, index, final) : undefined;
+      return url ?? this.content(1, code);
     }
     return this.punctuation(text, index, final);
   }
@@ -247,7 +335,7 @@ export class MarkdownScanner {
       if ('https://'.startsWith(head) || 'http://'.startsWith(head)) return 0;
       return undefined;
     }
-    if (!startsUrl(text, index)) return undefined;
+    if (!hasUrlScheme(text, index)) return undefined;
     const extent = urlExtent(text, { start: index, final, maxLength: this.maxUrlLength });
     if (extent.kind === 'incomplete') return 0;
     if (extent.kind === 'too-long') {
@@ -356,10 +444,18 @@ export class MarkdownScanner {
       return consumed;
     }
     const wordLength = start - this.wordStart;
-    const word = wordLength > 0 && wordLength <= 8 ? text.slice(index - wordLength, index) : '';
-    const listLabel = /^\d+$/.test(word) && this.wordStart === this.lineContentStart;
+    const word =
+      wordLength > 0 && wordLength <= LOOKBEHIND ? this.textBefore(text, index, wordLength) : '';
+    const listLabel = isDigits(word) && this.wordStart === this.lineContentStart;
     this.sentenceEnd = listLabel || isAbbreviation(word) ? 0 : 1;
     return consumed;
+  }
+
+  /** The `length` characters before `index` of `text`, reaching into the look-behind. */
+  private textBefore(text: string, index: number, length: number): string {
+    if (index >= length) return text.slice(index - length, index);
+    const before = this.lookbehind();
+    return before.slice(before.length - (length - index)) + text.slice(0, index);
   }
 
   /** `:(`, `;)`, `=)`, `:-)`: the bracket is a face, not an opener or closer. */
@@ -369,8 +465,53 @@ export class MarkdownScanner {
   }
 }
 
+/** ASCII characters with no meaning to the scanner (1) — everything but those handled in `step`. */
+const ASCII_PLAIN = (() => {
+  const table = new Uint8Array(128);
+  for (let code = 33; code < 127; code += 1) table[code] = 1;
+  for (const special of '`<*_~|.!?()[]"hH') table[special.charCodeAt(0)] = 0;
+  return table;
+})();
+
+/** Non-ASCII characters the scanner handles: whitespace, CJK punctuation, paired quotes. */
+const NON_ASCII_SPECIAL: ReadonlySet<number> = new Set([
+  0xa0,
+  0x1680,
+  0x2028,
+  0x2029,
+  0x202f,
+  0x205f,
+  0x3000,
+  ...Array.from({ length: 11 }, (_, index) => 0x2000 + index),
+  ...[...'…。！？（）“”‘’「」『』【】«»'].map((character) => character.charCodeAt(0)),
+]);
+
+/** How many characters before a period the scanner may need (the longest abbreviation). */
+export const LOOKBEHIND = 8;
+
+function isDigits(word: string): boolean {
+  if (word === '') return false;
+  for (let index = 0; index < word.length; index += 1) {
+    const code = word.charCodeAt(index);
+    if (code < 48 || code > 57) return false;
+  }
+  return true;
+}
+
+/** Range tests first: kana and kanji (U+3040 on) are plain and common in Japanese text. */
+function isSpecialNonAscii(code: number): boolean {
+  if (code >= 0x3012) return code >= 0xff01 && code <= 0xff1f && NON_ASCII_SPECIAL.has(code);
+  if (code < 0x2000) return code === 0xa0 || code === 0xab || code === 0xbb || code === 0x1680;
+  return NON_ASCII_SPECIAL.has(code);
+}
+
 function isHiraganaCode(code: number): boolean {
   return code >= 0x3041 && code <= 0x309f;
+}
+
+/** A known character other than `t`/`T` (NaN, the end of the text, is not known). */
+function notT(code: number): boolean {
+  return code === code && code !== 116 && code !== 84;
 }
 
 function isAsciiWordCode(code: number): boolean {

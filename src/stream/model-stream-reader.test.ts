@@ -70,6 +70,7 @@ describe('ModelStreamReader', () => {
   it('reports a thrown error as a value, and the end as the end', async () => {
     async function* failing(): AsyncIterable<StreamPart> {
       yield textPart('x');
+      await Promise.resolve();
       throw new Error('socket hang up');
     }
     const reader = new ModelStreamReader(failing()[Symbol.asyncIterator](), {

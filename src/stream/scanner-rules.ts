@@ -54,11 +54,22 @@ const ABBREVIATIONS = new Set([
  * initial ("J."), or a dotted abbreviation ("e.g.", "U.S.").
  */
 export function isAbbreviation(word: string): boolean {
-  const letters = word.replace(/^[^\p{L}]+/u, '');
-  if (letters === '') return false;
-  if (/^\p{Lu}$/u.test(letters)) return true;
-  if (letters.includes('.')) return true;
-  return ABBREVIATIONS.has(letters.toLowerCase());
+  // Called at every period: no regular expressions on the common path.
+  let start = 0;
+  while (start < word.length && !isLetterCode(word.charCodeAt(start))) start += 1;
+  const length = word.length - start;
+  if (length === 0) return false;
+  if (length === 1) {
+    const code = word.charCodeAt(start);
+    return (code >= 65 && code <= 90) || (code >= 128 && /\p{Lu}/u.test(word.slice(start)));
+  }
+  if (word.includes('.', start)) return true;
+  return length <= 6 && ABBREVIATIONS.has(word.slice(start).toLowerCase());
+}
+
+/** ASCII letters, and anything beyond ASCII (where letters of other scripts live). */
+function isLetterCode(code: number): boolean {
+  return (code >= 65 && code <= 90) || (code >= 97 && code <= 122) || code >= 128;
 }
 
 const ITALIC_STAR = 1;
