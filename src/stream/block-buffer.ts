@@ -1,7 +1,8 @@
 import { CutCandidates } from './cut-candidates.ts';
 import type { FencedText, FenceState } from './fence.ts';
 import { GRAPHEME_WINDOW, graphemeBoundaryAtOrBefore } from './grapheme.ts';
-import { LOOKBEHIND, MarkdownScanner, type BoundaryKind } from './markdown-scanner.ts';
+import { MarkdownScanner, type BoundaryKind } from './markdown-scanner.ts';
+import { LOOKBEHIND } from './scanner-rules.ts';
 
 /** Why a block ended: at a boundary of that kind, by a cut with no whitespace, or at the end. */
 export type BlockEnd = BoundaryKind | 'hard' | 'end';
@@ -29,7 +30,7 @@ export interface BlockPolicy {
 
 /** The smallest cap: every Discord token (≤ 128 characters) must fit in one block. */
 export const MINIMUM_HOLD_CAP = 128;
-const NO_BLOCKS: readonly Block[] = Object.freeze([]);
+const NO_BLOCKS: readonly Block[] = [];
 
 /**
  * The semantic block buffer ("streaming dumb, chunking smart"): text deltas in, finished blocks
@@ -41,11 +42,15 @@ export class SemanticBlockBuffer {
   private readonly policy: BlockPolicy;
   private readonly scanner: MarkdownScanner;
   private readonly candidates = new CutCandidates();
-  /** The text from `blockStart` to the end of what arrived (`+=` keeps it a cheap V8 rope). */
-  private pending = '';
+  /**
+   * The text not yet in a block is `settled + window`: `settled` runs from `blockStart` to
+   * `windowOffset`, `window` (what the scanner reads) from there to the end of what arrived.
+   * Text moves from the window to `settled` once scanned, not per delta: one rope node per
+   * delta at most (`+=` keeps them cheap V8 ropes).
+   */
+  private settled = '';
   private blockStart = 0;
   private available = 0;
-  /** What the scanner reads: from its position to the end of what arrived. */
   private window = '';
   private windowOffset = 0;
   /** The characters just before the window: the end of `lookbehindSource` (after a prefix). */
@@ -75,7 +80,6 @@ export class SemanticBlockBuffer {
 
   push(delta: string): readonly Block[] {
     if (delta === '' || this.finished) return NO_BLOCKS;
-    this.pending += delta;
     this.available += delta.length;
     // The window starts where the scanner stands; usually it has read everything, and the
     // window is just the new delta (no copying).
@@ -86,7 +90,13 @@ export class SemanticBlockBuffer {
       if (scanned < LOOKBEHIND) this.lookbehindPrefix = this.lookbehind();
       this.lookbehindSource = this.window;
       this.lookbehindEnd = scanned;
-      this.window = scanned === this.window.length ? delta : this.window.slice(scanned) + delta;
+      if (scanned === this.window.length) {
+        this.settled += this.window;
+        this.window = delta;
+      } else {
+        this.settled += this.window.slice(0, scanned);
+        this.window = this.window.slice(scanned) + delta;
+      }
       this.windowOffset = this.scanner.position;
     } else {
       this.window += delta;
@@ -101,16 +111,19 @@ export class SemanticBlockBuffer {
     if (this.finished) return NO_BLOCKS;
     this.finished = true;
     this.run(true);
-    if (/\S/.test(this.pending)) {
+    const rest = this.unblocked(this.available);
+    if (/\S/.test(rest)) {
       this.output.push({
-        text: this.pending,
+        text: rest,
         end: 'end',
         forced: false,
         fenceAtStart: this.fenceAtBlockStart,
         fenceAtEnd: this.scanner.fence,
       });
     }
-    this.pending = '';
+    this.settled = '';
+    this.window = '';
+    this.windowOffset = this.available;
     this.blockStart = this.available;
     return this.drain();
   }
@@ -119,7 +132,7 @@ export class SemanticBlockBuffer {
   preview(): FencedText {
     if (!this.finished) this.run(false);
     return {
-      text: this.pending.slice(0, this.scanner.position - this.blockStart),
+      text: this.unblocked(this.scanner.position),
       fenceAtStart: this.fenceAtBlockStart,
       fenceAtEnd: this.scanner.fence,
     };
@@ -133,6 +146,12 @@ export class SemanticBlockBuffer {
    */
   private deferrable(delta: string): boolean {
     return this.available - this.blockStart < this.deferLimit && !delta.includes('\n');
+  }
+
+  /** The text from `blockStart` up to absolute `end` (at most the end of what arrived). */
+  private unblocked(end: number): string {
+    if (end <= this.windowOffset) return this.settled.slice(0, end - this.blockStart);
+    return this.settled + this.window.slice(0, end - this.windowOffset);
   }
 
   private lookbehind(): string {
@@ -187,7 +206,7 @@ export class SemanticBlockBuffer {
     const position = this.scanner.position;
     if (!final && this.available < position + GRAPHEME_WINDOW) return false;
     // Segmented from the block's start: a run of flags must be paired from its beginning.
-    let cutAt = graphemeBoundaryAtOrBefore(this.pending, {
+    let cutAt = graphemeBoundaryAtOrBefore(this.unblocked(this.available), {
       offset: this.blockStart,
       position,
       floor: this.blockStart,
@@ -203,15 +222,21 @@ export class SemanticBlockBuffer {
     at: { position: number; kind: BoundaryKind | 'hard'; fence: FenceState | undefined },
     forced: boolean,
   ): void {
-    const length = at.position - this.blockStart;
     this.output.push({
-      text: this.pending.slice(0, length),
+      text: this.unblocked(at.position),
       end: at.kind,
       forced,
       fenceAtStart: this.fenceAtBlockStart,
       fenceAtEnd: at.fence,
     });
-    this.pending = this.pending.slice(length);
+    if (at.position >= this.windowOffset) {
+      // The scan in progress keeps its own reference to the window it reads.
+      this.window = this.window.slice(at.position - this.windowOffset);
+      this.windowOffset = at.position;
+      this.settled = '';
+    } else {
+      this.settled = this.settled.slice(at.position - this.blockStart);
+    }
     this.fenceAtBlockStart = at.fence;
     this.blockStart = at.position;
     this.candidates.dropUpTo(at.position);

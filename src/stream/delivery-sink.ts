@@ -1,3 +1,6 @@
+import type { Clock } from '../core/clock.ts';
+import type { Logger } from '../core/logger.ts';
+
 /**
  * The port through which a turn reaches the chat platform. The pipeline decides WHAT to send
  * and when a message is complete; the implementation (the Discord edge) decides how fast:
@@ -32,4 +35,25 @@ export interface DeliverySink {
    * spans. Rejects (a DeliveryError) when writes failed for good or `signal` aborted.
    */
   flush(signal?: AbortSignal): Promise<string[]>;
+}
+
+/** The sink's flush, bounded so a broken sink cannot keep a turn (and its record) open. */
+export async function flushWithin(
+  sink: DeliverySink,
+  options: { clock: Clock; timeoutMs: number; logger: Logger },
+): Promise<string[]> {
+  const timeout = new AbortController();
+  const timer = new AbortController();
+  void options.clock.sleep(options.timeoutMs, timer.signal).then(
+    () => {
+      options.logger.warn('delivery flush timed out');
+      timeout.abort();
+    },
+    () => undefined,
+  );
+  try {
+    return await sink.flush(timeout.signal);
+  } finally {
+    timer.abort();
+  }
 }

@@ -5,13 +5,22 @@ import {
   urlExtent,
 } from '../humanizer/markdown-tokens.ts';
 import type { FenceState } from './fence.ts';
+import { InlineHolds } from './inline-holds.ts';
 import {
+  ASCII_PLAIN,
   closesSentence,
   EmphasisState,
   isAbbreviation,
+  isAsciiWordCode,
+  isDigits,
+  isHiraganaCode,
+  isSpecialNonAscii,
   isWhitespaceCode,
+  LOOKBEHIND,
+  notT,
   PAIRED_CLOSERS,
   PAIRED_OPENERS,
+  runLength,
 } from './scanner-rules.ts';
 
 /** Where text may be cut, strongest first. */
@@ -51,6 +60,10 @@ const LANGUAGE = /[A-Za-z0-9_+#.-]{0,24}(?=\r?\n)/y;
  * URLs and Discord tokens (mentions, custom emoji, timestamps) are consumed whole: no boundary
  * is ever reported inside one. `:)`, `;)`, `1)` and `a)` never open anything; an unmatched
  * opener only holds until the paragraph ends (markdown's own scope for inline constructs).
+ *
+ * The file is long on purpose: one state machine whose transitions share its state. What could
+ * stand apart does — the character classes and rules (scanner-rules.ts) and the inline hold
+ * state (inline-holds.ts).
  */
 export class MarkdownScanner {
   /** Absolute position of the next character to scan. */
@@ -69,12 +82,7 @@ export class MarkdownScanner {
 
   private readonly listener: BoundaryListener;
   private readonly maxUrlLength: number;
-  private readonly emphasis = new EmphasisState();
-  private inlineCode = 0;
-  private parentheses = 0;
-  private brackets = 0;
-  private straightQuote = false;
-  private pairedQuotes = 0;
+  private readonly holds = new InlineHolds();
   private lineHasContent = false;
   private lineContentStart = -1;
   private wordStart = 0;
@@ -103,15 +111,7 @@ export class MarkdownScanner {
 
   /** True while something that should not be split is open. */
   get holding(): boolean {
-    return (
-      this.fence !== undefined ||
-      this.inlineCode > 0 ||
-      this.emphasis.open ||
-      this.parentheses > 0 ||
-      this.brackets > 0 ||
-      this.straightQuote ||
-      this.pairedQuotes > 0
-    );
+    return this.fence !== undefined || this.holds.any;
   }
 
   /**
@@ -141,36 +141,32 @@ export class MarkdownScanner {
     if (this.sentenceEnd === 1 && text.charCodeAt(start) === SPACE) return 0;
     const limit = (end < this.stopAt ? end : this.stopAt) - offset;
     let cursor = start;
-    let previous = this.previous;
-    let firstContent = -1;
-    let lastContent = -1;
-    let lastSpace = -1;
     while (cursor < limit) {
       const code = text.charCodeAt(cursor);
-      if (code === SPACE) {
-        lastSpace = cursor;
-      } else {
-        if (code < 128) {
+      if (code < 128) {
+        if (ASCII_PLAIN[code] !== 1) {
           // `h` starts a URL only after a non-word character and before a `t`.
-          const plain =
-            ASCII_PLAIN[code] === 1 ||
-            ((code === LOWER_H || code === UPPER_H) &&
-              (isAsciiWordCode(previous) || notT(text.charCodeAt(cursor + 1))));
-          if (!plain) break;
-        } else if (isSpecialNonAscii(code)) {
-          break;
+          if (code !== LOWER_H && code !== UPPER_H) break;
+          const before = cursor > start ? text.charCodeAt(cursor - 1) : this.previous;
+          if (!isAsciiWordCode(before) && !notT(text.charCodeAt(cursor + 1))) break;
         }
-        if (firstContent < 0) firstContent = cursor;
-        lastContent = cursor;
+      } else if (isSpecialNonAscii(code)) {
+        break;
       }
-      previous = code;
       cursor += 1;
     }
     const length = cursor - start;
     if (length === 0) return 0;
+    // What the run held, worked out once afterwards rather than per character.
+    let firstContent = start;
+    while (firstContent < cursor && text.charCodeAt(firstContent) === SPACE) firstContent += 1;
+    let lastSpace = cursor - 1;
+    while (lastSpace >= start && text.charCodeAt(lastSpace) !== SPACE) lastSpace -= 1;
     this.beforePrevious = length > 1 ? text.charCodeAt(cursor - 2) : this.previous;
-    this.previous = previous;
-    if (firstContent >= 0) {
+    this.previous = text.charCodeAt(cursor - 1);
+    if (firstContent < cursor) {
+      let lastContent = cursor - 1;
+      while (text.charCodeAt(lastContent) === SPACE) lastContent -= 1;
       this.contentEnd = lastContent + 1 + offset;
       if (!this.lineHasContent) {
         this.lineHasContent = true;
@@ -178,7 +174,7 @@ export class MarkdownScanner {
       }
       if (this.sentenceEnd === 1) this.sentenceEnd = 0;
     }
-    if (lastSpace >= 0) {
+    if (lastSpace >= start) {
       // Spaces inside the run are word boundaries: only the latest matters to anyone.
       this.lastWord.position = lastSpace + offset;
       this.lastWord.fence = this.fence;
@@ -250,7 +246,7 @@ export class MarkdownScanner {
       return consumed;
     }
     if (this.inLongUrl) return this.content(1, code);
-    if (this.inlineCode > 0)
+    if (this.holds.inlineCode > 0)
       return code === BACKTICK ? this.backticks(text, index, final) : this.content(1, code);
     if (code === BACKTICK) return this.backticks(text, index, final);
     if (code === LESS_THAN) {
@@ -269,12 +265,7 @@ export class MarkdownScanner {
     const blankLine = !this.lineHasContent;
     if (blankLine) {
       // A blank line ends the paragraph, and with it every inline construct left open.
-      this.emphasis.reset();
-      this.inlineCode = 0;
-      this.parentheses = 0;
-      this.brackets = 0;
-      this.straightQuote = false;
-      this.pairedQuotes = 0;
+      this.holds.reset();
     }
     this.report(blankLine ? 'paragraph' : 'line');
     const consumed = this.consume(1, NEWLINE);
@@ -304,18 +295,18 @@ export class MarkdownScanner {
       const consumed = this.content(run, BACKTICK);
       if (consumed > 0) {
         this.fence = { language: language?.[0] ?? '' };
-        this.inlineCode = 0;
+        this.holds.inlineCode = 0;
       }
       return consumed;
     }
-    if (this.inlineCode > 0) {
-      const closes = run === this.inlineCode;
+    if (this.holds.inlineCode > 0) {
+      const closes = run === this.holds.inlineCode;
       const consumed = this.content(run, BACKTICK);
-      if (consumed > 0 && closes) this.inlineCode = 0;
+      if (consumed > 0 && closes) this.holds.inlineCode = 0;
       return consumed;
     }
     const consumed = this.content(run, BACKTICK);
-    if (consumed > 0) this.inlineCode = run;
+    if (consumed > 0) this.holds.inlineCode = run;
     return consumed;
   }
 
@@ -368,7 +359,8 @@ export class MarkdownScanner {
       if (index + run === text.length && !final) return 0;
       const before = String.fromCharCode(this.previous);
       const consumed = this.content(run, code, true);
-      if (consumed > 0) this.emphasis.apply({ character, run, before, after: text[index + run] });
+      if (consumed > 0)
+        this.holds.emphasis.apply({ character, run, before, after: text[index + run] });
       return consumed;
     }
     switch (character) {
@@ -388,30 +380,30 @@ export class MarkdownScanner {
       case '（': {
         const emoticon = this.previousIsEmoticonEye();
         const consumed = this.content(1, code);
-        if (consumed > 0 && !emoticon) this.parentheses += 1;
+        if (consumed > 0 && !emoticon) this.holds.parentheses += 1;
         return consumed;
       }
       case ')':
       case '）': {
         const emoticon = this.previousIsEmoticonEye();
         const consumed = this.content(1, code, true);
-        if (consumed > 0 && !emoticon && this.parentheses > 0) this.parentheses -= 1;
+        if (consumed > 0 && !emoticon && this.holds.parentheses > 0) this.holds.parentheses -= 1;
         return consumed;
       }
       case '[': {
         const consumed = this.content(1, code);
-        if (consumed > 0) this.brackets += 1;
+        if (consumed > 0) this.holds.brackets += 1;
         return consumed;
       }
       case ']': {
         const consumed = this.content(1, code, true);
-        if (consumed > 0 && this.brackets > 0) this.brackets -= 1;
+        if (consumed > 0 && this.holds.brackets > 0) this.holds.brackets -= 1;
         return consumed;
       }
       case '"': {
-        const closing = this.straightQuote;
+        const closing = this.holds.straightQuote;
         const consumed = this.content(1, code, closing);
-        if (consumed > 0) this.straightQuote = !closing;
+        if (consumed > 0) this.holds.straightQuote = !closing;
         return consumed;
       }
       default:
@@ -422,12 +414,12 @@ export class MarkdownScanner {
   private pairedQuote(character: string, code: number): number {
     if (PAIRED_OPENERS.has(character)) {
       const consumed = this.content(1, code);
-      if (consumed > 0) this.pairedQuotes += 1;
+      if (consumed > 0) this.holds.pairedQuotes += 1;
       return consumed;
     }
-    if (PAIRED_CLOSERS.has(character) && this.pairedQuotes > 0) {
+    if (PAIRED_CLOSERS.has(character) && this.holds.pairedQuotes > 0) {
       const consumed = this.content(1, code, true);
-      if (consumed > 0) this.pairedQuotes -= 1;
+      if (consumed > 0) this.holds.pairedQuotes -= 1;
       return consumed;
     }
     return this.content(1, code, closesSentence(character));
@@ -463,68 +455,4 @@ export class MarkdownScanner {
     const eye = (code: number): boolean => code === 58 || code === 59 || code === 61; // : ; =
     return eye(this.previous) || (this.previous === 45 && eye(this.beforePrevious)); // -
   }
-}
-
-/** ASCII characters with no meaning to the scanner (1) — everything but those handled in `step`. */
-const ASCII_PLAIN = (() => {
-  const table = new Uint8Array(128);
-  for (let code = 33; code < 127; code += 1) table[code] = 1;
-  for (const special of '`<*_~|.!?()[]"hH') table[special.charCodeAt(0)] = 0;
-  return table;
-})();
-
-/** Non-ASCII characters the scanner handles: whitespace, CJK punctuation, paired quotes. */
-const NON_ASCII_SPECIAL: ReadonlySet<number> = new Set([
-  0xa0,
-  0x1680,
-  0x2028,
-  0x2029,
-  0x202f,
-  0x205f,
-  0x3000,
-  ...Array.from({ length: 11 }, (_, index) => 0x2000 + index),
-  ...[...'…。！？（）“”‘’「」『』【】«»'].map((character) => character.charCodeAt(0)),
-]);
-
-/** How many characters before a period the scanner may need (the longest abbreviation). */
-export const LOOKBEHIND = 8;
-
-function isDigits(word: string): boolean {
-  if (word === '') return false;
-  for (let index = 0; index < word.length; index += 1) {
-    const code = word.charCodeAt(index);
-    if (code < 48 || code > 57) return false;
-  }
-  return true;
-}
-
-/** Range tests first: kana and kanji (U+3040 on) are plain and common in Japanese text. */
-function isSpecialNonAscii(code: number): boolean {
-  if (code >= 0x3012) return code >= 0xff01 && code <= 0xff1f && NON_ASCII_SPECIAL.has(code);
-  if (code < 0x2000) return code === 0xa0 || code === 0xab || code === 0xbb || code === 0x1680;
-  return NON_ASCII_SPECIAL.has(code);
-}
-
-function isHiraganaCode(code: number): boolean {
-  return code >= 0x3041 && code <= 0x309f;
-}
-
-/** A known character other than `t`/`T` (NaN, the end of the text, is not known). */
-function notT(code: number): boolean {
-  return code === code && code !== 116 && code !== 84;
-}
-
-function isAsciiWordCode(code: number): boolean {
-  return (
-    (code >= 48 && code <= 57) ||
-    (code >= 65 && code <= 90) ||
-    (code >= 97 && code <= 122) ||
-    code === 95
-  );
-}
-
-function runLength(text: string, index: number, code: number): number {
-  let end = index + 1;
-  while (end < text.length && text.charCodeAt(end) === code) end += 1;
-  return end - index;
 }

@@ -133,3 +133,69 @@ export class EmphasisState {
     this.flags = 0;
   }
 }
+
+/* Character classes of the scanner's hot path (charCode tests, no regular expressions). */
+
+/** ASCII characters with no meaning to the scanner (1) — everything but those handled in `step`. */
+export const ASCII_PLAIN = (() => {
+  const table = new Uint8Array(128);
+  for (let code = 32; code < 127; code += 1) table[code] = 1;
+  for (const special of '`<*_~|.!?()[]"hH') table[special.charCodeAt(0)] = 0;
+  return table;
+})();
+
+/** Non-ASCII characters the scanner handles: whitespace, CJK punctuation, paired quotes. */
+const NON_ASCII_SPECIAL: ReadonlySet<number> = new Set([
+  0xa0,
+  0x1680,
+  0x2028,
+  0x2029,
+  0x202f,
+  0x205f,
+  0x3000,
+  ...Array.from({ length: 11 }, (_, index) => 0x2000 + index),
+  ...[...'…。！？（）“”‘’「」『』【】«»'].map((character) => character.charCodeAt(0)),
+]);
+
+/** How many characters before a period the scanner may need (the longest abbreviation). */
+export const LOOKBEHIND = 8;
+
+export function isDigits(word: string): boolean {
+  if (word === '') return false;
+  for (let index = 0; index < word.length; index += 1) {
+    const code = word.charCodeAt(index);
+    if (code < 48 || code > 57) return false;
+  }
+  return true;
+}
+
+/** Range tests first: kana and kanji (U+3040 on) are plain and common in Japanese text. */
+export function isSpecialNonAscii(code: number): boolean {
+  if (code >= 0x3012) return code >= 0xff01 && code <= 0xff1f && NON_ASCII_SPECIAL.has(code);
+  if (code < 0x2000) return code === 0xa0 || code === 0xab || code === 0xbb || code === 0x1680;
+  return NON_ASCII_SPECIAL.has(code);
+}
+
+export function isHiraganaCode(code: number): boolean {
+  return code >= 0x3041 && code <= 0x309f;
+}
+
+/** A known character other than `t`/`T` (NaN, the end of the text, is not known). */
+export function notT(code: number): boolean {
+  return code === code && code !== 116 && code !== 84;
+}
+
+export function isAsciiWordCode(code: number): boolean {
+  return (
+    (code >= 48 && code <= 57) ||
+    (code >= 65 && code <= 90) ||
+    (code >= 97 && code <= 122) ||
+    code === 95
+  );
+}
+
+export function runLength(text: string, index: number, code: number): number {
+  let end = index + 1;
+  while (end < text.length && text.charCodeAt(end) === code) end += 1;
+  return end - index;
+}

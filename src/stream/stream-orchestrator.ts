@@ -1,58 +1,20 @@
-import type { ChatMessage, ChatRequest, ToolCallPart, ToolResultPart } from '../core/chat.ts';
+import type { ChatMessage, ToolCallPart, ToolResultPart } from '../core/chat.ts';
 import type { Clock, RandomSource } from '../core/clock.ts';
 import { BotError, ProviderError } from '../core/errors.ts';
 import { silentLogger, type Logger } from '../core/logger.ts';
-import type { ChatModel } from '../core/provider.ts';
-import type { DeliveryMode, HumanizerDegree } from '../core/settings.ts';
-import type { ToolContext, ToolExecutor } from '../core/tool.ts';
 import { humanizerPlan } from '../humanizer/humanizer-plan.ts';
 import { SemanticBlockBuffer } from './block-buffer.ts';
-import type { DeliverySink } from './delivery-sink.ts';
+import { flushWithin } from './delivery-sink.ts';
 import { runModelStep, type ModelStepResult } from './model-step.ts';
 import { ReplyDelivery } from './reply-delivery.ts';
-import { isStopRequest, type StopRequest } from './stop-registry.ts';
+import { isStopRequest } from './stop-registry.ts';
 import { blockPolicyFor, resolveStreamOptions, type StreamOptions } from './stream-options.ts';
-import { runToolRound, type TurnEvent } from './tool-round.ts';
+import { runToolRound } from './tool-round.ts';
 import type { TurnEndStatus, TurnJournal } from './turn-journal.ts';
 import { TurnMetricsRecorder, type TurnMetrics } from './turn-metrics.ts';
+import type { TurnOutcome, TurnRun } from './turn-run.ts';
 
-/** Everything one turn needs that varies per turn. */
-export interface TurnRun {
-  /** The assistant turn's id (also `toolContext.turnId`). */
-  turnId: string;
-  model: ChatModel;
-  /** System prompt and history; `tools` is replaced by the executor's specs. */
-  request: ChatRequest;
-  tools: ToolExecutor;
-  toolContext: ToolContext;
-  sink: DeliverySink;
-  humanizerDegree: HumanizerDegree;
-  deliveryMode: DeliveryMode;
-  /** Aborting stops the turn; a StopRequest reason (see StopRegistry) is kept in the outcome. */
-  signal?: AbortSignal;
-  onEvent?: (event: TurnEvent) => void;
-  /** The live status line for a running tool; default "`name`…". The bot localises it. */
-  describeTool?: (call: { name: string; input: unknown }) => string | undefined;
-}
-
-/** How a turn ended. Never thrown: failures are values. */
-export interface TurnOutcome {
-  turnId: string;
-  status: TurnEndStatus;
-  /** The model's text over all its calls (for a stopped turn, what it had written). */
-  content: string;
-  /** Every message id the reply spans, from the sink. */
-  messageIds: string[];
-  metrics: TurnMetrics;
-  /** Why it failed: a ProviderError (map it to a localised message), DeliveryError, … */
-  error: BotError | undefined;
-  /** Set when a natural stop ended the turn: what to acknowledge (see buildStopAcknowledgementRequest). */
-  stop: { request: StopRequest; interruptedText: string } | undefined;
-  /** The assistant and tool messages this turn added to the conversation, in order. */
-  messages: ChatMessage[];
-  /** The turn record could not be written (the error is logged). */
-  journalFailed: boolean;
-}
+export type { TurnOutcome, TurnRun } from './turn-run.ts';
 
 export interface StreamOrchestratorDependencies {
   journal: TurnJournal;
@@ -166,7 +128,11 @@ export class StreamOrchestrator {
         provider: turn.model.provider,
       });
     }
-    const messageIds = await this.flush(turn.sink, logger).then(
+    const messageIds = await flushWithin(turn.sink, {
+      clock: this.clock,
+      timeoutMs: this.options.flushTimeoutMs,
+      logger,
+    }).then(
       (ids) => ids,
       (flushError: unknown) => {
         logger.error({ err: flushError }, 'delivery did not complete');
@@ -293,24 +259,6 @@ export class StreamOrchestrator {
     if (!state.signal.aborted) turn.sink.setStatus(undefined);
     state.metrics.tools.push(...round.metrics);
     return round.results;
-  }
-
-  /** The sink's flush, bounded so a broken sink cannot keep the turn (and its record) open. */
-  private async flush(sink: DeliverySink, logger: Logger): Promise<string[]> {
-    const timeout = new AbortController();
-    const timer = new AbortController();
-    void this.clock.sleep(this.options.flushTimeoutMs, timer.signal).then(
-      () => {
-        logger.warn('delivery flush timed out');
-        timeout.abort();
-      },
-      () => undefined,
-    );
-    try {
-      return await sink.flush(timeout.signal);
-    } finally {
-      timer.abort();
-    }
   }
 }
 

@@ -70,9 +70,10 @@ describe('the delivery pipeline, over arbitrary markdown-ish text and delta spli
         deltaSizes,
         deltaSizes,
         degree,
+        mode,
         limit,
-        async (text, first, second, level, messageLimit) => {
-          const options = { degree: level, streamOptions: { messageLimit } };
+        async (text, first, second, level, delivery, messageLimit) => {
+          const options = { degree: level, mode: delivery, streamOptions: { messageLimit } };
           const whole = await deliverDeltas([text], options);
           const splitOnce = await deliverDeltas(splitBySizes(text, first), options);
           const splitTwice = await deliverDeltas(splitBySizes(text, second), options);
