@@ -7,7 +7,14 @@ import type { ConversationEntry } from './conversation-entries.ts';
 const budget = (contextWindow: number, maxOutputTokens = 10): ContextBudget => ({
   contextWindow,
   maxOutputTokens,
-  counter: { count: (text) => text.length, imageTokens: 50, messageOverhead: 0 },
+  counter: {
+    countText: (text) => text.length,
+    countMessages: (messages) =>
+      messages
+        .flatMap((message): Array<{ type: string; text?: string }> => message.content)
+        .reduce((sum, part) => sum + (part.text?.length ?? 50), 0),
+  },
+  toolTokens: 0,
 });
 
 const entry = (role: 'user' | 'assistant', text: string): ConversationEntry => ({

@@ -2,19 +2,19 @@ import type { ChatMessage, ImagePart, TextPart } from '../../core/chat.ts';
 import { UserFacingError } from '../../core/errors.ts';
 import type { ConversationEntry } from './conversation-entries.ts';
 
-export interface TokenCounter {
-  /** Tokens of a piece of text for the scope's model. */
-  count(text: string): number;
-  /** Flat cost charged per image part. */
-  imageTokens: number;
-  /** Per-message framing overhead (role markers etc.). */
-  messageOverhead: number;
+/** The token counting the budget needs (the providers' TokenCounter satisfies it). */
+export interface ContextTokenCounter {
+  countText(text: string): number;
+  /** Messages with their framing overhead and image costs. */
+  countMessages(messages: readonly ChatMessage[]): number;
 }
 
 export interface ContextBudget {
   contextWindow: number;
   maxOutputTokens: number;
-  counter: TokenCounter;
+  counter: ContextTokenCounter;
+  /** Tokens the tool declarations cost (sent with every request). */
+  toolTokens: number;
 }
 
 export interface AssembledContext {
@@ -47,9 +47,12 @@ export function assembleContext(options: {
     type: 'text',
     text: `<system-reminder>\n${text}\n</system-reminder>`,
   }));
-  const finalTokens =
-    partsTokens([...reminderParts, ...options.finalUserParts], counter) + counter.messageOverhead;
-  const fixedTokens = counter.count(options.system) + counter.messageOverhead + finalTokens;
+  const finalMessage: ChatMessage = {
+    role: 'user',
+    content: [...reminderParts, ...options.finalUserParts],
+  };
+  const finalTokens = counter.countMessages([finalMessage]);
+  const fixedTokens = counter.countText(options.system) + finalTokens + options.budget.toolTokens;
   const available = options.budget.contextWindow - options.budget.maxOutputTokens;
   if (fixedTokens > available) {
     throw new UserFacingError('error.message_too_large', { tokens: finalTokens });
@@ -60,25 +63,15 @@ export function assembleContext(options: {
   for (let index = options.history.length - 1; index >= 0; index -= 1) {
     const entry = options.history[index];
     if (entry === undefined) break;
-    const cost = counter.count(entry.text) + counter.messageOverhead;
+    const cost = entryTokens(entry, counter);
     if (used + cost > available) break;
     used += cost;
     included += 1;
   }
   included = Math.max(0, included - (options.dropOldest ?? 0));
   const history = options.history.slice(options.history.length - included);
-  used =
-    fixedTokens +
-    history.reduce((sum, entry) => sum + counter.count(entry.text) + counter.messageOverhead, 0);
-
-  const messages = mergeConsecutive([
-    ...history.map((entry): ChatMessage =>
-      entry.role === 'user'
-        ? { role: 'user', content: [{ type: 'text', text: entry.text }] }
-        : { role: 'assistant', content: [{ type: 'text', text: entry.text }] },
-    ),
-    { role: 'user', content: [...reminderParts, ...options.finalUserParts] },
-  ]);
+  used = fixedTokens + history.reduce((sum, entry) => sum + entryTokens(entry, counter), 0);
+  const messages = mergeConsecutive([...history.map(toMessage), finalMessage]);
   return {
     system: options.system,
     messages,
@@ -88,11 +81,14 @@ export function assembleContext(options: {
   };
 }
 
-function partsTokens(parts: ReadonlyArray<TextPart | ImagePart>, counter: TokenCounter): number {
-  return parts.reduce(
-    (sum, part) => sum + (part.type === 'text' ? counter.count(part.text) : counter.imageTokens),
-    0,
-  );
+function toMessage(entry: ConversationEntry): ChatMessage {
+  return entry.role === 'user'
+    ? { role: 'user', content: [{ type: 'text', text: entry.text }] }
+    : { role: 'assistant', content: [{ type: 'text', text: entry.text }] };
+}
+
+function entryTokens(entry: ConversationEntry, counter: ContextTokenCounter): number {
+  return counter.countMessages([toMessage(entry)]);
 }
 
 /**

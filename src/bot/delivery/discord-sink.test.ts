@@ -157,8 +157,8 @@ describe('DiscordSink', () => {
     target.failNext('send', 'forbidden');
     sink.pushMessage('a');
     sink.pushMessage('b');
-    const ids = await sink.flush();
-    expect(ids).toEqual([]);
+    await expect(sink.flush()).rejects.toThrow(/may not write/);
     expect(sink.failure?.failure).toBe('forbidden');
+    expect(target.visible()).toEqual([]);
   });
 });

@@ -1,4 +1,5 @@
 import type { Clock } from '../../core/clock.ts';
+import { DeliveryError } from '../../core/errors.ts';
 import type { Logger } from '../../core/logger.ts';
 import type { DeliverySink } from '../../stream/delivery-sink.ts';
 import { type AllowedMentions, type MessageTarget, TargetWriteError } from './message-target.ts';
@@ -115,6 +116,11 @@ export class DiscordSink implements DeliverySink {
     }
     this.setTyping(false);
     await this.typingLoop;
+    if (this.failure !== undefined) {
+      throw new DeliveryError(this.failure.failure, 'the bot may not write in this channel', {
+        cause: this.failure,
+      });
+    }
     return [...this.messageIds];
   }
 
