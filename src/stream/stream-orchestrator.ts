@@ -103,16 +103,17 @@ export class StreamOrchestrator {
         metrics,
         plan: blockPolicyFor(plan, this.options),
       });
+      if (loop.status === 'stopped') delivery.stop();
+      else await delivery.complete(); // paced messages may still be waiting: a stop cuts them
     } finally {
       signal.removeEventListener('abort', onStop);
     }
-    if (loop.status === 'stopped') delivery.stop();
-    else await delivery.complete();
     metrics.deliveries = delivery.deliveredCount;
     turn.sink.setStatus(undefined);
     turn.sink.setTyping(false);
 
-    let status = loop.status;
+    // A stop while paced messages were still "being typed" stops the reply too.
+    let status = loop.status === 'complete' && signal.aborted ? 'stopped' : loop.status;
     let error: BotError | undefined = loop.error;
     const content = loop.texts
       .map((text) => text.trim())
