@@ -1,0 +1,92 @@
+import { describe, expect, it } from 'vitest';
+import { isStopRequest, StopRegistry, type StopCandidate } from './stop-registry.ts';
+
+const message = (overrides: Partial<StopCandidate>): StopCandidate => ({
+  channelId: 'channel-1',
+  messageId: 'message-9',
+  authorId: 'alice',
+  authorName: 'Alice',
+  content: 'stop',
+  authorIsModerator: false,
+  addressedToBot: false,
+  ...overrides,
+});
+
+describe('StopRegistry', () => {
+  it('stops the live turn when the member being answered says a stop phrase on its own', () => {
+    const registry = new StopRegistry();
+    const live = registry.begin({ channelId: 'channel-1', turnId: 'turn-1', requesterId: 'alice' });
+    const decision = registry.consider(message({ content: 'okay stop, I get it' }));
+    expect(decision.stopped).toBe(true);
+    expect(live.signal.aborted).toBe(true);
+    expect(isStopRequest(live.signal.reason)).toBe(true);
+    expect(live.signal.reason).toMatchObject({
+      turnId: 'turn-1',
+      authorName: 'Alice',
+      content: 'okay stop, I get it',
+    });
+  });
+
+  it("ignores another member's stop words, even a plain 'wait' (anchor fault 15)", () => {
+    const registry = new StopRegistry();
+    const live = registry.begin({ channelId: 'channel-1', turnId: 'turn-1', requesterId: 'alice' });
+    expect(registry.consider(message({ authorId: 'bob', content: 'wait, what?' }))).toEqual({
+      stopped: false,
+      reason: 'not-requester',
+    });
+    expect(registry.consider(message({ authorId: 'bob', content: 'stop' }))).toMatchObject({
+      stopped: false,
+    });
+    expect(live.signal.aborted).toBe(false);
+  });
+
+  it("lets a moderator stop anyone's turn", () => {
+    const registry = new StopRegistry();
+    const live = registry.begin({ channelId: 'channel-1', turnId: 'turn-1', requesterId: 'alice' });
+    expect(
+      registry.consider(message({ authorId: 'mod', authorIsModerator: true, content: 'enough' }))
+        .stopped,
+    ).toBe(true);
+    expect(live.signal.aborted).toBe(true);
+  });
+
+  it('does not stop on a question to someone else, but does when it is addressed to the bot', () => {
+    const registry = new StopRegistry();
+    const live = registry.begin({ channelId: 'channel-1', turnId: 'turn-1', requesterId: 'alice' });
+    expect(registry.consider(message({ content: 'wait, what about X?' }))).toEqual({
+      stopped: false,
+      reason: 'not-a-stop',
+    });
+    expect(live.signal.aborted).toBe(false);
+    expect(
+      registry.consider(message({ content: '<@42> wait, what about X?', addressedToBot: true }))
+        .stopped,
+    ).toBe(true);
+  });
+
+  it('stops once: a second stop while the first winds down starts nothing', () => {
+    const registry = new StopRegistry();
+    registry.begin({ channelId: 'channel-1', turnId: 'turn-1', requesterId: 'alice' });
+    expect(registry.consider(message({})).stopped).toBe(true);
+    expect(registry.consider(message({}))).toEqual({ stopped: false, reason: 'already-stopping' });
+  });
+
+  it('keeps channels apart and forgets a turn when it ends, without unregistering its successor', () => {
+    const registry = new StopRegistry();
+    const first = registry.begin({
+      channelId: 'channel-1',
+      turnId: 'turn-1',
+      requesterId: 'alice',
+    });
+    expect(registry.consider(message({ channelId: 'channel-2' }))).toEqual({
+      stopped: false,
+      reason: 'no-live-turn',
+    });
+    const second = registry.begin({ channelId: 'channel-1', turnId: 'turn-2', requesterId: 'bob' });
+    first.end();
+    expect(registry.liveTurn('channel-1')).toEqual({ turnId: 'turn-2', requesterId: 'bob' });
+    second.end();
+    expect(registry.liveTurn('channel-1')).toBeUndefined();
+    expect(registry.consider(message({}))).toEqual({ stopped: false, reason: 'no-live-turn' });
+  });
+});

@@ -1,0 +1,124 @@
+import { createStopPhraseMatcher, type StopPhraseMatcher } from './stop-phrases.ts';
+
+/**
+ * Why a turn was stopped: carried as the abort reason of the turn's signal, and kept in the
+ * turn's outcome so the caller can run the in-persona acknowledgement (the anchor bot lost it).
+ */
+export interface StopRequest {
+  readonly kind: 'stop-request';
+  readonly turnId: string;
+  readonly channelId: string;
+  /** The message that asked to stop. */
+  readonly messageId: string;
+  readonly authorId: string;
+  readonly authorName: string;
+  readonly content: string;
+}
+
+export function isStopRequest(value: unknown): value is StopRequest {
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    (value as { kind?: unknown }).kind === 'stop-request'
+  );
+}
+
+/** A message seen in a channel, as the bot edge describes it. */
+export interface StopCandidate {
+  channelId: string;
+  messageId: string;
+  authorId: string;
+  authorName: string;
+  content: string;
+  /** The author may stop anyone's turn (the caller checks the permission). */
+  authorIsModerator: boolean;
+  /** A mention of the bot, a reply to it, or its trigger word (the caller decides). */
+  addressedToBot: boolean;
+}
+
+export type StopDecision =
+  | { stopped: true; request: StopRequest }
+  | {
+      stopped: false;
+      reason: 'no-live-turn' | 'not-requester' | 'not-a-stop' | 'already-stopping';
+    };
+
+/** A registered live turn; `signal` aborts (reason: a StopRequest) when it is stopped. */
+export interface LiveTurn {
+  readonly turnId: string;
+  readonly signal: AbortSignal;
+  /** Unregisters the turn. Harmless when a newer turn has taken the channel since. */
+  end(): void;
+}
+
+interface Entry {
+  turnId: string;
+  requesterId: string;
+  controller: AbortController;
+}
+
+/**
+ * Per-channel registry of the live turn and its natural stop. A message stops the turn only
+ * when its author is the member being answered (or a moderator) AND it is a stop phrase on its
+ * own ("okay stop", "stop, I get it") or addressed to the bot and containing one. Another
+ * member's "wait, what?" — or the requester's "wait, what about X?" to someone else — stops
+ * nothing.
+ */
+export class StopRegistry {
+  private readonly matcher: StopPhraseMatcher;
+  private readonly live = new Map<string, Entry>();
+
+  constructor(options: { matcher?: StopPhraseMatcher } = {}) {
+    this.matcher = options.matcher ?? createStopPhraseMatcher();
+  }
+
+  begin(turn: { channelId: string; turnId: string; requesterId: string }): LiveTurn {
+    const entry: Entry = {
+      turnId: turn.turnId,
+      requesterId: turn.requesterId,
+      controller: new AbortController(),
+    };
+    this.live.set(turn.channelId, entry);
+    return {
+      turnId: turn.turnId,
+      signal: entry.controller.signal,
+      // Ownership by identity: a stale turn ending late never unregisters its successor.
+      end: () => {
+        if (this.live.get(turn.channelId) === entry) this.live.delete(turn.channelId);
+      },
+    };
+  }
+
+  /** The live turn in a channel, if any. */
+  liveTurn(channelId: string): { turnId: string; requesterId: string } | undefined {
+    const entry = this.live.get(channelId);
+    return entry === undefined
+      ? undefined
+      : { turnId: entry.turnId, requesterId: entry.requesterId };
+  }
+
+  /** Decides whether `message` stops the channel's live turn, and stops it if so. */
+  consider(message: StopCandidate): StopDecision {
+    const entry = this.live.get(message.channelId);
+    if (entry === undefined) return { stopped: false, reason: 'no-live-turn' };
+    if (message.authorId !== entry.requesterId && !message.authorIsModerator) {
+      return { stopped: false, reason: 'not-requester' };
+    }
+    const isStop =
+      this.matcher.isStandalone(message.content) ||
+      (message.addressedToBot && this.matcher.contains(message.content));
+    if (!isStop) return { stopped: false, reason: 'not-a-stop' };
+    if (entry.controller.signal.aborted) return { stopped: false, reason: 'already-stopping' };
+    const request: StopRequest = {
+      kind: 'stop-request',
+      turnId: entry.turnId,
+      channelId: message.channelId,
+      messageId: message.messageId,
+      authorId: message.authorId,
+      authorName: message.authorName,
+      content: message.content,
+    };
+    entry.controller.abort(request);
+    return { stopped: true, request };
+  }
+}
