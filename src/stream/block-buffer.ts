@@ -130,6 +130,8 @@ export class SemanticBlockBuffer {
 
   /** The scanned text not yet in a block, for live previews (never cut inside a token). */
   preview(): FencedText {
+    // Scans deferred text; by the deferral rule that text can end no block, so no block is cut
+    // (and none could go missing from the caller) here.
     if (!this.finished) this.run(false);
     return {
       text: this.unblocked(this.scanner.position),

@@ -143,6 +143,11 @@ export class MarkdownScanner {
     let cursor = start;
     while (cursor < limit) {
       const code = text.charCodeAt(cursor);
+      // Lowercase letters other than `h` and spaces are most of any prose: test them first.
+      if ((code >= 97 && code <= 122 && code !== LOWER_H) || code === SPACE) {
+        cursor += 1;
+        continue;
+      }
       if (code < 128) {
         if (ASCII_PLAIN[code] !== 1) {
           // `h` starts a URL only after a non-word character and before a `t`.

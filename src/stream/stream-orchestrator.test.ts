@@ -392,6 +392,16 @@ describe('StreamOrchestrator: failures', () => {
     expect(journal.finishes).toHaveLength(1);
   });
 
+  it('ends a turn broken by a bug below it as failed, still recorded once', async () => {
+    const { run, tools, journal } = turnFixture({ scripts: [[stepEnd()]] });
+    tools.specs = () => {
+      throw new Error('registry bug');
+    };
+    const outcome = await run();
+    expect(outcome).toMatchObject({ status: 'failed', error: { code: 'turn_internal' } });
+    expect(journal.finishes.map((entry) => entry.end.status)).toEqual(['failed']);
+  });
+
   it('does not call the model when the turn cannot be recorded', async () => {
     const { run, model, journal } = turnFixture({ scripts: [[stepEnd()]] });
     journal.failStartWith(new Error('database down'));

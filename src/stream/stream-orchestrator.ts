@@ -2,6 +2,8 @@ import type { ChatMessage, ToolCallPart, ToolResultPart } from '../core/chat.ts'
 import type { Clock, RandomSource } from '../core/clock.ts';
 import { BotError, ProviderError } from '../core/errors.ts';
 import { silentLogger, type Logger } from '../core/logger.ts';
+import type { ProviderId } from '../core/provider.ts';
+import type { FinishReason } from '../core/stream-part.ts';
 import { humanizerPlan } from '../humanizer/humanizer-plan.ts';
 import { SemanticBlockBuffer } from './block-buffer.ts';
 import { flushWithin } from './delivery-sink.ts';
@@ -103,30 +105,35 @@ export class StreamOrchestrator {
         metrics,
         plan: blockPolicyFor(plan, this.options),
       });
+      if (loop.status === 'stopped') delivery.stop();
+      else await delivery.complete(); // paced messages may still be waiting: a stop cuts them
+    } catch (unexpected) {
+      // A bug below (a tool registry throwing from specs(), say) still ends the turn properly.
+      logger.error({ err: unexpected }, 'the turn failed unexpectedly');
+      delivery.stop();
+      loop = {
+        status: 'failed',
+        error: new BotError('turn_internal', 'the turn failed unexpectedly', { cause: unexpected }),
+        texts: [],
+        messages: [],
+      };
     } finally {
       signal.removeEventListener('abort', onStop);
     }
-    if (loop.status === 'stopped') delivery.stop();
-    else await delivery.complete();
     metrics.deliveries = delivery.deliveredCount;
     turn.sink.setStatus(undefined);
     turn.sink.setTyping(false);
 
-    let status = loop.status;
+    // A stop while paced messages were still "being typed" stops the reply too.
+    let status = loop.status === 'complete' && signal.aborted ? 'stopped' : loop.status;
     let error: BotError | undefined = loop.error;
     const content = loop.texts
       .map((text) => text.trim())
       .filter((text) => text !== '')
       .join('\n\n');
-    if (status === 'complete' && content.trim() === '' && delivery.deliveredCount === 0) {
-      // Nothing to show is a failure the member should hear about (with a Retry), not silence.
+    if (status === 'complete' && content === '' && delivery.deliveredCount === 0) {
       status = 'failed';
-      error = new ProviderError({
-        kind: metrics.finishReason === 'content_filter' ? 'content_filter' : 'model',
-        message: 'the model returned an empty reply',
-        retryable: metrics.finishReason !== 'content_filter',
-        provider: turn.model.provider,
-      });
+      error = emptyReplyError(metrics.finishReason, turn.model.provider);
     }
     const messageIds = await flushWithin(turn.sink, {
       clock: this.clock,
@@ -271,9 +278,20 @@ interface LoopState {
 
 interface LoopResult {
   status: TurnEndStatus;
-  error: ProviderError | undefined;
+  error: BotError | undefined;
   texts: string[];
   messages: ChatMessage[];
+}
+
+/** Nothing to show is a failure the member should hear about (with a Retry), not silence. */
+function emptyReplyError(finishReason: FinishReason | null, provider: ProviderId): ProviderError {
+  const filtered = finishReason === 'content_filter';
+  return new ProviderError({
+    kind: filtered ? 'content_filter' : 'model',
+    message: 'the model returned an empty reply',
+    retryable: !filtered,
+    provider,
+  });
 }
 
 function refusal(call: ToolCallPart): ToolResultPart {

@@ -114,6 +114,24 @@ describe('anchor fault 1: the in-character reply after a stop was lost', () => {
     expect(model.requests).toHaveLength(1);
     expect(journal.finishes.map((entry) => entry.end.status)).toEqual(['stopped']);
   });
+
+  it('stops paced messages still waiting to be "typed" after the model finished', async () => {
+    const { run, sink, clock, journal } = turnFixture({
+      scripts: [[...textDeltas('One.\n\nTwo is longer.\n\nThree.', 6), stepEnd()]],
+    });
+    const registry = new StopRegistry();
+    const live = registry.begin({ channelId: 'channel-1', turnId: 'turn-1', requesterId: 'alice' });
+    const running = run({ signal: live.signal, humanizerDegree: 2 });
+    await settle();
+    expect(sink.messages).toEqual(['One.']);
+    registry.consider(fromAlice('ok stop'));
+    await clock.advance(60_000);
+    const outcome = await running;
+    expect(sink.messages).toEqual(['One.']);
+    expect(outcome.status).toBe('stopped');
+    expect(outcome.stop?.request.content).toBe('ok stop');
+    expect(journal.finishes.map((entry) => entry.end.status)).toEqual(['stopped']);
+  });
 });
 
 describe('anchor fault 2: a stream timeout that could never fire', () => {
