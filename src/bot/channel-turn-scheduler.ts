@@ -32,6 +32,7 @@ interface ChannelState<T> {
  */
 export class ChannelTurnScheduler<T> {
   private readonly channels = new Map<string, ChannelState<T>>();
+  private idleWaiters: Array<() => void> = [];
   private readonly options: ChannelTurnSchedulerOptions<T>;
 
   constructor(options: ChannelTurnSchedulerOptions<T>) {
@@ -45,6 +46,12 @@ export class ChannelTurnScheduler<T> {
 
   isBusy(channelId: string): boolean {
     return this.channels.has(channelId);
+  }
+
+  /** Resolves once no channel has a live or waiting turn (graceful shutdown). */
+  whenIdle(): Promise<void> {
+    if (this.channels.size === 0) return Promise.resolve();
+    return new Promise((resolve) => this.idleWaiters.push(resolve));
   }
 
   submit(channelId: string, trigger: T, policy: ChannelPolicy): SubmitOutcome {
@@ -86,6 +93,11 @@ export class ChannelTurnScheduler<T> {
     const state = this.channels.get(channelId);
     if (state === undefined || state.pending.length === 0) {
       this.channels.delete(channelId);
+      if (this.channels.size === 0) {
+        const waiters = this.idleWaiters;
+        this.idleWaiters = [];
+        for (const resolve of waiters) resolve();
+      }
       return undefined;
     }
     if (state.policy.policy === 'coalesce') return state.pending.splice(0);
