@@ -14,7 +14,11 @@ describe('the bot end to end (smoke)', () => {
     llm = await LlmStandIn.start();
     bot = startBot({
       discord,
-      env: { OPENAI_BASE_URL: llm.openAIBaseUrl, OPENAI_API_KEY: 'sk-test-key', DEFAULT_MODEL: 'gpt-5.4-mini' },
+      env: {
+        OPENAI_BASE_URL: llm.openAIBaseUrl,
+        OPENAI_API_KEY: 'sk-test-key',
+        DEFAULT_MODEL: 'gpt-5.4-mini',
+      },
     });
     await bot.waitUntilConnected();
   });
@@ -31,7 +35,11 @@ describe('the bot end to end (smoke)', () => {
     discord.addMember({ guildId: guild.id, userId: alice.id });
     llm.enqueue(textScript('Hello ', 'alice!'));
     const reply = discord.waits.message({ channelId: channel.id, authorId: discord.botUserId });
-    const trigger = discord.postMessage({ authorId: alice.id, channelId: channel.id, content: `<@${discord.botUserId}> hi` });
+    const trigger = discord.postMessage({
+      authorId: alice.id,
+      channelId: channel.id,
+      content: `<@${discord.botUserId}> hi`,
+    });
     const message = await reply;
     expect(message.content).toBe('Hello alice!');
     expect(message.message_reference?.message_id).toBe(trigger.id);
