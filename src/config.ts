@@ -194,9 +194,14 @@ export function readEnvironment(directory: string, processEnvironment: Environme
   return { ...fromFile, ...processEnvironment };
 }
 
+/** This process's environment merged over its `.env`. */
+export function processEnvironment(directory = process.cwd()): Environment {
+  return readEnvironment(directory, process.env);
+}
+
 /** Reads and parses the configuration of this process. */
 export function loadConfig(directory = process.cwd()): Config {
-  return parseConfig(readEnvironment(directory, process.env));
+  return parseConfig(processEnvironment(directory));
 }
 
 /** Every secret value in the configuration, so the logger can scrub them from any output. */

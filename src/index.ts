@@ -2,60 +2,163 @@
  * The composition root: the only place that reads the configuration, builds the logger,
  * database, providers, tools and the Discord client, wires them together and shuts them down.
  */
+import { randomUUID } from 'node:crypto';
+import { DiscordBot } from './bot/discord-bot.ts';
 import { createDiscordClient } from './bot/discord-client.ts';
-import { loadConfig, secretValues, type Config } from './config.ts';
-import { ConfigError, BotError } from './core/errors.ts';
+import { DiscordToolActions } from './bot/discord-tool-actions.ts';
+import { loadConfig, processEnvironment, secretValues, type Config } from './config.ts';
+import { systemClock } from './core/clock.ts';
+import { BotError, ConfigError } from './core/errors.ts';
 import type { Logger } from './core/logger.ts';
-import { openDatabase, type DatabaseHandle } from './db/database.ts';
-import { failStreamingTurns } from './db/turn-repository.ts';
+import { pruneClaims } from './db/claim-repository.ts';
+import { openDatabase, pingDatabase, type DatabaseHandle } from './db/database.ts';
+import { failAbandonedTurns } from './db/turn-recovery.ts';
 import { createLogger } from './logger.ts';
-import { startMetricsServer, type MetricsServer } from './metrics/metrics-server.ts';
+import { MetricsRegistry } from './metrics/metrics-registry.ts';
+import { startMetricsServer } from './metrics/metrics-server.ts';
+import { ModelCatalog, type ModelCatalogOverrides } from './providers/model-catalog.ts';
+import { loadModelCatalogOverrides } from './providers/model-catalog-file.ts';
+import { ProviderFactory } from './providers/provider-factory.ts';
 import { resolveEncryptionKey } from './security/encryption-key.ts';
+import { SecretBox } from './security/secret-box.ts';
+import { createTools } from './tools/create-tools.ts';
+import { loadMcpConfig, type McpServerConfig } from './tools/mcp/mcp-config.ts';
+
+/** Housekeeping: fail turns of processes that died, forget old message claims. */
+const MAINTENANCE_INTERVAL_MS = 60_000;
+const CLAIM_RETENTION_MS = 24 * 60 * 60_000;
+
+interface Setup {
+  config: Config;
+  mcpServers: McpServerConfig[];
+  catalogOverrides: ModelCatalogOverrides;
+}
 
 async function main(): Promise<void> {
-  const config = readConfigOrExit();
+  const { config, mcpServers, catalogOverrides } = readSetupOrExit();
   const logger = createLogger({
     level: config.logLevel,
     secrets: secretValues(config),
     pretty: process.stdout.isTTY === true,
   });
   installLastResortHandlers(logger);
-  const resources: { database?: DatabaseHandle; metrics?: MetricsServer } = {};
+  const instanceId = randomUUID();
+  const cleanup: Array<() => Promise<unknown>> = [];
+  const closeAll = async (): Promise<void> => {
+    for (const close of cleanup.reverse()) await close().catch(() => undefined);
+    cleanup.length = 0;
+  };
   try {
-    // Resolved now so a missing or broken key fails start-up, not the first /config apikey.
-    resolveEncryptionKey({ configured: config.encryptionKey, dataDir: config.dataDir, logger });
-    resources.database = await openConfiguredDatabase(config, logger);
-    await resources.database.migrate();
-    const abandoned = await failStreamingTurns(resources.database.db, new Date());
-    if (abandoned > 0)
-      logger.warn({ turns: abandoned }, 'marked turns left streaming by a previous run as failed');
-    if (config.metricsPort !== undefined) {
-      resources.metrics = await startMetricsServer({ port: config.metricsPort, logger });
-    }
-    const client = createDiscordClient({ apiUrl: config.discordApiUrl });
-    client.once('clientReady', (ready) =>
-      logger.info(
-        { user: ready.user.tag, guilds: ready.guilds.cache.size },
-        'connected to Discord',
-      ),
+    const secretBox = new SecretBox(
+      resolveEncryptionKey({ configured: config.encryptionKey, dataDir: config.dataDir, logger }),
     );
-    installShutdown(logger, async () => {
-      await client.destroy();
-      await resources.metrics?.close();
-      await resources.database?.close();
+    const database = await openConfiguredDatabase(config, logger);
+    cleanup.push(() => database.close());
+    await database.migrate();
+    const releaseLiveness = await database.liveness.hold(instanceId);
+    cleanup.push(releaseLiveness);
+    const abandoned = await failAbandonedTurns(database.db, database.liveness);
+    if (abandoned > 0)
+      logger.warn(
+        { turns: abandoned },
+        'marked turns left streaming by a stopped process as failed',
+      );
+
+    const metrics = new MetricsRegistry();
+    const client = createDiscordClient({ apiUrl: config.discordApiUrl });
+    if (config.metricsPort !== undefined) {
+      const server = await startMetricsServer({
+        port: config.metricsPort,
+        logger,
+        registry: metrics,
+        health: async () => client.isReady() && (await pingDatabase(database.db).then(() => true)),
+      });
+      cleanup.push(() => server.close());
+    }
+    const providers = new ProviderFactory({
+      defaults: {
+        defaultProvider: config.defaultProvider,
+        defaultModel: config.defaultModel,
+        providerKeys: config.providerKeys,
+        providerBaseUrls: config.providerBaseUrls,
+      },
+      catalog: new ModelCatalog(catalogOverrides),
+      logger,
     });
+    const discordActions = new DiscordToolActions(client);
+    const tools = await createTools({
+      db: database.db,
+      clock: systemClock,
+      logger,
+      mcpServers,
+      discordActions,
+      reminderDelivery: discordActions,
+    });
+    cleanup.push(() => tools.close());
+    const bot = new DiscordBot({
+      client,
+      db: database.db,
+      secretBox,
+      providers,
+      tools: tools.registry,
+      clock: systemClock,
+      random: Math.random,
+      logger,
+      metrics,
+      instanceId,
+      ownerIds: config.ownerIds,
+    });
+    bot.attach();
+    const background = new AbortController();
+    cleanup.push(() => Promise.resolve(background.abort()));
+    client.once('clientReady', (ready) => {
+      logger.info(
+        { user: ready.user.tag, guilds: ready.guilds.cache.size, instanceId },
+        'connected to Discord',
+      );
+      void tools.reminders.run(background.signal);
+    });
+    const maintenance = setInterval(() => {
+      void runMaintenance(database, logger);
+    }, MAINTENANCE_INTERVAL_MS);
+    maintenance.unref();
+    cleanup.push(() => Promise.resolve(clearInterval(maintenance)));
+    cleanup.push(() => client.destroy());
+    cleanup.push(() => bot.shutdown());
+    installShutdown(logger, closeAll);
     await client.login(config.discordToken);
   } catch (error) {
     logger.fatal({ err: error }, describeStartupFailure(error, config));
-    await resources.metrics?.close().catch(() => undefined);
-    await resources.database?.close().catch(() => undefined);
+    await closeAll();
     process.exitCode = 1;
   }
 }
 
-function readConfigOrExit(): Config {
+async function runMaintenance(database: DatabaseHandle, logger: Logger): Promise<void> {
   try {
-    return loadConfig();
+    const failed = await failAbandonedTurns(database.db, database.liveness);
+    if (failed > 0) logger.warn({ turns: failed }, 'failed turns of a process that stopped');
+    await pruneClaims(database.db, new Date(Date.now() - CLAIM_RETENTION_MS));
+  } catch (error) {
+    logger.warn({ err: error }, 'maintenance failed');
+  }
+}
+
+/** Configuration and the operator's files, or one line per problem and exit 1. */
+function readSetupOrExit(): Setup {
+  try {
+    const config = loadConfig();
+    return {
+      config,
+      mcpServers:
+        config.mcpConfigPath === undefined
+          ? []
+          : loadMcpConfig(config.mcpConfigPath, processEnvironment()),
+      catalogOverrides:
+        config.modelCatalogPath === undefined
+          ? {}
+          : loadModelCatalogOverrides(config.modelCatalogPath),
+    };
   } catch (error) {
     if (!(error instanceof ConfigError)) throw error;
     for (const problem of error.problems) process.stderr.write(`Configuration error: ${problem}\n`);

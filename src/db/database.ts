@@ -21,8 +21,25 @@ export interface DatabaseHandle {
   readonly kind: 'postgres' | 'pglite';
   /** Applies pending migrations from migrations/ (idempotent; serialized across processes). */
   migrate(): Promise<void>;
+  /** Which bot processes are running, for recovering the turns of one that died. */
+  readonly liveness: InstanceLiveness;
   close(): Promise<void>;
 }
+
+/**
+ * Process liveness without heartbeats. On PostgreSQL each process holds a session advisory
+ * lock named after its instance id on a dedicated connection: when the process dies, its
+ * connection closes and the lock is gone at once. PGlite is single-process, so every instance
+ * but this one is dead.
+ */
+export interface InstanceLiveness {
+  /** Marks this process alive until the returned function is called (or it exits). */
+  hold(instanceId: string): Promise<() => Promise<void>>;
+  isAlive(instanceId: string): Promise<boolean>;
+}
+
+/** The advisory-lock namespace of instance liveness ("tomo"). */
+const LIVENESS_LOCK_CLASS = 0x746f6d6f;
 
 export type DatabaseOptions =
   | { kind: 'postgres'; url: string; logger: Logger; poolSize?: number }
@@ -65,7 +82,64 @@ function openPostgres(options: { url: string; logger: Logger; poolSize?: number 
         lockClient.release();
       }
     },
+    liveness: postgresLiveness(pool),
     close: () => pool.end(),
+  };
+}
+
+function postgresLiveness(pool: pg.Pool): InstanceLiveness {
+  return {
+    async hold(instanceId) {
+      const client = await pool.connect();
+      try {
+        await client.query('select pg_advisory_lock($1, hashtext($2))', [
+          LIVENESS_LOCK_CLASS,
+          instanceId,
+        ]);
+      } catch (error) {
+        client.release();
+        throw error;
+      }
+      return async () => {
+        await client
+          .query('select pg_advisory_unlock($1, hashtext($2))', [LIVENESS_LOCK_CLASS, instanceId])
+          .catch(() => undefined);
+        client.release();
+      };
+    },
+    async isAlive(instanceId) {
+      const client = await pool.connect();
+      try {
+        const result = await client.query<{ taken: boolean }>(
+          'select pg_try_advisory_lock($1, hashtext($2)) as taken',
+          [LIVENESS_LOCK_CLASS, instanceId],
+        );
+        const taken = result.rows[0]?.taken === true;
+        if (taken) {
+          await client.query('select pg_advisory_unlock($1, hashtext($2))', [
+            LIVENESS_LOCK_CLASS,
+            instanceId,
+          ]);
+        }
+        return !taken;
+      } finally {
+        client.release();
+      }
+    },
+  };
+}
+
+function singleProcessLiveness(): InstanceLiveness {
+  const held = new Set<string>();
+  return {
+    hold(instanceId) {
+      held.add(instanceId);
+      return Promise.resolve(() => {
+        held.delete(instanceId);
+        return Promise.resolve();
+      });
+    },
+    isAlive: (instanceId) => Promise.resolve(held.has(instanceId)),
   };
 }
 
@@ -89,6 +163,7 @@ async function openPglite(options: {
     db,
     kind: 'pglite',
     migrate: () => migratePglite(db, { migrationsFolder: MIGRATIONS_FOLDER }),
+    liveness: singleProcessLiveness(),
     async close() {
       await client.close();
       releaseLock();

@@ -6,6 +6,8 @@
 import { sql } from 'drizzle-orm';
 import {
   check,
+  date,
+  primaryKey,
   index,
   integer,
   jsonb,
@@ -115,6 +117,8 @@ export const conversationTurns = pgTable(
     metrics: jsonb('metrics').$type<Record<string, unknown>>(),
     createdAt: createdAt(),
     completedAt: timestamp('completed_at', { withTimezone: true }),
+    /** The process that streams it; a streaming row of a dead process is failed at start-up. */
+    instanceId: text('instance_id'),
   },
   (table) => [
     check('conversation_turns_role_check', sql`${table.role} in ('user', 'assistant')`),
@@ -229,4 +233,32 @@ export const reminders = pgTable(
       .where(sql`${table.status} in ('pending', 'claimed')`),
     index('reminders_owner_idx').on(table.scopeId, table.userId),
   ],
+);
+
+/**
+ * "This process answers this message" (or this Retry press): unique per key, so two processes
+ * connected to the same gateway shard never both reply.
+ */
+export const messageClaims = pgTable(
+  'message_claims',
+  {
+    key: text('key').primaryKey(),
+    instanceId: text('instance_id').notNull(),
+    claimedAt: timestamp('claimed_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (table) => [index('message_claims_claimed_at_idx').on(table.claimedAt)],
+);
+
+/** Tokens a scope spent per UTC day, for the optional daily budget. */
+export const scopeDailyUsage = pgTable(
+  'scope_daily_usage',
+  {
+    scopeId: text('scope_id')
+      .notNull()
+      .references(() => scopes.id, { onDelete: 'cascade' }),
+    day: date('day', { mode: 'string' }).notNull(),
+    inputTokens: integer('input_tokens').notNull().default(0),
+    outputTokens: integer('output_tokens').notNull().default(0),
+  },
+  (table) => [primaryKey({ columns: [table.scopeId, table.day] })],
 );

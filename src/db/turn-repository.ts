@@ -1,4 +1,4 @@
-import { and, desc, eq, gt, lt } from 'drizzle-orm';
+import { and, desc, eq, gt, inArray, isNull, lt, or, sql } from 'drizzle-orm';
 import type { Database } from './database.ts';
 import { conversationTurns, resetMarkers, type TurnStatus } from './schema.ts';
 
@@ -39,6 +39,8 @@ export interface AssistantTurnStart {
   authorName: string;
   /** The member message being answered. */
   triggerMessageId: string;
+  /** The process streaming it (see instance liveness in database.ts). */
+  instanceId?: string;
 }
 
 /** Marks an assistant turn as live; the row exists so a crash leaves evidence (see failStreamingTurns). */
@@ -89,6 +91,34 @@ export async function failStreamingTurns(db: Database, startedBefore: Date): Pro
         lt(conversationTurns.createdAt, startedBefore),
       ),
     )
+    .returning({ id: conversationTurns.id });
+  return failed.length;
+}
+
+/** The processes that own turns still marked `streaming`. */
+export async function streamingInstances(db: Database): Promise<Array<string | null>> {
+  const rows = await db
+    .selectDistinct({ instanceId: conversationTurns.instanceId })
+    .from(conversationTurns)
+    .where(eq(conversationTurns.status, 'streaming'));
+  return rows.map((row) => row.instanceId);
+}
+
+/** Fails the streaming turns of processes known to be dead (null: turns without an owner). */
+export async function failStreamingTurnsOf(
+  db: Database,
+  instanceIds: ReadonlyArray<string | null>,
+): Promise<number> {
+  const named = instanceIds.filter((id): id is string => id !== null);
+  const owners = [
+    ...(named.length > 0 ? [inArray(conversationTurns.instanceId, named)] : []),
+    ...(instanceIds.includes(null) ? [isNull(conversationTurns.instanceId)] : []),
+  ];
+  if (owners.length === 0) return 0;
+  const failed = await db
+    .update(conversationTurns)
+    .set({ status: 'failed', completedAt: sql`now()` })
+    .where(and(eq(conversationTurns.status, 'streaming'), or(...owners)))
     .returning({ id: conversationTurns.id });
   return failed.length;
 }

@@ -19,8 +19,10 @@ describe.each(testBackends())('migrations on $name', (backend) => {
     expect(tables.map((row) => row.table_name)).toEqual([
       'conversation_turns',
       'memories',
+      'message_claims',
       'reminders',
       'reset_markers',
+      'scope_daily_usage',
       'scope_settings',
       'scopes',
       'tool_calls',

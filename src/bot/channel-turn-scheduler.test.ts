@@ -1,0 +1,83 @@
+import { describe, expect, it } from 'vitest';
+import { silentLogger } from '../core/logger.ts';
+import { ManualClock, settle } from '../../tests/support/manual-clock.ts';
+import { ChannelLocks } from './channel-locks.ts';
+import { ChannelTurnScheduler } from './channel-turn-scheduler.ts';
+
+function harness() {
+  const batches: string[][] = [];
+  const gates: Array<() => void> = [];
+  const scheduler = new ChannelTurnScheduler<string>({
+    locks: new ChannelLocks({ clock: new ManualClock(), holdTimeoutMs: 60_000 }),
+    logger: silentLogger,
+    runTurn: (_channel, batch) =>
+      new Promise<void>((resolve) => {
+        batches.push([...batch]);
+        gates.push(resolve);
+      }),
+  });
+  const finishTurn = async (): Promise<void> => {
+    gates.shift()?.();
+    await settle();
+  };
+  return { scheduler, batches, finishTurn };
+}
+
+describe('ChannelTurnScheduler', () => {
+  it('coalesces everything that arrives during a live turn into the next turn', async () => {
+    const { scheduler, batches, finishTurn } = harness();
+    const coalesce = { policy: 'coalesce' as const, depth: 3 };
+    expect(scheduler.submit('c', 'm1', coalesce)).toBe('started');
+    await settle();
+    expect(scheduler.submit('c', 'm2', coalesce)).toBe('coalesced');
+    expect(scheduler.submit('c', 'm3', coalesce)).toBe('coalesced');
+    expect(batches).toEqual([['m1']]);
+    await finishTurn();
+    expect(batches).toEqual([['m1'], ['m2', 'm3']]);
+    await finishTurn();
+    expect(scheduler.isBusy('c')).toBe(false);
+  });
+
+  it('queues one turn per trigger up to the depth, then rejects', async () => {
+    const { scheduler, batches, finishTurn } = harness();
+    const queue = { policy: 'queue' as const, depth: 2 };
+    expect(scheduler.submit('c', 'm1', queue)).toBe('started');
+    await settle();
+    expect(scheduler.submit('c', 'm2', queue)).toBe('queued');
+    expect(scheduler.submit('c', 'm3', queue)).toBe('queued');
+    expect(scheduler.submit('c', 'm4', queue)).toBe('rejected');
+    expect(scheduler.waiting('c')).toBe(2);
+    await finishTurn();
+    await finishTurn();
+    await finishTurn();
+    expect(batches).toEqual([['m1'], ['m2'], ['m3']]);
+    expect(scheduler.isBusy('c')).toBe(false);
+  });
+
+  it('runs different channels at the same time', async () => {
+    const { scheduler, batches } = harness();
+    const coalesce = { policy: 'coalesce' as const, depth: 3 };
+    scheduler.submit('a', 'a1', coalesce);
+    scheduler.submit('b', 'b1', coalesce);
+    await settle();
+    expect(batches).toEqual([['a1'], ['b1']]);
+  });
+
+  it('keeps draining after a turn throws', async () => {
+    const batches: string[][] = [];
+    const scheduler = new ChannelTurnScheduler<string>({
+      locks: new ChannelLocks({ clock: new ManualClock(), holdTimeoutMs: 60_000 }),
+      logger: silentLogger,
+      runTurn: (_channel, batch) => {
+        batches.push([...batch]);
+        return batch[0] === 'boom' ? Promise.reject(new Error('boom')) : Promise.resolve();
+      },
+    });
+    const queue = { policy: 'queue' as const, depth: 3 };
+    scheduler.submit('c', 'boom', queue);
+    scheduler.submit('c', 'after', queue);
+    await settle();
+    expect(batches).toEqual([['boom'], ['after']]);
+    expect(scheduler.isBusy('c')).toBe(false);
+  });
+});

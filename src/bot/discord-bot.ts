@@ -1,0 +1,230 @@
+import { ChannelType, RESTEvents, type Client, type Interaction } from 'discord.js';
+import type { Clock, RandomSource } from '../core/clock.ts';
+import type { Logger } from '../core/logger.ts';
+import type { ToolExecutor } from '../core/tool.ts';
+import type { Database } from '../db/database.ts';
+import { loadScopeSettings } from '../db/scope-settings-repository.ts';
+import type { MetricsRegistry } from '../metrics/metrics-registry.ts';
+import type { ProviderFactory } from '../providers/provider-factory.ts';
+import type { SecretBox } from '../security/secret-box.ts';
+import { StopRegistry } from '../stream/stop-registry.ts';
+import {
+  StreamOrchestrator,
+  type StreamOrchestratorDependencies,
+} from '../stream/stream-orchestrator.ts';
+import { ChannelHistory } from './channel-history.ts';
+import { ChannelLocks } from './channel-locks.ts';
+import { ChannelTurnScheduler } from './channel-turn-scheduler.ts';
+import { DailyBudget } from './daily-budget.ts';
+import { DatabaseTurnJournal } from './database-turn-journal.ts';
+import { DiscordMessageTarget } from './delivery/discord-message-target.ts';
+import { readBucket, WriteBudgets } from './delivery/write-budgets.ts';
+import { MemberRateLimiter } from './member-rate-limiter.ts';
+import { toHistoryMessage } from './message-intake.ts';
+import { MessageRouter } from './message-router.ts';
+import { handleRetryButton, isRetryButton } from './retry-button.ts';
+import { SettingsCache } from './settings-cache.ts';
+import { fetchDownload, type Download } from './trigger-attachments.ts';
+import { TriggerDetector } from './trigger-detector.ts';
+import type { Trigger } from './trigger.ts';
+import { TurnRunner, type TurnPlace } from './turn-runner.ts';
+
+export interface DiscordBotOptions {
+  client: Client;
+  db: Database;
+  secretBox: SecretBox;
+  providers: ProviderFactory;
+  tools: ToolExecutor;
+  clock: Clock;
+  random: RandomSource;
+  logger: Logger;
+  metrics?: MetricsRegistry;
+  instanceId: string;
+  ownerIds: readonly string[];
+  /** Overrides of the stream's tunables (tests). */
+  streamOptions?: StreamOrchestratorDependencies['options'];
+  download?: Download;
+}
+
+/** Messages kept per channel window, and channel windows kept. */
+const HISTORY_PER_CHANNEL = 50;
+const HISTORY_CHANNELS = 5_000;
+/** A turn holding its channel longer than this is presumed stuck and its lock handed on. */
+const CHANNEL_HOLD_TIMEOUT_MS = 15 * 60_000;
+/** How long shutdown lets live turns finish before stopping them. */
+const SHUTDOWN_GRACE_MS = 10_000;
+const SETTINGS_REFRESH_MS = 30_000;
+const MESSAGE_ROUTE = /^\/channels\/(\d+)\/messages(?:\/\d+)?$/;
+
+/**
+ * The bot on Discord: wires the gateway events to the message router, the channel scheduler to
+ * the turn runner, and Discord's rate-limit headers to the channels' write budgets.
+ */
+export class DiscordBot {
+  readonly settings: SettingsCache;
+  readonly history: ChannelHistory;
+  readonly stops = new StopRegistry();
+  private readonly options: DiscordBotOptions;
+  private readonly budgets: WriteBudgets;
+  private readonly scheduler: ChannelTurnScheduler<Trigger>;
+  private readonly shutdownController = new AbortController();
+  private router: MessageRouter | undefined;
+  private runner: TurnRunner | undefined;
+
+  constructor(options: DiscordBotOptions) {
+    this.options = options;
+    const { client, db, clock, logger } = options;
+    this.budgets = new WriteBudgets(clock);
+    this.settings = new SettingsCache({
+      load: (scopeId) => loadScopeSettings(db, scopeId),
+      clock,
+      logger,
+      refreshAfterMs: SETTINGS_REFRESH_MS,
+    });
+    this.history = new ChannelHistory({
+      perChannel: HISTORY_PER_CHANNEL,
+      maxChannels: HISTORY_CHANNELS,
+      fetchRecent: async (channelId, limit) => {
+        const channel = await client.channels.fetch(channelId);
+        if (channel === null || !channel.isTextBased()) return [];
+        const messages = await channel.messages.fetch({ limit });
+        return [...messages.values()].map(toHistoryMessage);
+      },
+    });
+    this.scheduler = new ChannelTurnScheduler<Trigger>({
+      locks: new ChannelLocks({ clock, holdTimeoutMs: CHANNEL_HOLD_TIMEOUT_MS }),
+      logger,
+      runTurn: (channelId, batch, lease) =>
+        this.runner?.run(channelId, batch, lease) ?? Promise.resolve(),
+    });
+  }
+
+  /** Attaches to the client's events; call before login. */
+  attach(): void {
+    const { client, logger } = this.options;
+    client.once('clientReady', (ready) => this.onReady(ready.user.id, ready.user.displayName));
+    client.on('messageCreate', (message) => void this.router?.onMessageCreate(message));
+    client.on('messageUpdate', (_old, message) => this.router?.onMessageUpdate(message));
+    client.on('messageDelete', (message) => this.router?.onMessageDelete(message));
+    client.on('channelDelete', (channel) => this.history.forgetChannel(channel.id));
+    client.on('interactionCreate', (interaction) => void this.onInteraction(interaction));
+    client.rest.on(RESTEvents.Response, (request, response) => {
+      const channelId = MESSAGE_ROUTE.exec(request.path)?.[1];
+      if (channelId === undefined) return;
+      const bucket = readBucket(response.headers);
+      if (bucket !== undefined) this.budgets.observe(channelId, bucket);
+      if (response.status === 429) {
+        this.options.metrics?.increment('bot_discord_429_total', 'Discord 429 responses', {
+          route: 'messages',
+        });
+      }
+    });
+    client.rest.on(RESTEvents.RateLimited, (info) => {
+      if (info.route.startsWith('/channels/:id/messages')) {
+        this.budgets.observeRateLimited(info.majorParameter, info.timeToReset);
+      }
+    });
+    client.on('error', (error) => logger.error({ err: error }, 'Discord client error'));
+  }
+
+  /** Stops taking triggers, lets live turns finish for a while, then stops them; all are recorded. */
+  async shutdown(): Promise<void> {
+    this.router?.close();
+    const grace = new AbortController();
+    await Promise.race([
+      this.scheduler.whenIdle(),
+      this.options.clock.sleep(SHUTDOWN_GRACE_MS, grace.signal).catch(() => undefined),
+    ]);
+    grace.abort();
+    this.shutdownController.abort(new Error('shutting down'));
+    await this.scheduler.whenIdle();
+  }
+
+  private onReady(botUserId: string, botName: string): void {
+    const { options } = this;
+    const dailyBudget = new DailyBudget({ db: options.db, clock: options.clock });
+    const orchestrator = new StreamOrchestrator({
+      journal: new DatabaseTurnJournal({
+        db: options.db,
+        botUserId,
+        botName,
+        instanceId: options.instanceId,
+      }),
+      clock: options.clock,
+      random: options.random,
+      logger: options.logger,
+      ...(options.streamOptions === undefined ? {} : { options: options.streamOptions }),
+    });
+    this.runner = new TurnRunner({
+      db: options.db,
+      secretBox: options.secretBox,
+      providers: options.providers,
+      tools: options.tools,
+      orchestrator,
+      history: this.history,
+      budgets: this.budgets,
+      stops: this.stops,
+      dailyBudget,
+      clock: options.clock,
+      logger: options.logger,
+      metrics: options.metrics,
+      botUserId,
+      download: options.download ?? fetchDownload,
+      shutdownSignal: this.shutdownController.signal,
+      loadSettings: (scopeId) => this.settings.get(scopeId),
+      placeOf: (channelId) => this.placeOf(channelId),
+    });
+    this.router = new MessageRouter({
+      db: options.db,
+      settings: this.settings,
+      history: this.history,
+      detector: new TriggerDetector(botUserId),
+      stops: this.stops,
+      scheduler: this.scheduler,
+      rateLimiter: new MemberRateLimiter(),
+      dailyBudget,
+      clock: options.clock,
+      logger: options.logger,
+      instanceId: options.instanceId,
+      botUserId,
+      ownerIds: options.ownerIds,
+    });
+  }
+
+  private async onInteraction(interaction: Interaction): Promise<void> {
+    const router = this.router;
+    if (router === undefined || !interaction.isButton() || !isRetryButton(interaction)) return;
+    try {
+      await handleRetryButton(interaction, {
+        db: this.options.db,
+        logger: this.options.logger,
+        instanceId: this.options.instanceId,
+        botUserId: interaction.client.user.id,
+        ownerIds: this.options.ownerIds,
+        loadSettings: (scopeId) => this.settings.get(scopeId),
+        submit: (trigger, settings) => router.submit(trigger, settings, undefined),
+      });
+    } catch (error) {
+      this.options.logger.warn({ err: error }, 'retry button failed');
+    }
+  }
+
+  private async placeOf(channelId: string): Promise<TurnPlace | undefined> {
+    const { client } = this.options;
+    const channel =
+      client.channels.cache.get(channelId) ??
+      (await client.channels.fetch(channelId).catch(() => null));
+    if (channel === null || !channel.isSendable()) return undefined;
+    const target = new DiscordMessageTarget(channel);
+    if (channel.type === ChannelType.DM) {
+      const userName = channel.recipient?.displayName ?? 'someone';
+      return { target, persona: { kind: 'dm', userName }, guildLocale: undefined };
+    }
+    if (!('guild' in channel)) return undefined;
+    return {
+      target,
+      persona: { kind: 'guild', guildName: channel.guild.name, channelName: channel.name },
+      guildLocale: channel.guild.preferredLocale,
+    };
+  }
+}

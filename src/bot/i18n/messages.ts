@@ -1,0 +1,105 @@
+import type { Locale } from './locale.ts';
+
+/**
+ * Every text the bot itself (not the model) shows members, in every supported language.
+ * `{name}` placeholders are filled by `translate`. Keep them short: they appear in chat.
+ */
+const en = {
+  'error.auth':
+    "The AI provider rejected this server's API key. An admin can set a working one with `/config apikey`.",
+  'error.quota':
+    "This server's AI provider account is out of credit or quota. An admin can check billing or set another key with `/config apikey`.",
+  'error.rate_limit':
+    'The AI provider is rate-limiting us right now. Please try again in a moment.',
+  'error.overloaded': 'The AI provider is overloaded right now. Please try again in a moment.',
+  'error.network': "I couldn't reach the AI provider. Please try again in a moment.",
+  'error.timeout': 'The AI provider took too long to answer. Please try again.',
+  'error.model':
+    'The configured model is not available. An admin can pick another with `/config model`.',
+  'error.context_overflow':
+    'This conversation is too long for the model even after trimming. Try `/reset` to start fresh.',
+  'error.content_filter': "The provider's safety filter blocked this reply.",
+  'error.bad_request': 'The AI provider refused the request. Please try again or rephrase.',
+  'error.unknown': 'Something went wrong while answering. Please try again.',
+  'error.not_configured':
+    'No AI provider key is set up here yet. An admin can add one with `/config apikey`.',
+  'error.secret_unreadable':
+    "This server's stored API key can't be read (the bot's encryption key changed). An admin can set it again with `/config apikey`.",
+  'error.incident': 'Incident `{incident}`',
+  'error.message_too_large':
+    'Your message is too long for the model to read ({tokens} tokens). Please shorten it.',
+  'button.retry': 'Retry',
+  'note.channel_unsupported':
+    "I can't chat in this kind of channel. Try a text channel, a thread or DMs.",
+  'note.queue_full':
+    "I'm still answering earlier messages here. Please wait a moment and ask again.",
+  'note.member_rate_limited':
+    "You're sending messages faster than I can answer. Try again in {seconds} s.",
+  'note.budget_exhausted': "This server has used today's AI token budget. It resets at 00:00 UTC.",
+  'note.retry_not_yours': 'Only the person who asked can retry this.',
+  'note.retry_expired': "I can't find the original message to retry anymore.",
+  'status.tool': 'Using `{tool}`…',
+  'status.tools': 'Using tools: {tools}…',
+} as const;
+
+export type MessageKey = keyof typeof en;
+
+const ja: Record<MessageKey, string> = {
+  'error.auth':
+    'AIプロバイダーがこのサーバーのAPIキーを拒否しました。管理者が `/config apikey` で有効なキーを設定できます。',
+  'error.quota':
+    'このサーバーのAIプロバイダーのクレジットまたは利用枠が尽きています。管理者が請求設定を確認するか `/config apikey` で別のキーを設定してください。',
+  'error.rate_limit': 'AIプロバイダーのレート制限中です。少し待ってからもう一度お試しください。',
+  'error.overloaded': 'AIプロバイダーが混み合っています。少し待ってからもう一度お試しください。',
+  'error.network': 'AIプロバイダーに接続できませんでした。少し待ってからもう一度お試しください。',
+  'error.timeout': 'AIプロバイダーの応答に時間がかかりすぎました。もう一度お試しください。',
+  'error.model':
+    '設定されたモデルは利用できません。管理者が `/config model` で別のモデルを選べます。',
+  'error.context_overflow':
+    '会話が長すぎてモデルが読み切れません。`/reset` で会話をリセットしてください。',
+  'error.content_filter': 'プロバイダーの安全フィルターによって返信がブロックされました。',
+  'error.bad_request':
+    'AIプロバイダーがリクエストを拒否しました。言い方を変えてもう一度お試しください。',
+  'error.unknown': '返信中に問題が発生しました。もう一度お試しください。',
+  'error.not_configured':
+    'AIプロバイダーのキーがまだ設定されていません。管理者が `/config apikey` で追加できます。',
+  'error.secret_unreadable':
+    '保存されたAPIキーを読み取れません（ボットの暗号化キーが変わりました）。管理者が `/config apikey` で再設定してください。',
+  'error.incident': 'インシデント `{incident}`',
+  'error.message_too_large':
+    'メッセージが長すぎてモデルが読めません（{tokens}トークン）。短くしてください。',
+  'button.retry': '再試行',
+  'note.channel_unsupported':
+    'この種類のチャンネルでは会話できません。テキストチャンネル、スレッド、またはDMでどうぞ。',
+  'note.queue_full': 'まだ前のメッセージに返信中です。少し待ってからもう一度どうぞ。',
+  'note.member_rate_limited':
+    'メッセージが速すぎて返信が追いつきません。{seconds}秒後にもう一度どうぞ。',
+  'note.budget_exhausted':
+    'このサーバーは今日のAIトークン予算を使い切りました。UTC 0:00 にリセットされます。',
+  'note.retry_not_yours': '再試行できるのは質問した本人だけです。',
+  'note.retry_expired': '再試行する元のメッセージが見つかりません。',
+  'status.tool': '`{tool}` を使っています…',
+  'status.tools': 'ツールを使っています: {tools}…',
+};
+
+const catalogues: Record<Locale, Record<MessageKey, string>> = { en, ja };
+
+export function translate(
+  locale: Locale,
+  key: MessageKey,
+  params: Readonly<Record<string, string | number>> = {},
+): string {
+  const template = catalogues[locale][key];
+  return template.replace(/\{(\w+)\}/g, (match, name: string) =>
+    name in params ? String(params[name]) : match,
+  );
+}
+
+/** For tests and the command-definition walker: every catalogue, keyed by locale. */
+export function catalogueOf(locale: Locale): Readonly<Record<MessageKey, string>> {
+  return catalogues[locale];
+}
+
+export function isMessageKey(key: string): key is MessageKey {
+  return Object.hasOwn(en, key);
+}

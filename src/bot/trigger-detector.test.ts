@@ -1,0 +1,86 @@
+import { describe, expect, it } from 'vitest';
+import { defaultScopeSettings, type ScopeSettings } from '../core/settings.ts';
+import type { InboundMessage } from './inbound-message.ts';
+import { TriggerDetector } from './trigger-detector.ts';
+
+const BOT = '100000000000000001';
+
+function message(overrides: Partial<InboundMessage> = {}): InboundMessage {
+  return {
+    id: '200000000000000001',
+    channelId: '300000000000000001',
+    guildId: '400000000000000001',
+    authorId: '500000000000000001',
+    authorName: 'ann',
+    authorIsBot: false,
+    content: 'hello there',
+    createdAt: 0,
+    isDM: false,
+    mentionsBot: false,
+    repliesToBot: false,
+    replyToMessageId: undefined,
+    attachments: [],
+    ...overrides,
+  };
+}
+
+function settings(overrides: Partial<ScopeSettings> = {}): ScopeSettings {
+  return { ...defaultScopeSettings('400000000000000001'), ...overrides };
+}
+
+describe('TriggerDetector', () => {
+  it('answers mentions, replies and DMs out of the box', () => {
+    const detector = new TriggerDetector(BOT);
+    expect(detector.detect(message({ mentionsBot: true }), settings())).toBe('mention');
+    expect(detector.detect(message({ repliesToBot: true }), settings())).toBe('reply');
+    expect(detector.detect(message({ isDM: true, guildId: undefined }), settings())).toBe('dm');
+    expect(detector.detect(message(), settings())).toBeUndefined();
+  });
+
+  it('ignores its own messages and other bots unless the scope allows bots', () => {
+    const detector = new TriggerDetector(BOT);
+    expect(
+      detector.detect(message({ authorId: BOT, mentionsBot: true }), settings()),
+    ).toBeUndefined();
+    const fromBot = message({ authorIsBot: true, mentionsBot: true });
+    expect(detector.detect(fromBot, settings())).toBeUndefined();
+    expect(detector.detect(fromBot, settings({ featureFlags: { answerBots: true } }))).toBe(
+      'mention',
+    );
+  });
+
+  it('answers trigger words and recompiles them when the settings version changes', () => {
+    const detector = new TriggerDetector(BOT);
+    expect(
+      detector.detect(
+        message({ content: 'hey tomo' }),
+        settings({ triggerWords: ['tomo'], version: 1 }),
+      ),
+    ).toBe('trigger_word');
+    expect(
+      detector.detect(
+        message({ content: 'hey tomo' }),
+        settings({ triggerWords: ['mika'], version: 2 }),
+      ),
+    ).toBeUndefined();
+  });
+
+  it('answers every message in an auto-reply channel', () => {
+    const detector = new TriggerDetector(BOT);
+    const auto = settings({ autoReplyChannelIds: ['300000000000000001'] });
+    expect(detector.detect(message(), auto)).toBe('auto_reply');
+    expect(detector.detect(message({ channelId: '300000000000000002' }), auto)).toBeUndefined();
+  });
+
+  it('answers every Nth message since its last answer in the channel', () => {
+    const detector = new TriggerDetector(BOT);
+    const everyThree = settings({ autoReplyEveryN: 3 });
+    const reasons = [1, 2, 3, 4, 5, 6].map(() => detector.detect(message(), everyThree));
+    expect(reasons).toEqual([undefined, undefined, 'every_n', undefined, undefined, 'every_n']);
+    detector.detect(message(), everyThree);
+    detector.detect(message({ mentionsBot: true }), everyThree);
+    expect(detector.detect(message(), everyThree)).toBeUndefined();
+    expect(detector.detect(message(), everyThree)).toBeUndefined();
+    expect(detector.detect(message(), everyThree)).toBe('every_n');
+  });
+});

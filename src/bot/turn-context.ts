@@ -1,0 +1,162 @@
+import type { ChatRequest, ImagePart, TextPart } from '../core/chat.ts';
+import type { Logger } from '../core/logger.ts';
+import type { ScopeSettings } from '../core/settings.ts';
+import type { ToolContext, ToolExecutor } from '../core/tool.ts';
+import type { Database } from '../db/database.ts';
+import { memoriesForContext } from '../db/memory-repository.ts';
+import { recentTurns, resetMarkerOf } from '../db/turn-repository.ts';
+import type { ResolvedModel } from '../providers/provider-factory.ts';
+import { createTokenCounter } from '../providers/token-counter.ts';
+import type { ChannelHistory } from './channel-history.ts';
+import { assembleContext } from './context/context-builder.ts';
+import {
+  labelled,
+  toConversationEntries,
+  type ConversationEntry,
+  type StoredAssistantTurn,
+} from './context/conversation-entries.ts';
+import { buildReminders, buildSystemPrompt, type PersonaContext } from './persona.ts';
+import { attachmentParts, type Download } from './trigger-attachments.ts';
+import type { Trigger } from './trigger.ts';
+
+/** Replies are chat-sized; a long code answer still fits. The model's own cap may be lower. */
+const MAX_REPLY_TOKENS = 8_192;
+/** Stored turns read per turn (the window bounds what can match them anyway). */
+const STORED_TURNS = 100;
+
+export interface PreparedTurn {
+  /** History, persona, reminders and the new message(s) — without the context trimming yet. */
+  history: readonly ConversationEntry[];
+  system: string;
+  reminders: string[];
+  finalUserParts: Array<TextPart | ImagePart>;
+  maxOutputTokens: number;
+  temperature: number | undefined;
+}
+
+/** Gathers what a turn's request is made of: one read each of turns, reset marker and memories. */
+export async function prepareTurn(options: {
+  db: Database;
+  history: ChannelHistory;
+  settings: ScopeSettings;
+  model: ResolvedModel;
+  batch: readonly Trigger[];
+  botUserId: string;
+  place: PersonaContext['place'];
+  now: Date;
+  download: Download;
+  logger: Logger;
+  signal: AbortSignal;
+}): Promise<PreparedTurn> {
+  const last = options.batch.at(-1);
+  if (last === undefined) throw new Error('a turn needs at least one trigger');
+  const channelId = last.message.channelId;
+  const [window, resetAt, memories] = await Promise.all([
+    options.history.recent(channelId),
+    resetMarkerOf(options.db, channelId),
+    memoriesForContext(options.db, {
+      scopeId: options.settings.scopeId,
+      authorId: last.message.authorId,
+    }),
+  ]);
+  const stored = await recentTurns(options.db, channelId, {
+    limit: STORED_TURNS,
+    ...(resetAt === undefined ? {} : { after: resetAt }),
+  });
+  const triggerIds = new Set(options.batch.map((trigger) => trigger.message.id));
+  const history = toConversationEntries({
+    botUserId: options.botUserId,
+    // Only what came before the message(s) being answered, which go last.
+    window: window.filter(
+      (message) => !triggerIds.has(message.id) && message.createdAt <= last.message.createdAt,
+    ),
+    storedTurns: stored
+      .filter((turn) => turn.role === 'assistant')
+      .map((turn): StoredAssistantTurn => ({
+        content: turn.content,
+        discordMessageIds: turn.discordMessageIds,
+        createdAt: turn.createdAt.getTime(),
+        status: turn.status,
+      })),
+    after: resetAt?.getTime(),
+  });
+  const finalUserParts: Array<TextPart | ImagePart> = [];
+  for (const trigger of options.batch) {
+    finalUserParts.push({ type: 'text', text: labelled(trigger.message) });
+    finalUserParts.push(
+      ...(await attachmentParts({
+        attachments: trigger.message.attachments,
+        vision: options.model.info.vision,
+        download: options.download,
+        logger: options.logger,
+        signal: options.signal,
+      })),
+    );
+  }
+  const { settings } = options;
+  return {
+    history,
+    system: buildSystemPrompt({
+      personaName: settings.personaName,
+      personaInstructions: settings.personaInstructions,
+      humanizerDegree: settings.humanizerDegree,
+      language: settings.language,
+      place: options.place,
+    }),
+    reminders: buildReminders({
+      personaName: settings.personaName,
+      serverMemories: memories.server,
+      personalMemories: memories.personal,
+      authorName: last.message.authorName,
+      now: options.now,
+      timeZone: settings.timezone,
+      isDM: last.message.isDM,
+    }),
+    finalUserParts,
+    maxOutputTokens: Math.min(options.model.info.maxOutputTokens, MAX_REPLY_TOKENS),
+    temperature: options.model.info.temperature ? settings.temperature : undefined,
+  };
+}
+
+/** The request for one attempt; `dropOldest` trims history after a context_overflow. */
+export function buildRequest(options: {
+  prepared: PreparedTurn;
+  model: ResolvedModel;
+  tools: ToolExecutor;
+  toolContext: ToolContext;
+  dropOldest: number;
+}): {
+  request: ChatRequest;
+  includedHistory: number;
+  availableHistory: number;
+  promptTokens: number;
+} {
+  const counter = createTokenCounter(options.model.info);
+  const { prepared } = options;
+  const context = assembleContext({
+    system: prepared.system,
+    history: prepared.history,
+    reminders: prepared.reminders,
+    finalUserParts: prepared.finalUserParts,
+    dropOldest: options.dropOldest,
+    budget: {
+      contextWindow: options.model.info.contextWindow,
+      maxOutputTokens: prepared.maxOutputTokens,
+      counter,
+      toolTokens: counter.countTools(options.tools.specs(options.toolContext)),
+    },
+  });
+  return {
+    request: {
+      model: options.model.modelId,
+      system: context.system,
+      messages: context.messages,
+      tools: [],
+      maxOutputTokens: prepared.maxOutputTokens,
+      ...(prepared.temperature === undefined ? {} : { temperature: prepared.temperature }),
+    },
+    includedHistory: context.includedHistory,
+    availableHistory: context.availableHistory,
+    promptTokens: context.promptTokens,
+  };
+}

@@ -1,0 +1,44 @@
+import { randomBytes } from 'node:crypto';
+import { ProviderError, SecretError, UserFacingError } from '../core/errors.ts';
+import type { Locale } from './i18n/locale.ts';
+import { isMessageKey, translate, type MessageKey } from './i18n/messages.ts';
+
+export interface UserFacingFailure {
+  /** Short id shown to members and logged with the full error, to find one from the other. */
+  incidentId: string;
+  text: string;
+  /** Whether offering a Retry button makes sense. */
+  retryable: boolean;
+}
+
+export function newIncidentId(): string {
+  return randomBytes(4).toString('hex');
+}
+
+/**
+ * The one place where a failure becomes text in a channel: short, localized, with an incident
+ * id that is also logged. Never a provider body, a stack or a key (anchor fault 13).
+ */
+export function describeFailure(error: unknown, locale: Locale): UserFacingFailure {
+  const incidentId = newIncidentId();
+  const { key, params, retryable } = classify(error);
+  const text = `${translate(locale, key, params)}\n-# ${translate(locale, 'error.incident', { incident: incidentId })}`;
+  return { incidentId, text, retryable };
+}
+
+function classify(error: unknown): {
+  key: MessageKey;
+  params: Readonly<Record<string, string | number>>;
+  retryable: boolean;
+} {
+  if (error instanceof ProviderError) {
+    // Auth/quota/model need an admin; a Retry after the fix is still useful, so keep it.
+    return { key: `error.${error.kind}`, params: {}, retryable: error.kind !== 'content_filter' };
+  }
+  if (error instanceof SecretError)
+    return { key: 'error.secret_unreadable', params: {}, retryable: true };
+  if (error instanceof UserFacingError && isMessageKey(error.messageKey)) {
+    return { key: error.messageKey, params: error.params, retryable: false };
+  }
+  return { key: 'error.unknown', params: {}, retryable: true };
+}

@@ -1,0 +1,78 @@
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { claimMessage, pruneClaims } from '../../src/db/claim-repository.ts';
+import { ensureScope } from '../../src/db/scope-settings-repository.ts';
+import { failAbandonedTurns } from '../../src/db/turn-recovery.ts';
+import { recentTurns, startAssistantTurn } from '../../src/db/turn-repository.ts';
+import { addDailyUsage, dailyUsage } from '../../src/db/usage-repository.ts';
+import { testBackends, type TestDatabase } from '../support/test-database.ts';
+
+const SCOPE = '123456789012345678';
+
+describe.each(testBackends())('bot state on $name', (backend) => {
+  let database: TestDatabase;
+
+  beforeAll(async () => {
+    database = await backend.open();
+    await database.migrate();
+    await ensureScope(database.db, SCOPE, 'guild');
+  });
+  afterAll(() => database.dispose());
+
+  it('lets exactly one of many concurrent claimers answer a message', async () => {
+    const results = await Promise.all(
+      Array.from({ length: 8 }, (_, index) =>
+        claimMessage(database.db, 'message-1', `instance-${index}`),
+      ),
+    );
+    expect(results.filter(Boolean)).toHaveLength(1);
+    expect(await claimMessage(database.db, 'message-2', 'instance-0')).toBe(true);
+    expect(await pruneClaims(database.db, new Date(Date.now() + 60_000))).toBe(2);
+    expect(await claimMessage(database.db, 'message-1', 'instance-0')).toBe(true);
+  });
+
+  it('adds daily token usage per scope and UTC day', async () => {
+    const at = new Date('2026-11-22T23:59:00Z');
+    await addDailyUsage(database.db, { scopeId: SCOPE, at, inputTokens: 100, outputTokens: 20 });
+    await Promise.all([
+      addDailyUsage(database.db, { scopeId: SCOPE, at, inputTokens: 1, outputTokens: 2 }),
+      addDailyUsage(database.db, { scopeId: SCOPE, at, inputTokens: 3, outputTokens: 4 }),
+    ]);
+    expect(await dailyUsage(database.db, SCOPE, at)).toBe(130);
+    expect(await dailyUsage(database.db, SCOPE, new Date('2026-11-23T00:00:01Z'))).toBe(0);
+  });
+
+  it('knows which processes are alive, and fails only the streaming turns of dead ones', async () => {
+    const release = await database.liveness.hold('alive-instance');
+    expect(await database.liveness.isAlive('alive-instance')).toBe(true);
+    expect(await database.liveness.isAlive('dead-instance')).toBe(false);
+    const start = (instanceId: string | undefined) => {
+      const id = randomUUID();
+      return startAssistantTurn(database.db, {
+        id,
+        scopeId: SCOPE,
+        channelId: 'recovery-channel',
+        authorId: 'bot',
+        authorName: 'bot',
+        triggerMessageId: id,
+        ...(instanceId === undefined ? {} : { instanceId }),
+      }).then(() => id);
+    };
+    const live = await start('alive-instance');
+    const orphan = await start('dead-instance');
+    const ownerless = await start(undefined);
+    expect(await failAbandonedTurns(database.db, database.liveness)).toBe(2);
+    const statuses = new Map(
+      (await recentTurns(database.db, 'recovery-channel', { limit: 10 })).map((turn) => [
+        turn.id,
+        turn.status,
+      ]),
+    );
+    expect(statuses.get(live)).toBe('streaming');
+    expect(statuses.get(orphan)).toBe('failed');
+    expect(statuses.get(ownerless)).toBe('failed');
+    await release();
+    expect(await database.liveness.isAlive('alive-instance')).toBe(false);
+    expect(await failAbandonedTurns(database.db, database.liveness)).toBe(1);
+  });
+});
