@@ -43,6 +43,8 @@ export class DiscordSink implements DeliverySink {
   private readonly slots: Slot[] = [];
   private readonly messageIds: string[] = [];
   private statusDesired: string | undefined;
+  /** The latest status not yet shown: even a tool faster than one write is shown once. */
+  private statusToShow: string | undefined;
   private statusWritten: string | undefined;
   private statusMessageId: string | undefined;
   private running: Promise<void> | undefined;
@@ -95,6 +97,7 @@ export class DiscordSink implements DeliverySink {
   setStatus(status: string | undefined): void {
     if (this.closed && status !== undefined) return;
     this.statusDesired = status;
+    if (status !== undefined && status !== this.statusWritten) this.statusToShow = status;
     this.kick();
   }
 
@@ -105,6 +108,7 @@ export class DiscordSink implements DeliverySink {
     this.chunks.length = 0;
     for (const slot of this.slots) slot.desired = slot.written ?? '';
     this.statusDesired = undefined;
+    this.statusToShow = undefined;
     this.waitController.abort();
     this.kick();
   }
@@ -136,13 +140,14 @@ export class DiscordSink implements DeliverySink {
       this.failure === undefined &&
       (this.chunks.length > 0 ||
         this.nextSlot() !== undefined ||
-        this.statusDesired !== this.statusWritten)
+        this.statusToShow !== undefined ||
+        this.statusCleared())
     );
   }
 
   private async drain(): Promise<void> {
     while (this.hasWork()) {
-      if (this.statusDesired === undefined && this.statusWritten !== undefined) {
+      if (this.statusCleared()) {
         await this.clearStatus();
         continue;
       }
@@ -168,12 +173,6 @@ export class DiscordSink implements DeliverySink {
 
   /** Writes one thing. A failed write is logged and not retried (no retry storms). */
   private async writeNext(): Promise<void> {
-    const status = this.statusDesired;
-    if (status !== undefined && status !== this.statusWritten) {
-      await this.attempt(() => this.writeStatus(status));
-      this.statusWritten = status;
-      return;
-    }
     let content = this.chunks.shift();
     if (content !== undefined) {
       // Everything that queued up behind an empty bucket goes out as one message, up to the limit.
@@ -187,10 +186,28 @@ export class DiscordSink implements DeliverySink {
       return;
     }
     const slot = this.nextSlot();
-    if (slot === undefined) return;
-    const desired = slot.desired;
-    await this.attempt(() => this.writeSlot(slot, desired));
-    slot.written = desired;
+    if (slot !== undefined) {
+      const desired = slot.desired;
+      await this.attempt(() => this.writeSlot(slot, desired));
+      slot.written = desired;
+      return;
+    }
+    // The status line comes after the text that preceded the tool call.
+    const status = this.statusToShow;
+    if (status !== undefined) {
+      this.statusToShow = undefined;
+      await this.attempt(() => this.writeStatus(status));
+      this.statusWritten = status;
+    }
+  }
+
+  /** A status is on screen that nobody wants any more (and none waits to be shown). */
+  private statusCleared(): boolean {
+    return (
+      this.statusToShow === undefined &&
+      this.statusDesired === undefined &&
+      this.statusWritten !== undefined
+    );
   }
 
   private async attempt(write: () => Promise<unknown>): Promise<void> {
