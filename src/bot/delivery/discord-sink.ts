@@ -39,12 +39,14 @@ type Slot = {
  */
 export class DiscordSink implements DeliverySink {
   private readonly options: DiscordSinkOptions;
-  private readonly chunks: string[] = [];
+  /** Queued chunks; a status line separates generations, which are never merged together. */
+  private readonly chunks: Array<{ text: string; generation: number }> = [];
+  private generation = 0;
   private readonly slots: Slot[] = [];
   private readonly messageIds: string[] = [];
   private statusDesired: string | undefined;
   /** The latest status not yet shown: even a tool faster than one write is shown once. */
-  private statusToShow: string | undefined;
+  private statusToShow: { text: string; generation: number } | undefined;
   private statusWritten: string | undefined;
   private statusMessageId: string | undefined;
   private running: Promise<void> | undefined;
@@ -63,7 +65,7 @@ export class DiscordSink implements DeliverySink {
 
   pushMessage(chunk: string): void {
     if (this.closed || chunk.trim() === '') return;
-    this.chunks.push(chunk);
+    this.chunks.push({ text: chunk, generation: this.generation });
     this.kick();
   }
 
@@ -97,7 +99,10 @@ export class DiscordSink implements DeliverySink {
   setStatus(status: string | undefined): void {
     if (this.closed && status !== undefined) return;
     this.statusDesired = status;
-    if (status !== undefined && status !== this.statusWritten) this.statusToShow = status;
+    if (status !== undefined && status !== this.statusWritten) {
+      this.generation += 1;
+      this.statusToShow = { text: status, generation: this.generation };
+    }
     this.kick();
   }
 
@@ -173,12 +178,16 @@ export class DiscordSink implements DeliverySink {
 
   /** Writes one thing. A failed write is logged and not retried (no retry storms). */
   private async writeNext(): Promise<void> {
-    let content = this.chunks.shift();
-    if (content !== undefined) {
+    const first = this.chunks[0];
+    const status = this.statusToShow;
+    if (first !== undefined && (status === undefined || first.generation < status.generation)) {
+      this.chunks.shift();
+      let content = first.text;
       // Everything that queued up behind an empty bucket goes out as one message, up to the limit.
       for (let next = this.chunks[0]; next !== undefined; next = this.chunks[0]) {
-        if (content.length + 1 + next.length > this.options.limit) break;
-        content = `${content}\n${next}`;
+        if (next.generation !== first.generation) break;
+        if (content.length + 1 + next.text.length > this.options.limit) break;
+        content = `${content}\n${next.text}`;
         this.chunks.shift();
       }
       const message = content;
@@ -192,12 +201,11 @@ export class DiscordSink implements DeliverySink {
       slot.written = desired;
       return;
     }
-    // The status line comes after the text that preceded the tool call.
-    const status = this.statusToShow;
     if (status !== undefined) {
+      // The status line comes after the text that preceded the tool call.
       this.statusToShow = undefined;
-      await this.attempt(() => this.writeStatus(status));
-      this.statusWritten = status;
+      await this.attempt(() => this.writeStatus(status.text));
+      this.statusWritten = status.text;
     }
   }
 
