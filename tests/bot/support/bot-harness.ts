@@ -3,11 +3,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { silentLogger } from '../../../src/core/logger.ts';
 import { openDatabase, type Database } from '../../../src/db/database.ts';
-import {
-  startFakeDiscord,
-  type FakeDiscord,
-  type FakeDiscordOptions,
-} from '../../fake-discord/fake-discord.ts';
+import type { FakeDiscordOptions } from '../../fake-discord/fake-discord-options.ts';
+import { startFakeDiscord, type FakeDiscord } from '../../fake-discord/fake-discord.ts';
 import { LlmStandIn } from '../../support/llm-stand-in/llm-stand-in.ts';
 import { startBot, type BotProcess } from '../../support/scenario-runner.ts';
 
