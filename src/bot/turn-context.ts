@@ -7,7 +7,7 @@ import { memoriesForContext } from '../db/memory-repository.ts';
 import { recentTurns, resetMarkerOf } from '../db/turn-repository.ts';
 import type { ResolvedModel } from '../providers/provider-factory.ts';
 import { createTokenCounter } from '../providers/token-counter.ts';
-import type { ChannelHistory } from './channel-history.ts';
+import { compareSnowflakes, type ChannelHistory } from './channel-history.ts';
 import { assembleContext } from './context/context-builder.ts';
 import {
   labelled,

@@ -8,8 +8,9 @@ import { startFakeDiscord, type FakeDiscord } from '../../fake-discord/fake-disc
 import { LlmStandIn } from '../../support/llm-stand-in/llm-stand-in.ts';
 import { startBot, type BotProcess } from '../../support/scenario-runner.ts';
 
-export interface BotHarness {
+export interface BotHarness<World = undefined> {
   discord: FakeDiscord;
+  world: World;
   llm: LlmStandIn;
   bot: BotProcess;
   dataDir: string;
@@ -24,17 +25,21 @@ export const TEST_MODEL = 'gpt-5.4-mini';
  * stand-in (OpenAI wire format), on an embedded database in a fresh DATA_DIR. `seed` writes
  * to that database before the bot starts (settings a slash command would otherwise set).
  */
-export async function startHarness(
+export async function startHarness<World = undefined>(
   options: {
     discord?: FakeDiscordOptions;
     env?: Record<string, string>;
-    seed?: (db: Database) => Promise<void>;
+    /** Builds the Discord world before the bot starts (its ids are known to `seed`). */
+    setup?: (discord: FakeDiscord) => World;
+    seed?: (db: Database, world: World) => Promise<void>;
   } = {},
-): Promise<BotHarness> {
+): Promise<BotHarness<World>> {
   const discord = await startFakeDiscord({ rateLimitTimeScale: 0.1, ...options.discord });
   const llm = await LlmStandIn.start();
   const dataDir = mkdtempSync(path.join(tmpdir(), 'bot-e2e-'));
-  if (options.seed !== undefined) await seedDatabase(dataDir, options.seed);
+  const world = options.setup?.(discord) as World;
+  const seed = options.seed;
+  if (seed !== undefined) await seedDatabase(dataDir, (db) => seed(db, world));
   const bot = startBot({
     discord,
     dataDir,
@@ -49,6 +54,7 @@ export async function startHarness(
   await bot.waitUntilConnected();
   return {
     discord,
+    world,
     llm,
     bot,
     dataDir,
