@@ -68,7 +68,8 @@ export async function prepareTurn(options: {
     botUserId: options.botUserId,
     // Only what came before the message(s) being answered, which go last.
     window: window.filter(
-      (message) => !triggerIds.has(message.id) && message.createdAt <= last.message.createdAt,
+      (message) =>
+        !triggerIds.has(message.id) && compareSnowflakes(message.id, last.message.id) < 0,
     ),
     storedTurns: stored
       .filter((turn) => turn.role === 'assistant')

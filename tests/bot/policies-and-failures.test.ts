@@ -119,7 +119,7 @@ describe('policies and failures, end to end', () => {
   });
 
   it('shows an auth error as a short localized message with Retry, and Retry succeeds once the key works', async () => {
-    const { discord, llm, bot, world } = harness;
+    const { discord, llm, world } = harness;
     let keyWorks = false;
     llm.handle(() =>
       keyWorks ? textScript('Now it works!') : { steps: [{ type: 'fail', kind: 'auth' }] },
