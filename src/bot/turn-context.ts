@@ -7,7 +7,7 @@ import { memoriesForContext } from '../db/memory-repository.ts';
 import { recentTurns, resetMarkerOf } from '../db/turn-repository.ts';
 import type { ResolvedModel } from '../providers/provider-factory.ts';
 import { createTokenCounter } from '../providers/token-counter.ts';
-import type { ChannelHistory } from './channel-history.ts';
+import { compareSnowflakes, type ChannelHistory } from './channel-history.ts';
 import { assembleContext } from './context/context-builder.ts';
 import {
   labelled,
@@ -68,7 +68,8 @@ export async function prepareTurn(options: {
     botUserId: options.botUserId,
     // Only what came before the message(s) being answered, which go last.
     window: window.filter(
-      (message) => !triggerIds.has(message.id) && message.createdAt <= last.message.createdAt,
+      (message) =>
+        !triggerIds.has(message.id) && compareSnowflakes(message.id, last.message.id) < 0,
     ),
     storedTurns: stored
       .filter((turn) => turn.role === 'assistant')

@@ -152,6 +152,22 @@ describe('DiscordSink', () => {
     expect(ids).toHaveLength(1);
   });
 
+  it('shows a status once even when the tool ends before it could be written, after the preceding text', async () => {
+    const { target, sink } = harness();
+    sink.pushMessage('before the tool');
+    sink.setStatus('Using `current_time`…');
+    sink.setStatus(undefined);
+    sink.pushMessage('after the tool');
+    await sink.flush();
+    const sends = target.writes.filter((write) => write.kind === 'send');
+    expect(sends.map((write) => write.kind === 'send' && write.message.content)).toEqual([
+      'before the tool',
+      'Using `current_time`…',
+      'after the tool',
+    ]);
+    expect(target.visible()).toEqual(['before the tool', 'after the tool']);
+  });
+
   it('stops writing and reports the failure when the bot may not send here', async () => {
     const { target, sink } = harness();
     target.failNext('send', 'forbidden');

@@ -39,10 +39,14 @@ type Slot = {
  */
 export class DiscordSink implements DeliverySink {
   private readonly options: DiscordSinkOptions;
-  private readonly chunks: string[] = [];
+  /** Queued chunks; a status line separates generations, which are never merged together. */
+  private readonly chunks: Array<{ text: string; generation: number }> = [];
+  private generation = 0;
   private readonly slots: Slot[] = [];
   private readonly messageIds: string[] = [];
   private statusDesired: string | undefined;
+  /** The latest status not yet shown: even a tool faster than one write is shown once. */
+  private statusToShow: { text: string; generation: number } | undefined;
   private statusWritten: string | undefined;
   private statusMessageId: string | undefined;
   private running: Promise<void> | undefined;
@@ -61,7 +65,7 @@ export class DiscordSink implements DeliverySink {
 
   pushMessage(chunk: string): void {
     if (this.closed || chunk.trim() === '') return;
-    this.chunks.push(chunk);
+    this.chunks.push({ text: chunk, generation: this.generation });
     this.kick();
   }
 
@@ -95,6 +99,10 @@ export class DiscordSink implements DeliverySink {
   setStatus(status: string | undefined): void {
     if (this.closed && status !== undefined) return;
     this.statusDesired = status;
+    if (status !== undefined && status !== this.statusWritten) {
+      this.generation += 1;
+      this.statusToShow = { text: status, generation: this.generation };
+    }
     this.kick();
   }
 
@@ -105,6 +113,7 @@ export class DiscordSink implements DeliverySink {
     this.chunks.length = 0;
     for (const slot of this.slots) slot.desired = slot.written ?? '';
     this.statusDesired = undefined;
+    this.statusToShow = undefined;
     this.waitController.abort();
     this.kick();
   }
@@ -136,13 +145,14 @@ export class DiscordSink implements DeliverySink {
       this.failure === undefined &&
       (this.chunks.length > 0 ||
         this.nextSlot() !== undefined ||
-        this.statusDesired !== this.statusWritten)
+        this.statusToShow !== undefined ||
+        this.statusCleared())
     );
   }
 
   private async drain(): Promise<void> {
     while (this.hasWork()) {
-      if (this.statusDesired === undefined && this.statusWritten !== undefined) {
+      if (this.statusCleared()) {
         await this.clearStatus();
         continue;
       }
@@ -168,18 +178,16 @@ export class DiscordSink implements DeliverySink {
 
   /** Writes one thing. A failed write is logged and not retried (no retry storms). */
   private async writeNext(): Promise<void> {
-    const status = this.statusDesired;
-    if (status !== undefined && status !== this.statusWritten) {
-      await this.attempt(() => this.writeStatus(status));
-      this.statusWritten = status;
-      return;
-    }
-    let content = this.chunks.shift();
-    if (content !== undefined) {
+    const first = this.chunks[0];
+    const status = this.statusToShow;
+    if (first !== undefined && (status === undefined || first.generation < status.generation)) {
+      this.chunks.shift();
+      let content = first.text;
       // Everything that queued up behind an empty bucket goes out as one message, up to the limit.
       for (let next = this.chunks[0]; next !== undefined; next = this.chunks[0]) {
-        if (content.length + 1 + next.length > this.options.limit) break;
-        content = `${content}\n${next}`;
+        if (next.generation !== first.generation) break;
+        if (content.length + 1 + next.text.length > this.options.limit) break;
+        content = `${content}\n${next.text}`;
         this.chunks.shift();
       }
       const message = content;
@@ -187,10 +195,27 @@ export class DiscordSink implements DeliverySink {
       return;
     }
     const slot = this.nextSlot();
-    if (slot === undefined) return;
-    const desired = slot.desired;
-    await this.attempt(() => this.writeSlot(slot, desired));
-    slot.written = desired;
+    if (slot !== undefined) {
+      const desired = slot.desired;
+      await this.attempt(() => this.writeSlot(slot, desired));
+      slot.written = desired;
+      return;
+    }
+    if (status !== undefined) {
+      // The status line comes after the text that preceded the tool call.
+      this.statusToShow = undefined;
+      await this.attempt(() => this.writeStatus(status.text));
+      this.statusWritten = status.text;
+    }
+  }
+
+  /** A status is on screen that nobody wants any more (and none waits to be shown). */
+  private statusCleared(): boolean {
+    return (
+      this.statusToShow === undefined &&
+      this.statusDesired === undefined &&
+      this.statusWritten !== undefined
+    );
   }
 
   private async attempt(write: () => Promise<unknown>): Promise<void> {
