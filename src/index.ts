@@ -101,6 +101,8 @@ async function main(): Promise<void> {
       secretBox,
       providers,
       tools: tools.registry,
+      toolCatalog: tools.catalog,
+      commandGuildId: config.devGuildId,
       clock: systemClock,
       random: Math.random,
       logger,

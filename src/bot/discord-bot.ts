@@ -12,7 +12,14 @@ import {
   StreamOrchestrator,
   type StreamOrchestratorDependencies,
 } from '../stream/stream-orchestrator.ts';
+import { claimMessage } from '../db/claim-repository.ts';
+import type { ToolCatalog } from '../tools/tool-catalog.ts';
 import { ChannelHistory } from './channel-history.ts';
+import { CommandCooldowns } from './commands/command-cooldowns.ts';
+import { createCommands } from './commands/command-list.ts';
+import { registerCommands } from './commands/command-registration.ts';
+import { CommandRouter } from './commands/command-router.ts';
+import type { SlashCommand } from './commands/slash-command.ts';
 import { ChannelLocks } from './channel-locks.ts';
 import { ChannelTurnScheduler } from './channel-turn-scheduler.ts';
 import { DailyBudget } from './daily-budget.ts';
@@ -35,6 +42,12 @@ export interface DiscordBotOptions {
   secretBox: SecretBox;
   providers: ProviderFactory;
   tools: ToolExecutor;
+  /** Switchable tools and MCP states, for `/config tools` and `/doctor`. */
+  toolCatalog: ToolCatalog;
+  /** DEV_GUILD_ID: slash commands go to this guild only; otherwise they are global. */
+  commandGuildId?: string | undefined;
+  /** Replaces the slash commands (tests). */
+  commands?: SlashCommand[];
   clock: Clock;
   random: RandomSource;
   logger: Logger;
@@ -68,6 +81,8 @@ export class DiscordBot {
   private readonly budgets: WriteBudgets;
   private readonly scheduler: ChannelTurnScheduler<Trigger>;
   private readonly shutdownController = new AbortController();
+  private readonly commands: SlashCommand[];
+  private readonly commandRouter: CommandRouter;
   private router: MessageRouter | undefined;
   private runner: TurnRunner | undefined;
 
@@ -91,6 +106,24 @@ export class DiscordBot {
         return [...messages.values()].map(toHistoryMessage);
       },
     });
+    this.commands = options.commands ?? createCommands();
+    this.commandRouter = new CommandRouter({
+      commands: this.commands,
+      services: {
+        db,
+        settings: this.settings,
+        secretBox: options.secretBox,
+        providers: options.providers,
+        tools: options.toolCatalog,
+        stops: this.stops,
+        clock,
+        logger,
+        ownerIds: options.ownerIds,
+      },
+      cooldowns: new CommandCooldowns({ clock }),
+      claim: (interactionId) =>
+        claimMessage(db, `interaction:${interactionId}`, options.instanceId),
+    });
     this.scheduler = new ChannelTurnScheduler<Trigger>({
       locks: new ChannelLocks({ clock, holdTimeoutMs: CHANNEL_HOLD_TIMEOUT_MS }),
       logger,
@@ -102,7 +135,10 @@ export class DiscordBot {
   /** Attaches to the client's events; call before login. */
   attach(): void {
     const { client, logger } = this.options;
-    client.once('clientReady', (ready) => this.onReady(ready.user.id, ready.user.displayName));
+    client.once('clientReady', (ready) => {
+      this.onReady(ready.user.id, ready.user.displayName);
+      void this.registerCommands(ready);
+    });
     client.on('messageCreate', (message) => void this.router?.onMessageCreate(message));
     client.on('messageUpdate', (_old, message) => this.router?.onMessageUpdate(message));
     client.on('messageDelete', (message) => this.router?.onMessageDelete(message));
@@ -191,7 +227,28 @@ export class DiscordBot {
     });
   }
 
+  private async registerCommands(client: Client<true>): Promise<void> {
+    try {
+      await registerCommands({
+        client,
+        db: this.options.db,
+        logger: this.options.logger,
+        definitions: this.commands.map((command) => command.definition),
+        guildId: this.options.commandGuildId,
+      });
+    } catch (error) {
+      // Mentions and DMs still work without slash commands; the next start tries again.
+      this.options.logger.error({ err: error }, 'could not register slash commands');
+    }
+  }
+
   private async onInteraction(interaction: Interaction): Promise<void> {
+    if (this.commandRouter.owns(interaction)) {
+      await this.commandRouter.handle(interaction).catch((error: unknown) => {
+        this.options.logger.warn({ err: error }, 'interaction failed');
+      });
+      return;
+    }
     const router = this.router;
     if (router === undefined || !interaction.isButton() || !isRetryButton(interaction)) return;
     try {

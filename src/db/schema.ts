@@ -262,3 +262,10 @@ export const scopeDailyUsage = pgTable(
   },
   (table) => [primaryKey({ columns: [table.scopeId, table.day] })],
 );
+
+/** Small facts the bot keeps about itself, e.g. the hash of the slash commands it registered. */
+export const botState = pgTable('bot_state', {
+  key: text('key').primaryKey(),
+  value: text('value').notNull(),
+  updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+});

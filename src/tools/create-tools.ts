@@ -6,6 +6,7 @@ import type { McpServerConfig } from './mcp/mcp-config.ts';
 import { McpToolSource } from './mcp/mcp-tool-source.ts';
 import { ReminderScheduler, type ReminderDelivery } from './reminders/reminder-scheduler.ts';
 import { databaseToolCallRecorder } from './tool-call-recorder.ts';
+import { createToolCatalog, type ToolCatalog } from './tool-catalog.ts';
 import { ToolRegistry } from './tool-registry.ts';
 
 export interface ToolsOptions extends Pick<
@@ -27,6 +28,8 @@ export interface Tools {
   registry: ToolRegistry;
   /** MCP server states, for /doctor. */
   mcp: McpToolSource;
+  /** The switches of `/config tools` and the MCP states of `/doctor`. */
+  catalog: ToolCatalog;
   /** Start with `run(signal)` once the bot can deliver (after login). */
   reminders: ReminderScheduler;
   close(): Promise<void>;
@@ -64,5 +67,6 @@ export async function createTools(options: ToolsOptions): Promise<Tools> {
     )
     .addSource(mcp);
   await mcp.start();
-  return { registry, mcp, reminders, close: () => mcp.close() };
+  const catalog = createToolCatalog({ registry, mcp, mcpServers: options.mcpServers });
+  return { registry, mcp, catalog, reminders, close: () => mcp.close() };
 }

@@ -67,6 +67,11 @@ export class ToolRegistry implements ToolExecutor {
     return this;
   }
 
+  /** The built-in tools, for the switches of `/config tools`. */
+  builtInTools(): readonly ToolDefinition[] {
+    return [...this.#builtIn.values()];
+  }
+
   addSource(source: ToolSource): this {
     this.#sources.push(source);
     return this;

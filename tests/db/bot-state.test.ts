@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readBotState, writeBotState } from '../../src/db/bot-state-repository.ts';
 import { claimMessage, pruneClaims } from '../../src/db/claim-repository.ts';
 import { ensureScope } from '../../src/db/scope-settings-repository.ts';
 import { failAbandonedTurns } from '../../src/db/turn-recovery.ts';
@@ -29,6 +30,15 @@ describe.each(testBackends())('bot state on $name', (backend) => {
     expect(await claimMessage(database.db, 'message-2', 'instance-0')).toBe(true);
     expect(await pruneClaims(database.db, new Date(Date.now() + 60_000))).toBe(2);
     expect(await claimMessage(database.db, 'message-1', 'instance-0')).toBe(true);
+  });
+
+  it('keeps one value per bot state key, overwritten in place', async () => {
+    expect(await readBotState(database.db, 'commands:app:global')).toBeUndefined();
+    await writeBotState(database.db, 'commands:app:global', 'hash-1');
+    await writeBotState(database.db, 'commands:app:global', 'hash-2');
+    await writeBotState(database.db, 'commands:app:guild:1', 'hash-3');
+    expect(await readBotState(database.db, 'commands:app:global')).toBe('hash-2');
+    expect(await readBotState(database.db, 'commands:app:guild:1')).toBe('hash-3');
   });
 
   it('adds daily token usage per scope and UTC day', async () => {

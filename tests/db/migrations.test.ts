@@ -17,6 +17,7 @@ describe.each(testBackends())('migrations on $name', (backend) => {
       sql`select table_name from information_schema.tables where table_schema = 'public' order by table_name`,
     );
     expect(tables.map((row) => row.table_name)).toEqual([
+      'bot_state',
       'conversation_turns',
       'memories',
       'message_claims',

@@ -38,6 +38,12 @@ const en = {
   'note.budget_exhausted': "This server has used today's AI token budget. It resets at 00:00 UTC.",
   'note.retry_not_yours': 'Only the person who asked can retry this.',
   'note.retry_expired': "I can't find the original message to retry anymore.",
+  'command.missing_permission': 'You need the **{permission}** permission to do this here.',
+  'command.cooldown': 'Slow down a little: you can use this again in {seconds} s.',
+  'command.failed': 'Something went wrong with this command. Please try again.',
+  'command.unknown':
+    "I don't know this command anymore. Discord may still be updating its list; try again in a minute.",
+  'command.guild_only': 'This only works in a server channel.',
   'status.tool': 'Using `{tool}`…',
   'status.tools': 'Using tools: {tools}…',
 } as const;
@@ -78,6 +84,12 @@ const ja: Record<MessageKey, string> = {
     'このサーバーは今日のAIトークン予算を使い切りました。UTC 0:00 にリセットされます。',
   'note.retry_not_yours': '再試行できるのは質問した本人だけです。',
   'note.retry_expired': '再試行する元のメッセージが見つかりません。',
+  'command.missing_permission': 'ここでこれを行うには **{permission}** 権限が必要です。',
+  'command.cooldown': '少し待ってください。{seconds}秒後にもう一度使えます。',
+  'command.failed': 'コマンドの実行中に問題が発生しました。もう一度お試しください。',
+  'command.unknown':
+    'このコマンドはもう存在しません。Discordが一覧を更新中かもしれません。少し待ってからお試しください。',
+  'command.guild_only': 'これはサーバーのチャンネルでのみ使えます。',
   'status.tool': '`{tool}` を使っています…',
   'status.tools': 'ツールを使っています: {tools}…',
 };

@@ -83,6 +83,12 @@ export class InteractionHandle {
     if (current !== undefined && predicate(current)) return current;
     return this.#hub.waitFor(
       (event) => {
+        // The original of an immediate reply is created before its id is recorded; the
+        // callback event that follows is when it can be matched.
+        if (event.type === 'interaction-callback' && event.interactionId === this.#record.id) {
+          const original = this.original();
+          return original !== undefined && predicate(original) ? original : undefined;
+        }
         if (event.type !== 'message-create' && event.type !== 'message-update') return undefined;
         if (event.message.id !== this.#record.originalMessageId) return undefined;
         const view = this.#view(event.message);

@@ -1,0 +1,149 @@
+import type {
+  AutocompleteInteraction,
+  ChatInputCommandInteraction,
+  Interaction,
+  RepliableInteraction,
+} from 'discord.js';
+import { resolveLocale } from '../i18n/locale.ts';
+import { translate } from '../i18n/messages.ts';
+import { newIncidentId } from '../user-facing-error.ts';
+import { namedPermissionOf, requirePermission, scopeOf } from './command-access.ts';
+import type { CommandCooldowns } from './command-cooldowns.ts';
+import { CommandRefusal, respond } from './command-replies.ts';
+import type { CommandContext, CommandServices, SlashCommand } from './slash-command.ts';
+
+export interface CommandRouterOptions {
+  commands: readonly SlashCommand[];
+  services: CommandServices;
+  cooldowns: CommandCooldowns;
+  /**
+   * True for exactly one process per interaction (a database claim): two processes on one
+   * shard both receive it, and only the first answer is accepted by Discord.
+   */
+  claim(interactionId: string): Promise<boolean>;
+}
+
+/**
+ * Routes slash commands, autocomplete, and the modals and components commands open (custom
+ * id `<command>:…`) to their command; checks permissions and cooldowns; turns any failure into
+ * a short localized reply with an incident id that is also logged — never a stack trace.
+ */
+export class CommandRouter {
+  readonly #options: CommandRouterOptions;
+  readonly #byName: ReadonlyMap<string, SlashCommand>;
+
+  constructor(options: CommandRouterOptions) {
+    this.#options = options;
+    this.#byName = new Map(options.commands.map((command) => [command.definition.name, command]));
+  }
+
+  /** Whether this router answers the interaction (the retry button is the bot's own). */
+  owns(interaction: Interaction): boolean {
+    if (interaction.isChatInputCommand() || interaction.isAutocomplete()) return true;
+    if (interaction.isModalSubmit() || interaction.isMessageComponent())
+      return this.#byName.has(interaction.customId.split(':')[0] ?? '');
+    return false;
+  }
+
+  async handle(interaction: Interaction): Promise<void> {
+    if (interaction.isAutocomplete()) return this.#autocomplete(interaction);
+    if (!interaction.isRepliable()) return;
+    if (!(await this.#options.claim(interaction.id))) return;
+    const name = interaction.isChatInputCommand()
+      ? interaction.commandName
+      : 'customId' in interaction
+        ? (interaction.customId.split(':')[0] ?? '')
+        : '';
+    const command = this.#byName.get(name);
+    const context = this.#context(interaction, name);
+    if (command === undefined) {
+      await this.#safely(interaction, context, () =>
+        respond(interaction, translate(context.locale, 'command.unknown')),
+      );
+      return;
+    }
+    await this.#safely(interaction, context, async () => {
+      if (interaction.isChatInputCommand()) await this.#execute(command, interaction, context);
+      else if (interaction.isModalSubmit()) await command.submitModal?.(interaction, context);
+      else if (interaction.isMessageComponent())
+        await command.handleComponent?.(interaction, context);
+    });
+  }
+
+  async #execute(
+    command: SlashCommand,
+    interaction: ChatInputCommandInteraction,
+    context: CommandContext,
+  ): Promise<void> {
+    const required = namedPermissionOf(command.definition.default_member_permissions);
+    if (required !== undefined) requirePermission(interaction, context, required);
+    const waitMs = this.#options.cooldowns.take(interaction.user.id, command.category);
+    if (waitMs > 0) {
+      throw new CommandRefusal(
+        translate(context.locale, 'command.cooldown', { seconds: Math.ceil(waitMs / 1000) }),
+      );
+    }
+    context.logger.info({ options: optionNames(interaction) }, 'slash command');
+    await command.execute(interaction, context);
+  }
+
+  async #autocomplete(interaction: AutocompleteInteraction): Promise<void> {
+    const command = this.#byName.get(interaction.commandName);
+    const context = this.#context(interaction, interaction.commandName);
+    try {
+      if (command?.autocomplete === undefined) await interaction.respond([]);
+      else await command.autocomplete(interaction, context);
+    } catch (error) {
+      // An autocomplete that fails shows "loading options failed" in the client; nothing to add.
+      context.logger.warn({ err: error }, 'autocomplete failed');
+    }
+  }
+
+  async #safely(
+    interaction: RepliableInteraction,
+    context: CommandContext,
+    work: () => Promise<void>,
+  ): Promise<void> {
+    try {
+      await work();
+    } catch (error) {
+      const text =
+        error instanceof CommandRefusal
+          ? error.text
+          : this.#incidentText(error, context, interaction.id);
+      await respond(interaction, text).catch((replyError: unknown) =>
+        context.logger.warn({ err: replyError }, 'could not tell the user a command failed'),
+      );
+    }
+  }
+
+  #incidentText(error: unknown, context: CommandContext, interactionId: string): string {
+    const incident = newIncidentId();
+    context.logger.error({ err: error, incident, interactionId }, 'slash command failed');
+    return `${translate(context.locale, 'command.failed')}\n-# ${translate(context.locale, 'error.incident', { incident })}`;
+  }
+
+  #context(interaction: Interaction, commandName: string): CommandContext {
+    const { services } = this.#options;
+    const scope = scopeOf(interaction);
+    return {
+      services,
+      scope,
+      locale: resolveLocale(interaction.locale),
+      logger: services.logger.child({
+        interaction: interaction.id,
+        command: commandName,
+        scope: scope.id,
+        channel: interaction.channelId,
+        user: interaction.user.id,
+      }),
+    };
+  }
+}
+
+/** Subcommand and option names (never values: an API key may be one) for the log line. */
+function optionNames(interaction: ChatInputCommandInteraction): string {
+  const group = interaction.options.getSubcommandGroup(false);
+  const subcommand = interaction.options.getSubcommand(false);
+  return [interaction.commandName, group, subcommand].filter(Boolean).join(' ');
+}

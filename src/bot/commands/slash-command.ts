@@ -1,0 +1,71 @@
+import type {
+  AutocompleteInteraction,
+  ChatInputCommandInteraction,
+  MessageComponentInteraction,
+  ModalSubmitInteraction,
+  RESTPostAPIChatInputApplicationCommandsJSONBody,
+} from 'discord.js';
+import type { Clock } from '../../core/clock.ts';
+import type { Logger } from '../../core/logger.ts';
+import type { ScopeKind } from '../../core/settings.ts';
+import type { Database } from '../../db/database.ts';
+import type { ProviderFactory } from '../../providers/provider-factory.ts';
+import type { SecretBox } from '../../security/secret-box.ts';
+import type { StopRegistry } from '../../stream/stop-registry.ts';
+import type { ToolCatalog } from '../../tools/tool-catalog.ts';
+import type { Locale } from '../i18n/locale.ts';
+import type { SettingsCache } from '../settings-cache.ts';
+
+/** Cooldowns are kept per user and category, so a burst of /config edits does not block /help. */
+export type CommandCategory = 'config' | 'conversation' | 'info' | 'diagnostics';
+
+/** The services every command may use; built once by the bot. */
+export interface CommandServices {
+  db: Database;
+  settings: SettingsCache;
+  secretBox: SecretBox;
+  providers: ProviderFactory;
+  tools: ToolCatalog;
+  stops: StopRegistry;
+  clock: Clock;
+  logger: Logger;
+  /** BOT_OWNER_IDS: may do what a server's Manage Server members may, everywhere. */
+  ownerIds: readonly string[];
+}
+
+/** The settings scope of an interaction: the guild, or in DMs the user (isolated from guilds). */
+export interface CommandScope {
+  id: string;
+  kind: ScopeKind;
+}
+
+/** Per interaction: the services, where it happens and whom to answer in which language. */
+export interface CommandContext {
+  services: CommandServices;
+  scope: CommandScope;
+  locale: Locale;
+  /** A child logger bound to the interaction, command and scope. */
+  logger: Logger;
+}
+
+/**
+ * One slash command. `definition` is what gets registered (built with discord.js builders,
+ * localized en-US and ja). Modals and components the command opens use custom ids starting
+ * with `<name>:`, and come back to `submitModal` / `handleComponent`.
+ */
+export interface SlashCommand {
+  readonly definition: RESTPostAPIChatInputApplicationCommandsJSONBody;
+  readonly category: CommandCategory;
+  execute(interaction: ChatInputCommandInteraction, context: CommandContext): Promise<void>;
+  autocomplete?(interaction: AutocompleteInteraction, context: CommandContext): Promise<void>;
+  submitModal?(interaction: ModalSubmitInteraction, context: CommandContext): Promise<void>;
+  handleComponent?(
+    interaction: MessageComponentInteraction,
+    context: CommandContext,
+  ): Promise<void>;
+}
+
+/** The custom id prefix of a command's modals and components. */
+export function customIdPrefix(commandName: string): string {
+  return `${commandName}:`;
+}
