@@ -43,7 +43,7 @@ export class GeminiChatModel implements ChatModel {
     });
   }
 
-  /** GET v1beta/models/{id}: free, and answers 404 NOT_FOUND for an unknown model. */
+  /** GET {version}/models/{id}: free, and answers 404 NOT_FOUND for an unknown model. */
   checkModel(modelId: string, signal: AbortSignal): Promise<void> {
     return runModelCheck({
       lookup: (requestSignal) =>
