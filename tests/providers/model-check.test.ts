@@ -3,6 +3,7 @@ import { ProviderError } from '../../src/core/errors.ts';
 import { silentLogger } from '../../src/core/logger.ts';
 import { ModelCatalog } from '../../src/providers/model-catalog.ts';
 import { OpenAIChatModel } from '../../src/providers/openai/openai-chat-model.ts';
+import { ProviderFactory, type OperatorDefaults } from '../../src/providers/provider-factory.ts';
 import { RetryingChatModel } from '../../src/providers/retrying-chat-model.ts';
 import { createGate } from '../support/llm-stand-in/gate.ts';
 import { LlmStandIn } from '../support/llm-stand-in/llm-stand-in.ts';
@@ -164,5 +165,114 @@ describe('RetryingChatModel.checkModel', () => {
     const error = await rejection(retrying(inner).checkModel('gpt-5.4-mini', noSignal()));
     expect(error).toMatchObject({ kind });
     expect(inner.calls).toBe(1);
+  });
+});
+
+describe('ProviderFactory.check', () => {
+  const defaults = (): OperatorDefaults => ({
+    defaultProvider: 'google',
+    defaultModel: 'gemini-3.8-flash',
+    providerKeys: { google: 'AIza-operator', openai: undefined, anthropic: undefined },
+    providerBaseUrls: {
+      google: standIn.geminiBaseUrl,
+      openai: undefined,
+      anthropic: standIn.anthropicBaseUrl,
+    },
+  });
+  const scopeKey = {
+    provider: 'anthropic',
+    model: 'claude-opus-4-6',
+    apiKey: 'sk-ant-new',
+  } as const;
+
+  it("reports ok with whose key was used, sending the scope's own key", async () => {
+    const factory = new ProviderFactory({ defaults: defaults() });
+    await expect(factory.check(scopeKey, noSignal())).resolves.toEqual({
+      ok: true,
+      provider: 'anthropic',
+      modelId: 'claude-opus-4-6',
+      keySource: 'scope',
+    });
+    expect(standIn.requests.at(-1)).toMatchObject({ method: 'GET', apiKey: 'sk-ant-new' });
+    const operator = { provider: undefined, model: undefined, apiKey: undefined };
+    await expect(factory.check(operator, noSignal())).resolves.toMatchObject({
+      ok: true,
+      provider: 'google',
+      modelId: 'gemini-3.8-flash',
+      keySource: 'operator',
+    });
+  });
+
+  it('returns an auth failure, without calling anyone, when there is no key', async () => {
+    const before = standIn.requests.length;
+    const check = await new ProviderFactory({ defaults: defaults() }).check(
+      { provider: 'openai', model: undefined, apiKey: undefined },
+      noSignal(),
+    );
+    expect(check).toMatchObject({ ok: false, provider: 'openai', keySource: 'none' });
+    expect(check.ok ? undefined : check.error).toMatchObject({ kind: 'auth', retryable: false });
+    expect(standIn.requests.length).toBe(before);
+  });
+
+  it('returns the classified failure for a refused key or an unknown model', async () => {
+    const factory = new ProviderFactory({ defaults: defaults() });
+    standIn.handleModelLookups(
+      modelLookup({ acceptedKeys: ['AIza-operator'], knownModels: ['gemini-3.8-flash'] }),
+    );
+    const refused = await factory.check(scopeKey, noSignal());
+    expect(refused).toMatchObject({ ok: false, keySource: 'scope', error: { kind: 'auth' } });
+    const unknown = await factory.check(
+      { provider: 'google', model: 'gemini-0-nonexistent', apiKey: undefined },
+      noSignal(),
+    );
+    expect(unknown).toMatchObject({ ok: false, keySource: 'operator', error: { kind: 'model' } });
+  });
+
+  it('retries a broken connection once and then reports ok', async () => {
+    let lookups = 0;
+    standIn.handleModelLookups(() => (++lookups === 1 ? { type: 'drop' } : { type: 'found' }));
+    const check = await new ProviderFactory({ defaults: defaults() }).check(scopeKey, noSignal());
+    expect(check.ok).toBe(true);
+    expect(lookups).toBe(2);
+  });
+
+  it('gives up on a provider that does not answer within 10 s with a timeout failure', async () => {
+    const gate = createGate();
+    standIn.handleModelLookups(async () => {
+      await gate.wait();
+      return { type: 'found' };
+    });
+    const clock = new ManualClock();
+    const result = new ProviderFactory({ defaults: defaults(), clock }).check(scopeKey, noSignal());
+    const request = await standIn.waitForRequest();
+    await clock.untilSleeping();
+    expect(clock.sleeps).toEqual([10_000]);
+    let settled = false;
+    void result.then(() => {
+      settled = true;
+    });
+    clock.advance(9_999);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(settled).toBe(false);
+    clock.advance(1);
+    const check = await result;
+    expect(check).toMatchObject({ ok: false, keySource: 'scope', error: { kind: 'timeout' } });
+    await request.settled;
+    expect(request.clientClosed).toBe(true);
+    gate.release();
+  });
+
+  it("rethrows the caller's abort instead of reporting a provider failure", async () => {
+    const gate = createGate();
+    standIn.handleModelLookups(async () => {
+      await gate.wait();
+      return { type: 'found' };
+    });
+    const controller = new AbortController();
+    const result = new ProviderFactory({ defaults: defaults() }).check(scopeKey, controller.signal);
+    await standIn.waitForRequest();
+    controller.abort();
+    await expect(result).rejects.toMatchObject({ name: 'AbortError' });
+    gate.release();
   });
 });
