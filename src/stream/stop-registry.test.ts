@@ -89,4 +89,57 @@ describe('StopRegistry', () => {
     expect(registry.liveTurn('channel-1')).toBeUndefined();
     expect(registry.consider(message({}))).toEqual({ stopped: false, reason: 'no-live-turn' });
   });
+
+  describe('stopByCommand', () => {
+    const command = { channelId: 'channel-1', authorId: 'alice', authorIsModerator: false };
+
+    it('stops the requester’s turn without a stop phrase, with a reason that is no StopRequest', () => {
+      const registry = new StopRegistry();
+      const live = registry.begin({
+        channelId: 'channel-1',
+        turnId: 'turn-1',
+        requesterId: 'alice',
+      });
+      expect(registry.stopByCommand(command)).toEqual({ stopped: true, turnId: 'turn-1' });
+      expect(live.signal.aborted).toBe(true);
+      expect(isStopRequest(live.signal.reason)).toBe(false);
+      expect(live.signal.reason).toEqual({
+        kind: 'command-stop',
+        turnId: 'turn-1',
+        channelId: 'channel-1',
+        authorId: 'alice',
+      });
+    });
+
+    it('refuses another member, lets a moderator stop, and stops only once', () => {
+      const registry = new StopRegistry();
+      const live = registry.begin({
+        channelId: 'channel-1',
+        turnId: 'turn-1',
+        requesterId: 'alice',
+      });
+      expect(registry.stopByCommand({ ...command, authorId: 'bob' })).toEqual({
+        stopped: false,
+        reason: 'not-requester',
+      });
+      expect(live.signal.aborted).toBe(false);
+      expect(
+        registry.stopByCommand({ ...command, authorId: 'mod', authorIsModerator: true }),
+      ).toEqual({ stopped: true, turnId: 'turn-1' });
+      expect(registry.stopByCommand(command)).toEqual({
+        stopped: false,
+        reason: 'already-stopping',
+      });
+      expect(registry.consider(message({}))).toEqual({
+        stopped: false,
+        reason: 'already-stopping',
+      });
+    });
+
+    it('says when there is nothing to stop in the channel', () => {
+      const registry = new StopRegistry();
+      registry.begin({ channelId: 'channel-2', turnId: 'turn-1', requesterId: 'alice' });
+      expect(registry.stopByCommand(command)).toEqual({ stopped: false, reason: 'no-live-turn' });
+    });
+  });
 });

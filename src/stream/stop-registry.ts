@@ -23,6 +23,22 @@ export function isStopRequest(value: unknown): value is StopRequest {
   );
 }
 
+/**
+ * A stop asked for with `/stop` rather than said in the channel: the abort reason of the turn's
+ * signal. The turn ends `stopped` like after a natural stop, but there is no message to answer
+ * in persona (the command's own reply tells the member), so it is not a StopRequest.
+ */
+export interface CommandStop {
+  readonly kind: 'command-stop';
+  readonly turnId: string;
+  readonly channelId: string;
+  readonly authorId: string;
+}
+
+export type CommandStopDecision =
+  | { stopped: true; turnId: string }
+  | { stopped: false; reason: 'no-live-turn' | 'not-requester' | 'already-stopping' };
+
 /** A message seen in a channel, as the bot edge describes it. */
 export interface StopCandidate {
   channelId: string;
@@ -120,5 +136,30 @@ export class StopRegistry {
     };
     entry.controller.abort(request);
     return { stopped: true, request };
+  }
+
+  /**
+   * Stops the channel's live turn for `/stop`: the same rule as a natural stop (the member being
+   * answered, or a moderator) without the phrase, since the command says what it means.
+   */
+  stopByCommand(command: {
+    channelId: string;
+    authorId: string;
+    authorIsModerator: boolean;
+  }): CommandStopDecision {
+    const entry = this.live.get(command.channelId);
+    if (entry === undefined) return { stopped: false, reason: 'no-live-turn' };
+    if (command.authorId !== entry.requesterId && !command.authorIsModerator) {
+      return { stopped: false, reason: 'not-requester' };
+    }
+    if (entry.controller.signal.aborted) return { stopped: false, reason: 'already-stopping' };
+    const stop: CommandStop = {
+      kind: 'command-stop',
+      turnId: entry.turnId,
+      channelId: command.channelId,
+      authorId: command.authorId,
+    };
+    entry.controller.abort(stop);
+    return { stopped: true, turnId: entry.turnId };
   }
 }
