@@ -123,20 +123,21 @@ export async function failStreamingTurnsOf(
   return failed.length;
 }
 
-/** The newest `limit` turns of a channel after its reset marker, newest first. */
+/** The newest `limit` turns of a channel after its reset marker (of one role), newest first. */
 export async function recentTurns(
   db: Database,
   channelId: string,
-  options: { limit: number; after?: Date },
+  options: { limit: number; after?: Date; role?: TurnRecord['role'] },
 ): Promise<TurnRecord[]> {
-  const inChannel = eq(conversationTurns.channelId, channelId);
   return db
     .select()
     .from(conversationTurns)
     .where(
-      options.after === undefined
-        ? inChannel
-        : and(inChannel, gt(conversationTurns.createdAt, options.after)),
+      and(
+        eq(conversationTurns.channelId, channelId),
+        options.after === undefined ? undefined : gt(conversationTurns.createdAt, options.after),
+        options.role === undefined ? undefined : eq(conversationTurns.role, options.role),
+      ),
     )
     .orderBy(desc(conversationTurns.createdAt), desc(conversationTurns.id))
     .limit(options.limit);

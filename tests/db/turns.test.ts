@@ -88,4 +88,11 @@ describe.each(testBackends())('conversation turns on $name', (backend) => {
     expect(await recentTurns(database.db, CHANNEL, { limit: 10, after: resetAt })).toEqual([]);
     expect((await recentTurns(database.db, CHANNEL, { limit: 10 })).length).toBe(3);
   });
+
+  it('reads the turns of one role only, newest first', async () => {
+    const assistant = await recentTurns(database.db, CHANNEL, { limit: 10, role: 'assistant' });
+    expect(assistant.map((turn) => turn.status)).toEqual(['failed', 'complete']);
+    const user = await recentTurns(database.db, CHANNEL, { limit: 10, role: 'user' });
+    expect(user.map((turn) => turn.content)).toEqual(['hello']);
+  });
 });
