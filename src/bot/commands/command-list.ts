@@ -1,3 +1,9 @@
+import { exportCommand } from './conversation/export-command.ts';
+import { historyCommand } from './conversation/history-command.ts';
+import { memoryCommand } from './conversation/memory-command.ts';
+import { resetCommand } from './conversation/reset-command.ts';
+import { stopCommand } from './conversation/stop-command.ts';
+import { doctorCommand } from './diagnostics/doctor-command.ts';
 import { helpCommand } from './info/help-command.ts';
 import type { SlashCommand } from './slash-command.ts';
 
@@ -5,5 +11,11 @@ import type { SlashCommand } from './slash-command.ts';
 export function createCommands(): SlashCommand[] {
   const commands: SlashCommand[] = [];
   commands.push(helpCommand(() => commands.map((command) => command.definition)));
+  commands.push(resetCommand());
+  commands.push(stopCommand());
+  commands.push(historyCommand());
+  commands.push(exportCommand());
+  commands.push(memoryCommand());
+  commands.push(doctorCommand());
   return commands;
 }

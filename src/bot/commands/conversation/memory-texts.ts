@@ -1,0 +1,53 @@
+import { commandText } from '../command-text.ts';
+
+/** `/memory`'s texts, en and ja side by side. */
+export const memoryText = commandText({
+  en: {
+    description: 'What I remember about this server and about you',
+    list: 'Show the memories you can see',
+    add: 'Teach me a fact',
+    forget: 'Make me forget one memory',
+    scope: 'Whose memory',
+    server: 'This server (shared with everyone here)',
+    personal: 'Personal (about you, only yours)',
+    fact: 'The fact, one sentence',
+    memory: 'The memory to forget',
+    serverTitle: 'Server memories ({count}/{limit})',
+    personalTitle: 'Your memories ({count}/{limit})',
+    none: '(none)',
+    added: 'Remembered ({kind}): {fact}',
+    duplicate: 'I already remember that ({kind}): {fact}',
+    full: 'Not saved: {kind} memories are full ({limit}). Forget one first with `/memory forget`.',
+    forgotten: 'Forgotten: {fact}',
+    notFound: 'I have no memory like that which you can make me forget.',
+    dmServer: 'In DMs there is no server to share memories with: use the personal scope.',
+    forgetServerRefused:
+      'Only the member who taught this server memory or a member with **Manage Server** can make me forget it.',
+    kindServer: 'server',
+    kindPersonal: 'personal',
+  },
+  ja: {
+    description: 'このサーバーとあなたについて覚えていること',
+    list: '見られる記憶を表示',
+    add: '事実を覚えさせる',
+    forget: '記憶をひとつ忘れさせる',
+    scope: '誰の記憶か',
+    server: 'このサーバー（ここにいる全員と共有）',
+    personal: '個人（あなたについて、あなただけのもの）',
+    fact: '覚えてほしい事実（一文で）',
+    memory: '忘れさせる記憶',
+    serverTitle: 'サーバーの記憶（{count}/{limit}）',
+    personalTitle: 'あなたの記憶（{count}/{limit}）',
+    none: '（なし）',
+    added: '覚えました（{kind}）：{fact}',
+    duplicate: 'すでに覚えています（{kind}）：{fact}',
+    full: '保存できません：{kind}の記憶がいっぱいです（{limit}件）。先に `/memory forget` で忘れさせてください。',
+    forgotten: '忘れました：{fact}',
+    notFound: 'あなたが忘れさせられる、そのような記憶はありません。',
+    dmServer: 'DMには記憶を共有するサーバーがありません。個人を選んでください。',
+    forgetServerRefused:
+      'このサーバーの記憶を忘れさせられるのは、それを教えたメンバーか **サーバー管理** 権限を持つメンバーだけです。',
+    kindServer: 'サーバー',
+    kindPersonal: '個人',
+  },
+});

@@ -1,0 +1,53 @@
+import { InteractionContextType, SlashCommandBuilder } from 'discord.js';
+import { holdsPermission } from '../command-access.ts';
+import { respond } from '../command-replies.ts';
+import { commandText } from '../command-text.ts';
+import type { SlashCommand } from '../slash-command.ts';
+
+const text = commandText({
+  en: {
+    description: 'Stop the reply I am writing in this channel',
+    stopped: '⏹️ Stopped. Nothing more of that reply will be sent.',
+    'no-live-turn': 'I am not writing anything in this channel right now.',
+    'not-requester':
+      'Only the member I am answering or a moderator (**Manage Messages**) can stop this reply.',
+    'already-stopping': 'That reply is already stopping.',
+  },
+  ja: {
+    description: 'このチャンネルで書いている返信を止める',
+    stopped: '⏹️ 止めました。この返信の続きは送信されません。',
+    'no-live-turn': '今このチャンネルで書いている返信はありません。',
+    'not-requester':
+      'この返信を止められるのは、返信相手のメンバーかモデレーター（**メッセージの管理**）だけです。',
+    'already-stopping': 'その返信はすでに止めています。',
+  },
+});
+
+/**
+ * `/stop`: stops the live turn in this channel for the member being answered, a moderator
+ * (Manage Messages here) or an owner. The turn ends `stopped` with its partial text, exactly as
+ * after a natural "stop"; no in-persona acknowledgement follows (this reply is the answer).
+ * The live turn is known to the process streaming it: with several processes on one shard,
+ * the one that claims the interaction may not be that one and then finds nothing to stop.
+ */
+export function stopCommand(): SlashCommand {
+  const builder = new SlashCommandBuilder()
+    .setName('stop')
+    .setContexts(InteractionContextType.Guild, InteractionContextType.BotDM);
+  return {
+    definition: text.describe(builder, 'description').toJSON(),
+    category: 'conversation',
+    async execute(interaction, context) {
+      const decision = context.services.stops.stopByCommand({
+        channelId: interaction.channelId,
+        authorId: interaction.user.id,
+        authorIsModerator: holdsPermission(interaction, context, 'ManageMessages'),
+      });
+      if (decision.stopped) context.logger.info({ turnId: decision.turnId }, 'stopped by /stop');
+      await respond(
+        interaction,
+        text.get(context.locale, decision.stopped ? 'stopped' : decision.reason),
+      );
+    },
+  };
+}

@@ -1,0 +1,147 @@
+import {
+  EmbedBuilder,
+  IntentsBitField,
+  InteractionContextType,
+  SlashCommandBuilder,
+  type ChatInputCommandInteraction,
+} from 'discord.js';
+import { SecretError } from '../../../core/errors.ts';
+import type { ScopeSettings } from '../../../core/settings.ts';
+import { pingDatabase } from '../../../db/database.ts';
+import { openApiKey } from '../../../db/scope-settings-repository.ts';
+import { holdsPermission } from '../command-access.ts';
+import { deferIfSlow, respond } from '../command-replies.ts';
+import type { CommandContext, SlashCommand } from '../slash-command.ts';
+import {
+  doctorReport,
+  STATUS_ICONS,
+  type DoctorFacts,
+  type DoctorSection,
+} from './doctor-checks.ts';
+import { doctorText as text } from './doctor-texts.ts';
+
+/** The database has this long to answer `select 1`. (The provider check has its own 10 s.) */
+const DATABASE_TIMEOUT_MS = 5_000;
+const FIELD_VALUE_LIMIT = 1_024;
+const COLORS = { ok: 0x2ecc71, warn: 0xf1c40f, fail: 0xe74c3c } as const;
+
+/**
+ * `/doctor`: one ephemeral embed with a line per check — the gateway intents the client
+ * connected with, the bot's permissions in this channel, the database (with latency), the
+ * scope's provider key and model (one cheap live call), and each MCP server's state — each
+ * failure saying what to do.
+ *
+ * Anyone may run it (it is read-only and the diagnostics cooldown bounds it); the live
+ * provider call runs only for members with Manage Server (a DM's user for their own scope, the
+ * bot's owners): others learn everything but whether the key works.
+ */
+export function doctorCommand(): SlashCommand {
+  const builder = new SlashCommandBuilder()
+    .setName('doctor')
+    .setContexts(InteractionContextType.Guild, InteractionContextType.BotDM);
+  return {
+    definition: text.describe(builder, 'description').toJSON(),
+    category: 'diagnostics',
+    async execute(interaction, context) {
+      await deferIfSlow(interaction);
+      const settings = await context.services.settings.get(context.scope.id);
+      const [database, provider] = await Promise.all([
+        checkDatabase(context),
+        checkProvider(interaction, context, settings),
+      ]);
+      const facts: DoctorFacts = {
+        intents: new IntentsBitField(interaction.client.options.intents).bitfield,
+        permissions: interaction.inGuild()
+          ? {
+              kind: 'channel',
+              bits: interaction.appPermissions.bitfield,
+              isThread: interaction.channel?.isThread() ?? false,
+            }
+          : { kind: 'dm' },
+        database,
+        provider,
+        mcp: mcpServers(context, settings),
+      };
+      const sections = doctorReport(facts, context.locale);
+      context.logger.info({ worst: worstOf(sections) }, 'doctor');
+      await respond(interaction, { embeds: [embedOf(sections, context)] });
+    },
+  };
+}
+
+async function checkDatabase(context: CommandContext): Promise<DoctorFacts['database']> {
+  const { clock, db } = context.services;
+  const startedAt = clock.now();
+  const timeout = new AbortController();
+  try {
+    const answered = await Promise.race([
+      pingDatabase(db).then(() => true),
+      clock.sleep(DATABASE_TIMEOUT_MS, timeout.signal).then(() => false),
+    ]);
+    return answered ? { ok: true, latencyMs: clock.now() - startedAt } : { ok: false };
+  } catch (error) {
+    context.logger.warn({ err: error }, 'doctor: database check failed');
+    return { ok: false };
+  } finally {
+    timeout.abort();
+  }
+}
+
+async function checkProvider(
+  interaction: ChatInputCommandInteraction,
+  context: CommandContext,
+  settings: ScopeSettings,
+): Promise<DoctorFacts['provider']> {
+  if (!holdsPermission(interaction, context, 'ManageGuild')) return { kind: 'not-admin' };
+  let apiKey: string | undefined;
+  try {
+    apiKey = openApiKey(context.services.secretBox, settings);
+  } catch (error) {
+    if (error instanceof SecretError) return { kind: 'key-unreadable' };
+    throw error;
+  }
+  const result = await context.services.providers.check(
+    { provider: settings.provider, model: settings.model, apiKey },
+    new AbortController().signal,
+  );
+  return { kind: 'checked', result, scopeKind: context.scope.kind };
+}
+
+function mcpServers(context: CommandContext, settings: ScopeSettings): DoctorFacts['mcp'] {
+  const switches = context.services.tools.switches();
+  return context.services.tools.mcpStates().map((state) => {
+    const toggle = switches.find((entry) => entry.kind === 'mcp' && entry.name === state.name);
+    const flag = toggle === undefined ? undefined : settings.featureFlags[toggle.flag];
+    return {
+      state,
+      enabledHere: flag === undefined ? (toggle?.enabledByDefault ?? true) : flag === true,
+    };
+  });
+}
+
+function embedOf(sections: readonly DoctorSection[], context: CommandContext): EmbedBuilder {
+  return new EmbedBuilder()
+    .setTitle(text.get(context.locale, 'title'))
+    .setColor(COLORS[worstOf(sections)])
+    .addFields(
+      sections.map((section) => ({
+        name: section.title,
+        value: clamp(
+          section.lines.map((line) => `${STATUS_ICONS[line.status]} ${line.text}`).join('\n'),
+        ),
+      })),
+    );
+}
+
+function worstOf(sections: readonly DoctorSection[]): 'ok' | 'warn' | 'fail' {
+  const statuses = sections.flatMap((section) => section.lines.map((line) => line.status));
+  if (statuses.includes('fail')) return 'fail';
+  return statuses.includes('warn') ? 'warn' : 'ok';
+}
+
+/** Many MCP servers must not break the embed: a field value holds at most 1024 characters. */
+function clamp(value: string): string {
+  if (value.length <= FIELD_VALUE_LIMIT) return value;
+  const cut = value.slice(0, FIELD_VALUE_LIMIT - 2);
+  return `${cut.slice(0, Math.max(0, cut.lastIndexOf('\n')))}\n…`;
+}
