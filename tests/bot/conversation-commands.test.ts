@@ -48,7 +48,7 @@ function answer(text: string, usage = { inputTokens: 50, outputTokens: 700 }): S
 }
 
 const isEphemeral = (message: APIMessage) =>
-  ((message.flags ?? 0) & MessageFlags.Ephemeral) === MessageFlags.Ephemeral;
+  ((message.flags ?? 0) & MessageFlags.Ephemeral) !== 0;
 
 describe('conversation commands', () => {
   let harness: BotHarness<ReturnType<typeof setup>>;
