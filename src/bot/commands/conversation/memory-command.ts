@@ -60,7 +60,9 @@ export function memoryCommand(options: { limits?: Partial<MemoryLimits> } = {}):
   async function add(interaction: ChatInputCommandInteraction, context: CommandContext) {
     const scope = chosenScope(interaction, context) ?? 'personal';
     if (scope === 'server') requirePermission(interaction, context, 'ManageGuild');
+    // One line, like the memory tools store it: a fact cannot fake structure in a later prompt.
     const fact = interaction.options.getString('fact', true).replace(/\s+/g, ' ').trim();
+    if (fact === '') throw new CommandRefusal(text.get(context.locale, 'emptyFact'));
     await deferIfSlow(interaction);
     const owner = ownerOf(scope, interaction.user.id);
     const result = await addMemory(context.services.db, {

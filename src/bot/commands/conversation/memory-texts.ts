@@ -19,6 +19,7 @@ export const memoryText = commandText({
     duplicate: 'I already remember that ({kind}): {fact}',
     full: 'Not saved: {kind} memories are full ({limit}). Forget one first with `/memory forget`.',
     forgotten: 'Forgotten: {fact}',
+    emptyFact: 'There is nothing to remember in that: write the fact in words.',
     notFound: 'I have no memory like that which you can make me forget.',
     dmServer: 'In DMs there is no server to share memories with: use the personal scope.',
     forgetServerRefused:
@@ -43,6 +44,7 @@ export const memoryText = commandText({
     duplicate: 'すでに覚えています（{kind}）：{fact}',
     full: '保存できません：{kind}の記憶がいっぱいです（{limit}件）。先に `/memory forget` で忘れさせてください。',
     forgotten: '忘れました：{fact}',
+    emptyFact: '覚えることがありません：事実を言葉で書いてください。',
     notFound: 'あなたが忘れさせられる、そのような記憶はありません。',
     dmServer: 'DMには記憶を共有するサーバーがありません。個人を選んでください。',
     forgetServerRefused:
