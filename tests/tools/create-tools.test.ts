@@ -4,7 +4,7 @@ import type { ToolContext } from '../../src/core/tool.ts';
 import type { DiscordActions } from '../../src/tools/builtin/discord-actions.ts';
 import { createTools, type Tools } from '../../src/tools/create-tools.ts';
 import { testBackends, type TestDatabase } from '../support/test-database.ts';
-import { ManualClock } from './support/manual-clock.ts';
+import { ManualClock } from '../../src/stream/testing/manual-clock.ts';
 import { recordingLogger } from './support/recording-logger.ts';
 
 const STDIO_SERVER = fileURLToPath(new URL('../mcp-servers/stdio-server.ts', import.meta.url));
