@@ -21,11 +21,11 @@ import { StreamOrchestrator, type TurnOutcome } from '../../src/stream/stream-or
 import { ManualClock } from '../../src/stream/testing/manual-clock.ts';
 import { RecordingSink } from '../../src/stream/testing/recording-sink.ts';
 import { createTools, type Tools } from '../../src/tools/create-tools.ts';
-import type { DiscordActions } from '../../src/tools/builtin/discord-actions.ts';
 import { LlmStandIn } from '../support/llm-stand-in/llm-stand-in.ts';
 import type { RecordedRequest } from '../support/llm-stand-in/recorded-request.ts';
 import { textScript, type Script } from '../support/llm-stand-in/script.ts';
 import { testBackends, type TestDatabase } from '../support/test-database.ts';
+import { noDiscordActions } from './support/no-discord-actions.ts';
 import { VENDOR_WIRES } from './support/vendor-tool-wire.ts';
 
 const GUILD = '110000000000000001';
@@ -38,13 +38,6 @@ const MEMBER: Record<ProviderId, string> = {
   google: '210000000000000003',
 };
 const VENDORS = (['openai', 'anthropic', 'google'] as const).map((vendor) => ({ vendor }));
-
-const noDiscord: DiscordActions = {
-  listEmojis: () => Promise.resolve([]),
-  listStickers: () => Promise.resolve([]),
-  react: () => Promise.resolve(),
-  sendSticker: () => Promise.resolve(),
-};
 
 /** The message being answered: from this vendor's member, in the guild. */
 function memberContext(vendor: ProviderId, turnId: string): ToolContext {
@@ -87,7 +80,7 @@ describe.each(testBackends())('a tool loop through the registry on $name', (back
       db: database.db,
       clock,
       logger: silentLogger,
-      discordActions: noDiscord,
+      discordActions: noDiscordActions,
       reminderDelivery: { deliver: () => Promise.resolve() },
       mcpServers: [],
     });

@@ -5,8 +5,7 @@
  */
 import type { ToolResultPart } from '../../../src/core/chat.ts';
 import type { ProviderId } from '../../../src/core/provider.ts';
-
-type JsonObject = Record<string, unknown>;
+import { asArray, asObject } from '../../support/llm-stand-in/recorded-request.ts';
 
 export interface VendorToolWire {
   /** The names of the tools the request offered the model, in order. */
@@ -22,11 +21,13 @@ export const VENDOR_WIRES: Record<ProviderId, VendorToolWire> = {
   // no error flag, so an error result is marked in its text.
   openai: {
     offeredToolNames: (body) =>
-      list(object(body)['tools']).map((tool) => String(object(object(tool)['function'])['name'])),
+      asArray(asObject(body)['tools']).map((tool) =>
+        String(asObject(asObject(tool)['function'])['name']),
+      ),
     toolResultIn: (body, callId) =>
-      list(object(body)['messages']).find(
+      asArray(asObject(body)['messages']).find(
         (message) =>
-          object(message)['role'] === 'tool' && object(message)['tool_call_id'] === callId,
+          asObject(message)['role'] === 'tool' && asObject(message)['tool_call_id'] === callId,
       ),
     expectedToolResult: (result) => ({
       role: 'tool',
@@ -37,13 +38,13 @@ export const VENDOR_WIRES: Record<ProviderId, VendorToolWire> = {
   // Messages API: `tools[].name`; a result is a `tool_result` block in a user turn.
   anthropic: {
     offeredToolNames: (body) =>
-      list(object(body)['tools']).map((tool) => String(object(tool)['name'])),
+      asArray(asObject(body)['tools']).map((tool) => String(asObject(tool)['name'])),
     toolResultIn: (body, callId) =>
-      list(object(body)['messages'])
-        .flatMap((message) => list(object(message)['content']))
+      asArray(asObject(body)['messages'])
+        .flatMap((message) => asArray(asObject(message)['content']))
         .find(
           (block) =>
-            object(block)['type'] === 'tool_result' && object(block)['tool_use_id'] === callId,
+            asObject(block)['type'] === 'tool_result' && asObject(block)['tool_use_id'] === callId,
         ),
     expectedToolResult: (result) => ({
       type: 'tool_result',
@@ -56,13 +57,13 @@ export const VENDOR_WIRES: Record<ProviderId, VendorToolWire> = {
   // response holds `output`, or `error` for a failure.
   google: {
     offeredToolNames: (body) =>
-      list(object(body)['tools'])
-        .flatMap((tool) => list(object(tool)['functionDeclarations']))
-        .map((declaration) => String(object(declaration)['name'])),
+      asArray(asObject(body)['tools'])
+        .flatMap((tool) => asArray(asObject(tool)['functionDeclarations']))
+        .map((declaration) => String(asObject(declaration)['name'])),
     toolResultIn: (body, callId) =>
-      list(object(body)['contents'])
-        .flatMap((content) => list(object(content)['parts']))
-        .find((part) => object(object(part)['functionResponse'])['id'] === callId),
+      asArray(asObject(body)['contents'])
+        .flatMap((content) => asArray(asObject(content)['parts']))
+        .find((part) => asObject(asObject(part)['functionResponse'])['id'] === callId),
     expectedToolResult: (result) => ({
       functionResponse: {
         id: result.callId,
@@ -72,11 +73,3 @@ export const VENDOR_WIRES: Record<ProviderId, VendorToolWire> = {
     }),
   },
 };
-
-function object(value: unknown): JsonObject {
-  return typeof value === 'object' && value !== null ? (value as JsonObject) : {};
-}
-
-function list(value: unknown): unknown[] {
-  return Array.isArray(value) ? value : [];
-}
