@@ -140,7 +140,7 @@ export class DiscordBot {
       void this.registerCommands(ready);
     });
     client.on('messageCreate', (message) => void this.router?.onMessageCreate(message));
-    client.on('messageUpdate', (_old, message) => this.router?.onMessageUpdate(message));
+    client.on('messageUpdate', (old, message) => this.router?.onMessageUpdate(old, message));
     client.on('messageDelete', (message) => this.router?.onMessageDelete(message));
     client.on('channelDelete', (channel) => this.history.forgetChannel(channel.id));
     client.on('interactionCreate', (interaction) => void this.onInteraction(interaction));

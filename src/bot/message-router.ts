@@ -5,6 +5,7 @@ import type { ScopeSettings } from '../core/settings.ts';
 import type { Database } from '../db/database.ts';
 import { claimMessage } from '../db/claim-repository.ts';
 import { ensureScope } from '../db/scope-settings-repository.ts';
+import { forgetUserMessage, reviseUserMessage } from '../db/turn-repository.ts';
 import type { StopRegistry } from '../stream/stop-registry.ts';
 import type { ChannelHistory } from './channel-history.ts';
 import type { ChannelTurnScheduler } from './channel-turn-scheduler.ts';
@@ -74,16 +75,38 @@ export class MessageRouter {
     }
   }
 
-  onMessageUpdate(message: Message | PartialMessage): void {
+  onMessageUpdate(old: Message | PartialMessage, message: Message | PartialMessage): void {
     if (message.partial || message.content === null) return;
+    // Discord also sends updates when a link's embed resolves: nothing to store then.
+    if (!old.partial && old.content === message.content) return;
     this.options.history.update(message.channelId, {
       id: message.id,
       content: message.cleanContent,
     });
+    if (message.author?.id !== this.options.botUserId) {
+      void this.storeMessageChange(message.id, () =>
+        reviseUserMessage(this.options.db, message.id, message.content ?? ''),
+      );
+    }
   }
 
   onMessageDelete(message: Message | PartialMessage): void {
     this.options.history.remove(message.channelId, message.id);
+    if (message.author?.id === this.options.botUserId) return;
+    void this.storeMessageChange(message.id, () => forgetUserMessage(this.options.db, message.id));
+  }
+
+  /** Edits and deletes reach the stored user turns too: context and /export follow the member. */
+  private async storeMessageChange(
+    messageId: string,
+    change: () => Promise<number>,
+  ): Promise<void> {
+    try {
+      const changed = await change();
+      if (changed > 0) this.options.logger.debug({ messageId }, 'stored turn follows its message');
+    } catch (error) {
+      this.options.logger.warn({ err: error, messageId }, 'could not update a stored turn');
+    }
   }
 
   private async route(message: Message): Promise<void> {

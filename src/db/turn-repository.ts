@@ -147,3 +147,33 @@ export async function resetMarkerOf(db: Database, channelId: string): Promise<Da
     .where(eq(resetMarkers.channelId, channelId));
   return row?.resetAt;
 }
+
+/**
+ * A member deleted their message: its stored user turn goes too, so no later context or
+ * `/export` shows what they took back. Returns how many rows were removed.
+ */
+export async function forgetUserMessage(db: Database, messageId: string): Promise<number> {
+  const removed = await db
+    .delete(conversationTurns)
+    .where(
+      and(eq(conversationTurns.role, 'user'), eq(conversationTurns.triggerMessageId, messageId)),
+    )
+    .returning({ id: conversationTurns.id });
+  return removed.length;
+}
+
+/** A member edited their message: the stored user turn says what the message says now. */
+export async function reviseUserMessage(
+  db: Database,
+  messageId: string,
+  content: string,
+): Promise<number> {
+  const revised = await db
+    .update(conversationTurns)
+    .set({ content })
+    .where(
+      and(eq(conversationTurns.role, 'user'), eq(conversationTurns.triggerMessageId, messageId)),
+    )
+    .returning({ id: conversationTurns.id });
+  return revised.length;
+}

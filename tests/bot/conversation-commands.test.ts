@@ -47,8 +47,7 @@ function answer(text: string, usage = { inputTokens: 50, outputTokens: 700 }): S
   };
 }
 
-const isEphemeral = (message: APIMessage) =>
-  ((message.flags ?? 0) & MessageFlags.Ephemeral) !== 0;
+const isEphemeral = (message: APIMessage) => ((message.flags ?? 0) & MessageFlags.Ephemeral) !== 0;
 
 describe('conversation commands', () => {
   let harness: BotHarness<ReturnType<typeof setup>>;
@@ -246,6 +245,47 @@ describe('conversation commands', () => {
     const afterReset = await exportAs(channels.reset, 'markdown');
     expect(afterReset.text).toContain('what is my favourite colour?');
     expect(afterReset.text).not.toContain('teal');
+  });
+
+  it('/export follows members: an edited message is exported as edited, a deleted one not at all', async () => {
+    const { discord, llm, bot, world } = harness;
+    const channel = world.channel('second-thoughts');
+    const followed = (messageId: string) =>
+      bot.waitForLog(
+        (line) =>
+          line.json?.['msg'] === 'stored turn follows its message' &&
+          line.json['messageId'] === messageId,
+        { timeoutMs: 10_000 },
+      );
+    llm.enqueue(answer('Got it.'));
+    const edited = await ask(channel.id, world.carol.id, 'my door code is 4321');
+    llm.enqueue(answer('Sure.'));
+    const deleted = await ask(channel.id, world.carol.id, 'my bank pin is 9876');
+    const revision = followed(edited.id);
+    discord.members.editMessage({
+      authorId: world.carol.id,
+      messageId: edited.id,
+      content: `<@${discord.botUserId}> my door code is secret`,
+    });
+    await revision;
+    const removal = followed(deleted.id);
+    discord.members.deleteMessage({ actorId: world.carol.id, messageId: deleted.id });
+    await removal;
+
+    const handle = discord.invokeSlashCommand({
+      userId: world.carol.id,
+      channelId: channel.id,
+      command: 'export',
+      options: { format: 'markdown' },
+    });
+    const reply = await handle.waitForOriginal();
+    const attachment = reply.attachments[0];
+    if (attachment === undefined) throw new Error(`no attachment in: ${reply.content}`);
+    const text = await (await fetch(attachment.url)).text();
+    expect(text).toContain('my door code is secret');
+    expect(text).not.toContain('4321');
+    expect(text).not.toContain('9876');
+    expect(text).toContain('Sure.');
   });
 
   it('/stop: the live turn stops, is stored as stopped, and nothing more of it is sent', async () => {

@@ -4,9 +4,11 @@ import { ensureScope } from '../../src/db/scope-settings-repository.ts';
 import { failAbandonedTurns } from '../../src/db/turn-recovery.ts';
 import {
   finishAssistantTurn,
+  forgetUserMessage,
   recentTurns,
   recordUserTurn,
   resetMarkerOf,
+  reviseUserMessage,
   setResetMarker,
   startAssistantTurn,
 } from '../../src/db/turn-repository.ts';
@@ -96,5 +98,36 @@ describe.each(testBackends())('conversation turns on $name', (backend) => {
     expect(assistant.map((turn) => turn.status)).toEqual(['failed', 'complete']);
     const user = await recentTurns(database.db, CHANNEL, { limit: 10, role: 'user' });
     expect(user.map((turn) => turn.content)).toEqual(['hello']);
+  });
+
+  it('revises an edited user message and forgets a deleted one, never touching replies', async () => {
+    const channel = '423456789012345678';
+    const messageId = '623456789012345678';
+    await recordUserTurn(database.db, {
+      id: randomUUID(),
+      scopeId: SCOPE,
+      channelId: channel,
+      authorId: 'alice',
+      authorName: 'alice',
+      messageId,
+      content: 'my secret is 1234',
+    });
+    const replyId = randomUUID();
+    await startAssistantTurn(database.db, {
+      id: replyId,
+      scopeId: SCOPE,
+      channelId: channel,
+      authorId: 'bot',
+      authorName: 'Tomo',
+      triggerMessageId: messageId,
+      instanceId: 'instance',
+    });
+    await reviseUserMessage(database.db, messageId, 'my secret is ****');
+    expect((await recentTurns(database.db, channel, { limit: 5, role: 'user' }))[0]?.content).toBe(
+      'my secret is ****',
+    );
+    expect(await forgetUserMessage(database.db, messageId)).toBe(1);
+    const left = await recentTurns(database.db, channel, { limit: 5 });
+    expect(left.map((turn) => turn.id)).toEqual([replyId]);
   });
 });
