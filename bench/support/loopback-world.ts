@@ -189,7 +189,7 @@ const handlers: { [Name in WorldCallName]: (input: WorldCalls[Name]['input']) =>
 
 process.on('message', (message: WorldRequest) => {
   const handler = handlers[message.call] as (input: unknown) => unknown;
-  Promise.resolve()
+  void Promise.resolve()
     .then(() => handler(message.input))
     .then(
       (output): WorldReply => ({ id: message.id, ok: true, output }),

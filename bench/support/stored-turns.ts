@@ -37,11 +37,10 @@ export async function seedStoredTurns(db: Database, plan: StoredTurnsPlan): Prom
         now() - make_interval(mins => ${plan.turnsPerChannel} - n + 1)
       from generate_series(1, ${plan.turnsPerChannel}::int) as n`);
   }
-  const [row] = (
-    (await db.execute(sql`select count(*)::int as count from conversation_turns`)) as unknown as {
-      rows: Array<{ count: number }>;
-    }
-  ).rows;
+  const counted: unknown = await db.execute(
+    sql`select count(*)::int as count from conversation_turns`,
+  );
+  const [row] = (counted as { rows: Array<{ count: number }> }).rows;
   // Fresh statistics, as autovacuum would have gathered on a server that grew this slowly.
   await db.execute(sql`analyze conversation_turns`);
   return row?.count ?? 0;
