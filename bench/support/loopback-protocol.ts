@@ -43,6 +43,8 @@ export interface MentionRound {
 export interface RoundReport {
   /** Every 429 the fake answered since the observations were reset, any route. */
   rateLimited: number;
+  /** Those 429s by "scope: METHOD last route segment", e.g. "global: POST typing". */
+  rateLimitedBy: Record<string, number>;
   /** Creates and edits on each channel's messages routes, in `channelIds` order. */
   writesPerChannel: number[];
   /** Channels whose bot messages show every paragraph of the round's reply. */

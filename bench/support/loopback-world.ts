@@ -153,8 +153,15 @@ function report(input: { channelIds: string[]; paragraphs: number }): RoundRepor
       .join('\n');
     return paragraphs.every((paragraph) => shown.includes(paragraph));
   }).length;
+  const rateLimitedBy: Record<string, number> = {};
+  for (const entry of discord.requests({ status: 429 })) {
+    const scope = entry.responseHeaders['x-ratelimit-scope'] ?? 'unscoped';
+    const key = `${scope}: ${entry.method} ${entry.route.split('/').at(-1) ?? entry.route}`;
+    rateLimitedBy[key] = (rateLimitedBy[key] ?? 0) + 1;
+  }
   return {
     rateLimited: discord.requests({ status: 429 }).length,
+    rateLimitedBy,
     writesPerChannel: input.channelIds.map(
       (channelId) => writes.filter((written) => written === channelId).length,
     ),
