@@ -99,6 +99,8 @@ export async function rows(): Promise<BenchRow[]> {
     const report = await world.call('report', { channelIds: all, paragraphs: STREAM_PARAGRAPHS });
     const writes = report.writesPerChannel;
 
+    const log = await summarizeLog(bot);
+    const expectedTurns = SEEDED_CHANNELS * (1 + MEASURED_ROUNDS) + CHANNELS;
     const db = `${prepared.label}, ${(info.storedTurns / 1000).toFixed(0)}k stored turns`;
     const streams = `bot: ${CHANNELS} streams × ${STREAM_PARAGRAPHS} paragraphs`;
     const p50 = percentile(latencies, 50);
@@ -171,10 +173,13 @@ export async function rows(): Promise<BenchRow[]> {
         unit: `on ${availableParallelism()} cores`,
       },
       {
-        name: 'bot: log lines at warn or above, whole run',
-        value: await countWarnings(bot),
-        unit: 'lines',
+        name: 'bot: turns completed, whole run (a notice instead of a reply would miss)',
+        value: log.completedTurns,
+        unit: 'turns',
+        target: `= ${expectedTurns}`,
+        pass: log.completedTurns === expectedTurns,
       },
+      { name: 'bot: log lines at warn or above, whole run', value: log.warnings, unit: 'lines' },
     ];
   } finally {
     await bot?.close();
@@ -190,10 +195,27 @@ function describeRateLimited(by: Record<string, number>): string {
   return entries.length === 0 ? 'count' : `count (${entries.join(', ')})`;
 }
 
-async function countWarnings(bot: InProcessBot): Promise<number> {
+interface LogSummary {
+  warnings: number;
+  /** The turn runner's "turn finished" lines (they carry the provider) with status complete. */
+  completedTurns: number;
+}
+
+/** Closes the bot (flushing its log) and reads what it logged over the whole run. */
+async function summarizeLog(bot: InProcessBot): Promise<LogSummary> {
   await bot.close();
-  return readFileSync(bot.logFile, 'utf8')
+  const lines = readFileSync(bot.logFile, 'utf8')
     .split('\n')
     .filter((line) => line !== '')
-    .filter((line) => (JSON.parse(line) as { level: number }).level >= LOG_WARN_LEVEL).length;
+    .map(
+      (line) =>
+        JSON.parse(line) as { level: number; msg?: string; provider?: string; status?: string },
+    );
+  return {
+    warnings: lines.filter((line) => line.level >= LOG_WARN_LEVEL).length,
+    completedTurns: lines.filter(
+      (line) =>
+        line.msg === 'turn finished' && line.provider !== undefined && line.status === 'complete',
+    ).length,
+  };
 }
