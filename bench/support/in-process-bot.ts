@@ -108,6 +108,7 @@ export async function startInProcessBot(options: InProcessBotOptions): Promise<I
       secretBox,
       providers,
       tools: tools.registry,
+      toolCatalog: tools.catalog,
       clock: systemClock,
       random: Math.random,
       logger,
