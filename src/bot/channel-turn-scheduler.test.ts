@@ -63,6 +63,25 @@ describe('ChannelTurnScheduler', () => {
     expect(batches).toEqual([['a1'], ['b1']]);
   });
 
+  it('is idle only once every channel has finished its live and waiting turns', async () => {
+    const { scheduler, finishTurn } = harness();
+    const coalesce = { policy: 'coalesce' as const, depth: 3 };
+    let idle = false;
+    await scheduler.whenIdle();
+    scheduler.submit('a', 'a1', coalesce);
+    scheduler.submit('b', 'b1', coalesce);
+    await settle();
+    scheduler.submit('a', 'a2', coalesce);
+    void scheduler.whenIdle().then(() => {
+      idle = true;
+    });
+    await finishTurn();
+    await finishTurn();
+    expect(idle).toBe(false);
+    await finishTurn();
+    expect(idle).toBe(true);
+  });
+
   it('keeps draining after a turn throws', async () => {
     const batches: string[][] = [];
     const scheduler = new ChannelTurnScheduler<string>({

@@ -163,6 +163,14 @@ export class DiscordBot {
     client.on('error', (error) => logger.error({ err: error }, 'Discord client error'));
   }
 
+  /**
+   * Resolves once no channel has a live or waiting turn. A trigger still on its way through the
+   * router (settings, claim) is not counted: call it after the turn has visibly started.
+   */
+  idle(): Promise<void> {
+    return this.scheduler.whenIdle();
+  }
+
   /** Stops taking triggers, lets live turns finish for a while, then stops them; all are recorded. */
   async shutdown(): Promise<void> {
     this.router?.close();

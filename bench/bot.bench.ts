@@ -1,0 +1,221 @@
+/**
+ * The bot end to end (issue 7): the real DiscordBot and discord.js client in this process,
+ * the loopback Discord and an instant LLM stand-in in a child process (loopback-world.ts), so
+ * event-loop lag and RSS below are the bot's alone. The database is the embedded PGlite (the
+ * default; in this process, as in production) or PostgreSQL with BENCH_DATABASE_URL.
+ *
+ * 1. Latency: 100k stored turns over 100 channels; each channel's member @mentions the bot,
+ *    one every 100 ms, bot idle in between; from the fake dispatching MESSAGE_CREATE to the bot's
+ *    first create/edit on that channel's messages route (timed in the child on one clock, so it
+ *    includes both loopback hops and the fake's handling of the write). A warm-up round fills
+ *    the channel windows and caches; then the measured rounds.
+ * 2. 200 channels, each mentioned in the same tick, the stand-in streaming 12 paragraphs at
+ *    once; Discord's real rate-limit windows (time scale 1: 5 writes per 5 s per channel, 50
+ *    requests per second per bot).
+ */
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { availableParallelism, loadavg, tmpdir } from 'node:os';
+import path from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { setTimeout as delay } from 'node:timers/promises';
+import { percentile, type BenchRow } from './bench-kit.ts';
+import { prepareBenchDatabase } from './support/bench-database.ts';
+import { startInProcessBot, type InProcessBot } from './support/in-process-bot.ts';
+import { LoopbackWorld } from './support/loopback-world-client.ts';
+import { ProcessProbe } from './support/process-probe.ts';
+
+const CHANNELS = 200;
+const SEEDED_CHANNELS = 100;
+const TURNS_PER_CHANNEL = 1_000;
+const MEASURED_ROUNDS = 3;
+/**
+ * Latency rounds: one mention every 100 ms. Each turn costs two requests (typing, reply) of
+ * Discord's 50 per second per bot; back-to-back mentions would measure that global limit
+ * (discord.js queues behind it for up to a second), not the bot.
+ */
+const MENTION_INTERVAL_MS = 100;
+const STREAM_PARAGRAPHS = 12;
+const RATE_LIMIT_TIME_SCALE = 1;
+const LOG_WARN_LEVEL = 40;
+
+const TARGETS = { p50Ms: 10, p99Ms: 40, lagP99Ms: 25, peakRssMb: 250 };
+
+export async function rows(): Promise<BenchRow[]> {
+  const dataDir = mkdtempSync(path.join(tmpdir(), 'bot-bench-'));
+  const prepared = await prepareBenchDatabase(dataDir);
+  const world = LoopbackWorld.start();
+  let bot: InProcessBot | undefined;
+  try {
+    const info = await world.call('setup', {
+      channels: CHANNELS,
+      seededChannels: SEEDED_CHANNELS,
+      turnsPerChannel: TURNS_PER_CHANNEL,
+      rateLimitTimeScale: RATE_LIMIT_TIME_SCALE,
+      database: prepared.database,
+    });
+    if (info.storedTurns !== SEEDED_CHANNELS * TURNS_PER_CHANNEL)
+      throw new Error(`seeded ${info.storedTurns} turns`);
+    bot = await startInProcessBot({
+      discordApiUrl: info.apiUrl,
+      discordToken: info.token,
+      openAIBaseUrl: info.openAIBaseUrl,
+      database: prepared.database,
+      dataDir,
+    });
+    const running = bot;
+    const seeded = info.channels.slice(0, SEEDED_CHANNELS).map((channel) => channel.channelId);
+    const oneByOne = async (): Promise<number[]> => {
+      const samples: number[] = [];
+      let nextMentionAt = performance.now();
+      for (const channelId of seeded) {
+        nextMentionAt += MENTION_INTERVAL_MS;
+        await delay(Math.max(0, nextMentionAt - performance.now()));
+        const [latency] = await world.call('mention', { channelIds: [channelId], paragraphs: 1 });
+        samples.push(latency ?? Number.NaN);
+        await running.bot.idle();
+      }
+      return samples;
+    };
+    await oneByOne();
+    const latencies: number[] = [];
+    const cpuBefore = process.cpuUsage();
+    for (let round = 0; round < MEASURED_ROUNDS; round += 1) latencies.push(...(await oneByOne()));
+    const cpu = process.cpuUsage(cpuBefore);
+    const cpuPerTurnMs = (cpu.user + cpu.system) / 1000 / latencies.length;
+
+    const all = info.channels.map((channel) => channel.channelId);
+    await world.call('resetObservations', null);
+    const restingRssMb = process.memoryUsage.rss() / (1024 * 1024);
+    const probe = new ProcessProbe();
+    probe.start();
+    const started = performance.now();
+    const firstWrites = await world.call('mention', {
+      channelIds: all,
+      paragraphs: STREAM_PARAGRAPHS,
+    });
+    await running.bot.idle();
+    const wallSeconds = (performance.now() - started) / 1000;
+    const reading = probe.stop();
+    const report = await world.call('report', { channelIds: all, paragraphs: STREAM_PARAGRAPHS });
+    const writes = report.writesPerChannel;
+
+    const log = await summarizeLog(bot);
+    const expectedTurns = SEEDED_CHANNELS * (1 + MEASURED_ROUNDS) + CHANNELS;
+    const db = `${prepared.label}, ${(info.storedTurns / 1000).toFixed(0)}k stored turns`;
+    const streams = `bot: ${CHANNELS} streams × ${STREAM_PARAGRAPHS} paragraphs`;
+    const p50 = percentile(latencies, 50);
+    const p99 = percentile(latencies, 99);
+    return [
+      {
+        name: `bot: MESSAGE_CREATE → first write p50 (${db}, n=${latencies.length})`,
+        value: p50,
+        unit: 'ms',
+        target: `≤ ${TARGETS.p50Ms} ms`,
+        pass: p50 <= TARGETS.p50Ms,
+      },
+      {
+        name: `bot: MESSAGE_CREATE → first write p99 (${db}, n=${latencies.length})`,
+        value: p99,
+        unit: 'ms',
+        target: `≤ ${TARGETS.p99Ms} ms`,
+        pass: p99 <= TARGETS.p99Ms,
+      },
+      {
+        name: `bot: CPU per turn in the latency rounds (user + system, whole turn)`,
+        value: cpuPerTurnMs,
+        unit: 'ms',
+      },
+      {
+        name: `${streams}: 429 responses (Discord's windows)`,
+        value: report.rateLimited,
+        unit: describeRateLimited(report.rateLimitedBy),
+        target: '= 0',
+        pass: report.rateLimited === 0,
+      },
+      {
+        name: `${streams}: event-loop lag p99 (bot process only)`,
+        value: reading.lagP99Ms,
+        unit: 'ms',
+        target: `≤ ${TARGETS.lagP99Ms} ms`,
+        pass: reading.lagP99Ms <= TARGETS.lagP99Ms,
+      },
+      {
+        name: `${streams}: peak RSS (bot process only${prepared.label === 'PGlite' ? ', PGlite in it' : ''})`,
+        value: reading.peakRssMb,
+        unit: 'MB',
+        target: `≤ ${TARGETS.peakRssMb} MB`,
+        pass: reading.peakRssMb <= TARGETS.peakRssMb,
+      },
+      {
+        name: `${streams}: channels with the whole reply shown`,
+        value: report.completeChannels,
+        unit: 'count',
+        target: `= ${CHANNELS}`,
+        pass: report.completeChannels === CHANNELS,
+      },
+      { name: `${streams}: wall time, mentions → all turns done`, value: wallSeconds, unit: 's' },
+      {
+        name: `${streams}: writes per channel, mean (max)`,
+        value: writes.reduce((sum, count) => sum + count, 0) / writes.length,
+        unit: `writes (${Math.max(...writes)})`,
+      },
+      {
+        name: `${streams}: first write p50 / p99`,
+        value: percentile(firstWrites, 50),
+        unit: `ms (${percentile(firstWrites, 99).toFixed(0)})`,
+      },
+      { name: `${streams}: event-loop lag max`, value: reading.lagMaxMs, unit: 'ms' },
+      { name: `bot: RSS at rest before the streams`, value: restingRssMb, unit: 'MB' },
+      {
+        // Other processes on the machine inflate latency and lag; read those rows against this.
+        name: 'bot: machine load average (1 min) at the end, for context',
+        value: loadavg()[0] ?? Number.NaN,
+        unit: `on ${availableParallelism()} cores`,
+      },
+      {
+        name: 'bot: turns completed, whole run (a notice instead of a reply would miss)',
+        value: log.completedTurns,
+        unit: 'turns',
+        target: `= ${expectedTurns}`,
+        pass: log.completedTurns === expectedTurns,
+      },
+      { name: 'bot: log lines at warn or above, whole run', value: log.warnings, unit: 'lines' },
+    ];
+  } finally {
+    await bot?.close();
+    await world.close();
+    await prepared.dispose();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+/** "count" and, when there were any, where: "count (global: typing 27, messages 21)". */
+function describeRateLimited(by: Record<string, number>): string {
+  const entries = Object.entries(by).map(([key, count]) => `${key} ${count}`);
+  return entries.length === 0 ? 'count' : `count (${entries.join(', ')})`;
+}
+
+interface LogSummary {
+  warnings: number;
+  /** The turn runner's "turn finished" lines (they carry the provider) with status complete. */
+  completedTurns: number;
+}
+
+/** Closes the bot (flushing its log) and reads what it logged over the whole run. */
+async function summarizeLog(bot: InProcessBot): Promise<LogSummary> {
+  await bot.close();
+  const lines = readFileSync(bot.logFile, 'utf8')
+    .split('\n')
+    .filter((line) => line !== '')
+    .map(
+      (line) =>
+        JSON.parse(line) as { level: number; msg?: string; provider?: string; status?: string },
+    );
+  return {
+    warnings: lines.filter((line) => line.level >= LOG_WARN_LEVEL).length,
+    completedTurns: lines.filter(
+      (line) =>
+        line.msg === 'turn finished' && line.provider !== undefined && line.status === 'complete',
+    ).length,
+  };
+}

@@ -1,0 +1,144 @@
+/**
+ * The real bot in the bench's own process, wired the way src/index.ts wires it: database
+ * (migrated, liveness held, abandoned turns failed), a real discord.js client, the real
+ * ProviderFactory pointed at the LLM stand-in, the real tools with the reminder scheduler
+ * running, SecretBox, metrics and a pino logger at info (to a file, as stdout would carry it).
+ * What index.ts adds and a bench does not need: config parsing, the metrics HTTP server, the
+ * once-a-minute maintenance and signal handlers.
+ */
+import { randomUUID } from 'node:crypto';
+import path from 'node:path';
+import pino from 'pino';
+import { DiscordBot } from '../../src/bot/discord-bot.ts';
+import { createDiscordClient } from '../../src/bot/discord-client.ts';
+import { DiscordToolActions } from '../../src/bot/discord-tool-actions.ts';
+import { systemClock } from '../../src/core/clock.ts';
+import { openDatabase } from '../../src/db/database.ts';
+import { failAbandonedTurns } from '../../src/db/turn-recovery.ts';
+import { createLogger } from '../../src/logger.ts';
+import { MetricsRegistry } from '../../src/metrics/metrics-registry.ts';
+import { ModelCatalog } from '../../src/providers/model-catalog.ts';
+import { ProviderFactory } from '../../src/providers/provider-factory.ts';
+import { resolveEncryptionKey } from '../../src/security/encryption-key.ts';
+import { SecretBox } from '../../src/security/secret-box.ts';
+import { createTools } from '../../src/tools/create-tools.ts';
+import type { BenchDatabase } from './loopback-protocol.ts';
+
+export const BENCH_MODEL = 'gpt-5.4-mini';
+const BENCH_API_KEY = 'sk-bench-operator-key-0123456789';
+
+export interface InProcessBotOptions {
+  discordApiUrl: string;
+  discordToken: string;
+  openAIBaseUrl: string;
+  database: BenchDatabase;
+  /** The log file goes here. */
+  dataDir: string;
+}
+
+export interface InProcessBot {
+  bot: DiscordBot;
+  logFile: string;
+  /** Shuts down like SIGTERM does: live turns finish, then everything closes in reverse. */
+  close(): Promise<void>;
+}
+
+/** Starts the bot and resolves once discord.js is ready (guilds received). */
+export async function startInProcessBot(options: InProcessBotOptions): Promise<InProcessBot> {
+  const logFile = path.join(options.dataDir, 'bot.log');
+  const logger = createLogger({
+    level: 'info',
+    secrets: [options.discordToken, BENCH_API_KEY],
+    pretty: false,
+    destination: pino.destination({ dest: logFile, sync: false }),
+  });
+  const cleanup: Array<() => Promise<unknown>> = [];
+  const close = async (): Promise<void> => {
+    for (const step of cleanup.reverse()) await step().catch(() => undefined);
+    cleanup.length = 0;
+  };
+  try {
+    const instanceId = randomUUID();
+    // As with BOT_ENCRYPTION_KEY set: no key file is generated.
+    const secretBox = new SecretBox(
+      resolveEncryptionKey({
+        configured: SecretBox.generateKey(),
+        dataDir: options.dataDir,
+        logger,
+      }),
+    );
+    const database = await openDatabase(
+      options.database.kind === 'pglite'
+        ? { kind: 'pglite', dataDir: options.database.dataDir, logger }
+        : { kind: 'postgres', url: options.database.url, logger },
+    );
+    cleanup.push(() => database.close());
+    await database.migrate();
+    cleanup.push(await database.liveness.hold(instanceId));
+    await failAbandonedTurns(database.db, database.liveness);
+
+    const client = createDiscordClient({ apiUrl: options.discordApiUrl });
+    const providers = new ProviderFactory({
+      defaults: {
+        defaultProvider: 'openai',
+        defaultModel: BENCH_MODEL,
+        providerKeys: { openai: BENCH_API_KEY, anthropic: undefined, google: undefined },
+        providerBaseUrls: {
+          openai: options.openAIBaseUrl,
+          anthropic: undefined,
+          google: undefined,
+        },
+      },
+      catalog: new ModelCatalog(),
+      logger,
+    });
+    const discordActions = new DiscordToolActions(client);
+    const tools = await createTools({
+      db: database.db,
+      clock: systemClock,
+      logger,
+      mcpServers: [],
+      discordActions,
+      reminderDelivery: discordActions,
+    });
+    cleanup.push(() => tools.close());
+    const bot = new DiscordBot({
+      client,
+      db: database.db,
+      secretBox,
+      providers,
+      tools: tools.registry,
+      toolCatalog: tools.catalog,
+      clock: systemClock,
+      random: Math.random,
+      logger,
+      metrics: new MetricsRegistry(),
+      instanceId,
+      ownerIds: [],
+    });
+    bot.attach();
+    const background = new AbortController();
+    cleanup.push(() => Promise.resolve(background.abort()));
+    const ready = new Promise<void>((resolve) => {
+      client.once('clientReady', () => {
+        void tools.reminders.run(background.signal);
+        resolve();
+      });
+    });
+    cleanup.push(() => client.destroy());
+    cleanup.push(() => bot.shutdown());
+    await client.login(options.discordToken);
+    await ready;
+    return {
+      bot,
+      logFile,
+      close: async () => {
+        await close();
+        await new Promise<void>((resolve) => logger.flush(() => resolve()));
+      },
+    };
+  } catch (error) {
+    await close();
+    throw error;
+  }
+}

@@ -1,0 +1,83 @@
+/**
+ * What the bench (parent, hosting the bot) and the loopback world (child process, hosting the
+ * fake Discord and the LLM stand-in) say to each other over Node's IPC channel. Each call is
+ * one request and one reply, matched by id.
+ */
+
+export type BenchDatabase = { kind: 'pglite'; dataDir: string } | { kind: 'postgres'; url: string };
+
+export interface WorldSetup {
+  /** Text channels in the one bench guild, each with its own member. */
+  channels: number;
+  /** The first `seededChannels` channels get `turnsPerChannel` stored turns each. */
+  seededChannels: number;
+  turnsPerChannel: number;
+  /** The fake Discord's rate-limit windows (1 = Discord's). */
+  rateLimitTimeScale: number;
+  /** Where the stored turns go (migrated by the world before seeding). */
+  database: BenchDatabase;
+}
+
+export interface BenchChannel {
+  channelId: string;
+  memberId: string;
+}
+
+export interface WorldInfo {
+  apiUrl: string;
+  token: string;
+  botUserId: string;
+  openAIBaseUrl: string;
+  guildId: string;
+  channels: BenchChannel[];
+  storedTurns: number;
+}
+
+export interface MentionRound {
+  /** Each channel's member @mentions the bot, all in the same tick. */
+  channelIds: string[];
+  /** The stand-in answers every request of this round with this many paragraphs, instantly. */
+  paragraphs: number;
+}
+
+export interface RoundReport {
+  /** Every 429 the fake answered since the observations were reset, any route. */
+  rateLimited: number;
+  /** Those 429s by "scope: METHOD last route segment", e.g. "global: POST typing". */
+  rateLimitedBy: Record<string, number>;
+  /** Creates and edits on each channel's messages routes, in `channelIds` order. */
+  writesPerChannel: number[];
+  /** Channels whose bot messages show every paragraph of the round's reply. */
+  completeChannels: number;
+}
+
+/** Call name → its input and output. */
+export interface WorldCalls {
+  setup: { input: WorldSetup; output: WorldInfo };
+  /** Resolves with each channel's latency (ms) from MESSAGE_CREATE to the bot's first write. */
+  mention: { input: MentionRound; output: number[] };
+  report: { input: { channelIds: string[]; paragraphs: number }; output: RoundReport };
+  /** Forgets the request log and rate-limit windows (between rounds, with the bot idle). */
+  resetObservations: { input: null; output: null };
+  close: { input: null; output: null };
+}
+
+export type WorldCallName = keyof WorldCalls;
+
+export interface WorldRequest<Name extends WorldCallName = WorldCallName> {
+  id: number;
+  call: Name;
+  input: WorldCalls[Name]['input'];
+}
+
+export type WorldReply =
+  { id: number; ok: true; output: unknown } | { id: number; ok: false; error: string };
+
+/** The reply the stand-in streams: `count` distinct paragraphs (about 260 characters each). */
+export function replyParagraphs(count: number): string[] {
+  return Array.from(
+    { length: count },
+    (_, index) =>
+      `Paragraph ${index + 1} of ${count}: ${'a calm sentence about the question, with a few more words to it. '.repeat(4).trim()}`,
+  );
+}
