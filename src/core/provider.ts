@@ -12,4 +12,11 @@ export type ProviderId = (typeof PROVIDER_IDS)[number];
 export interface ChatModel {
   readonly provider: ProviderId;
   stream(request: ChatRequest, signal: AbortSignal): AsyncIterable<StreamPart>;
+  /**
+   * The vendor's cheapest authenticated call (a GET of the model's record): resolves when the
+   * key works and the model exists. Rejects with a ProviderError classified like a chat call's
+   * (`auth`, `model`, `rate_limit`, `network`, …); when `signal` aborts, rejects promptly with
+   * the signal's reason instead.
+   */
+  checkModel(modelId: string, signal: AbortSignal): Promise<void>;
 }

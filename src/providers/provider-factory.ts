@@ -34,8 +34,24 @@ export interface ResolvedModel {
   modelId: string;
   info: ModelInfo;
   /** Whose key pays: budgets and error messages differ for the scope's and the operator's key. */
-  keySource: 'scope' | 'operator' | 'none';
+  keySource: KeySource;
 }
+
+export type KeySource = 'scope' | 'operator' | 'none';
+
+/**
+ * What a live check of a choice found. A failure is a result, not a throw: `error.kind` says
+ * why (`auth` for a missing or refused key, `model` for an unknown model, `timeout`, …).
+ */
+export type ProviderCheck =
+  | { ok: true; provider: ProviderId; modelId: string; keySource: KeySource }
+  | {
+      ok: false;
+      provider: ProviderId;
+      modelId: string;
+      keySource: KeySource;
+      error: ProviderError;
+    };
 
 export interface ProviderFactoryOptions {
   defaults: OperatorDefaults;
@@ -46,11 +62,15 @@ export interface ProviderFactoryOptions {
   logger?: Logger;
   /** SDK clients kept (one per provider, key and base URL). */
   cacheSize?: number;
+  /** How long `check` waits for the provider before reporting a `timeout`. */
+  checkTimeoutMs?: number;
   /** Replaces how a vendor adapter is built (tests of the factory's own logic). */
   createVendorModel?: (provider: ProviderId, options: VendorModelOptions) => ChatModel;
 }
 
 const DEFAULT_CACHE_SIZE = 256;
+/** A slash command defers within 3 s and its token lives 15 min; 10 s is a patient ceiling. */
+const DEFAULT_CHECK_TIMEOUT_MS = 10_000;
 
 const VENDOR_MODELS: Record<ProviderId, new (options: VendorModelOptions) => ChatModel> = {
   openai: OpenAIChatModel,
@@ -71,6 +91,7 @@ export class ProviderFactory {
   readonly #retry: Partial<RetryPolicy>;
   readonly #logger: Logger;
   readonly #cacheSize: number;
+  readonly #checkTimeoutMs: number;
   readonly #createVendorModel: (provider: ProviderId, options: VendorModelOptions) => ChatModel;
   readonly #clients = new Map<string, ChatModel>();
 
@@ -82,6 +103,7 @@ export class ProviderFactory {
     this.#retry = options.retry ?? {};
     this.#logger = options.logger ?? silentLogger;
     this.#cacheSize = options.cacheSize ?? DEFAULT_CACHE_SIZE;
+    this.#checkTimeoutMs = options.checkTimeoutMs ?? DEFAULT_CHECK_TIMEOUT_MS;
     this.#createVendorModel =
       options.createVendorModel ??
       ((provider, vendorOptions) => new VENDOR_MODELS[provider](vendorOptions));
@@ -89,14 +111,8 @@ export class ProviderFactory {
 
   /** @throws ProviderError (kind `auth`) when no key is available for a provider that needs one. */
   resolve(choice: ModelChoice): ResolvedModel {
-    const defaults = this.#defaults;
-    const provider = choice.provider ?? defaults.defaultProvider;
-    const modelId =
-      choice.model ??
-      // The operator's default model names a model of the default provider only.
-      (provider === defaults.defaultProvider ? defaults.defaultModel : undefined) ??
-      this.catalog.defaultModel(provider);
-    const baseUrl = defaults.providerBaseUrls[provider];
+    const { provider, modelId } = this.#target(choice);
+    const baseUrl = this.#defaults.providerBaseUrls[provider];
     const { apiKey, keySource } = this.#key(provider, choice.apiKey, baseUrl);
     const chatModel = new RetryingChatModel({
       model: this.#client(provider, apiKey, baseUrl),
@@ -114,11 +130,66 @@ export class ProviderFactory {
     };
   }
 
+  /**
+   * Asks the provider, live and cheaply, whether the choice works: the key is accepted and the
+   * model exists. Never throws for a provider failure (a missing key included); gives up with a
+   * `timeout` failure after `checkTimeoutMs`.
+   * @throws the signal's reason when `signal` aborts.
+   */
+  async check(choice: ModelChoice, signal: AbortSignal): Promise<ProviderCheck> {
+    const { provider, modelId } = this.#target(choice);
+    let resolved: ResolvedModel;
+    try {
+      resolved = this.resolve(choice);
+    } catch (error) {
+      if (!(error instanceof ProviderError)) throw error;
+      return { ok: false, provider, modelId, keySource: 'none', error };
+    }
+    const { keySource } = resolved;
+    const timeout = this.#checkTimeout(provider);
+    try {
+      await resolved.chatModel.checkModel(modelId, AbortSignal.any([signal, timeout.signal]));
+      return { ok: true, provider, modelId, keySource };
+    } catch (error) {
+      if (!(error instanceof ProviderError)) throw error;
+      this.#logger.debug({ provider, model: modelId, kind: error.kind }, 'provider check failed');
+      return { ok: false, provider, modelId, keySource, error };
+    } finally {
+      timeout.cancel();
+    }
+  }
+
+  /** A signal the injected clock aborts, with a `timeout` ProviderError, after `checkTimeoutMs`. */
+  #checkTimeout(provider: ProviderId): { signal: AbortSignal; cancel(): void } {
+    const timeout = new AbortController();
+    const cancelled = new AbortController();
+    const timeoutMs = this.#checkTimeoutMs;
+    void this.#clock.sleep(timeoutMs, cancelled.signal).then(
+      () => {
+        const message = `${provider}: no answer to the model check within ${timeoutMs} ms`;
+        timeout.abort(new ProviderError({ kind: 'timeout', message, provider }));
+      },
+      () => undefined,
+    );
+    return { signal: timeout.signal, cancel: () => cancelled.abort() };
+  }
+
+  #target(choice: ModelChoice): { provider: ProviderId; modelId: string } {
+    const defaults = this.#defaults;
+    const provider = choice.provider ?? defaults.defaultProvider;
+    const modelId =
+      choice.model ??
+      // The operator's default model names a model of the default provider only.
+      (provider === defaults.defaultProvider ? defaults.defaultModel : undefined) ??
+      this.catalog.defaultModel(provider);
+    return { provider, modelId };
+  }
+
   #key(
     provider: ProviderId,
     scopeKey: string | undefined,
     baseUrl: string | undefined,
-  ): { apiKey: string | undefined; keySource: ResolvedModel['keySource'] } {
+  ): { apiKey: string | undefined; keySource: KeySource } {
     if (scopeKey !== undefined && scopeKey !== '') return { apiKey: scopeKey, keySource: 'scope' };
     const operatorKey = this.#defaults.providerKeys[provider];
     if (operatorKey !== undefined) return { apiKey: operatorKey, keySource: 'operator' };

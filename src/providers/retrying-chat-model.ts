@@ -96,6 +96,26 @@ export class RetryingChatModel implements ChatModel {
     }
   }
 
+  /**
+   * A check is asked "does it work right now?", so a rate limit, an overload or a timeout is the
+   * answer, not something to wait out inside a slash command's few seconds. The one exception is
+   * `network`, retried once at once: a pooled keep-alive connection the server has since closed
+   * fails a GET instantly, and the fresh connection of a second try is the real answer.
+   */
+  async checkModel(modelId: string, signal: AbortSignal): Promise<void> {
+    try {
+      await this.#model.checkModel(modelId, signal);
+    } catch (error) {
+      if (!(error instanceof ProviderError) || error.kind !== 'network' || signal.aborted)
+        throw error;
+      this.#logger.warn(
+        { provider: this.provider, kind: error.kind, attempt: 1 },
+        'provider check failed; retrying once',
+      );
+      await this.#model.checkModel(modelId, signal);
+    }
+  }
+
   /** Milliseconds to wait before the next attempt, or undefined when this failure is final. */
   #delayFor(error: ProviderError, attempt: number): number | undefined {
     const policy = this.#policy;

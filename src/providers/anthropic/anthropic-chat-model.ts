@@ -2,6 +2,7 @@ import Anthropic from '@anthropic-ai/sdk';
 import type { ChatRequest } from '../../core/chat.ts';
 import type { ChatModel } from '../../core/provider.ts';
 import type { StreamPart } from '../../core/stream-part.ts';
+import { runModelCheck } from '../model-check.ts';
 import { runProviderStream } from '../provider-stream.ts';
 import { sdkLogger } from '../sdk-logger.ts';
 import { DEFAULT_TIMEOUT_MS, type VendorModelOptions } from '../vendor-model-options.ts';
@@ -38,6 +39,16 @@ export class AnthropicChatModel implements ChatModel {
     return runProviderStream({
       open: (requestSignal) => this.#client.messages.create(body, { signal: requestSignal }),
       mapper: new AnthropicStreamMapper(),
+      classify: classifyAnthropicError,
+      signal,
+    });
+  }
+
+  /** GET /v1/models/{id}: free, and answers 404 `not_found_error` for an unknown model. */
+  checkModel(modelId: string, signal: AbortSignal): Promise<void> {
+    return runModelCheck({
+      lookup: (requestSignal) =>
+        this.#client.models.retrieve(modelId, {}, { signal: requestSignal }),
       classify: classifyAnthropicError,
       signal,
     });

@@ -2,6 +2,7 @@ import { GoogleGenAI } from '@google/genai';
 import type { ChatRequest } from '../../core/chat.ts';
 import type { ChatModel } from '../../core/provider.ts';
 import type { StreamPart } from '../../core/stream-part.ts';
+import { runModelCheck } from '../model-check.ts';
 import { runProviderStream } from '../provider-stream.ts';
 import type { VendorModelOptions } from '../vendor-model-options.ts';
 import { classifyGeminiError } from './gemini-error-classifier.ts';
@@ -37,6 +38,16 @@ export class GeminiChatModel implements ChatModel {
           toGeminiRequest(request, { model, signal: requestSignal }),
         ),
       mapper: new GeminiStreamMapper(),
+      classify: classifyGeminiError,
+      signal,
+    });
+  }
+
+  /** GET {version}/models/{id}: free, and answers 404 NOT_FOUND for an unknown model. */
+  checkModel(modelId: string, signal: AbortSignal): Promise<void> {
+    return runModelCheck({
+      lookup: (requestSignal) =>
+        this.#client.models.get({ model: modelId, config: { abortSignal: requestSignal } }),
       classify: classifyGeminiError,
       signal,
     });

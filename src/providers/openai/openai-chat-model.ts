@@ -2,6 +2,7 @@ import OpenAI from 'openai';
 import type { ChatRequest } from '../../core/chat.ts';
 import type { ChatModel } from '../../core/provider.ts';
 import type { StreamPart } from '../../core/stream-part.ts';
+import { runModelCheck } from '../model-check.ts';
 import { runProviderStream } from '../provider-stream.ts';
 import { sdkLogger } from '../sdk-logger.ts';
 import { DEFAULT_TIMEOUT_MS, type VendorModelOptions } from '../vendor-model-options.ts';
@@ -51,6 +52,15 @@ export class OpenAIChatModel implements ChatModel {
       open: (requestSignal) =>
         this.#client.chat.completions.create(body, { signal: requestSignal }),
       mapper: new OpenAIStreamMapper(),
+      classify: classifyOpenAIError,
+      signal,
+    });
+  }
+
+  /** GET /models/{id}. Local servers that lack the route answer 404, classified `model` too. */
+  checkModel(modelId: string, signal: AbortSignal): Promise<void> {
+    return runModelCheck({
+      lookup: (requestSignal) => this.#client.models.retrieve(modelId, { signal: requestSignal }),
       classify: classifyOpenAIError,
       signal,
     });

@@ -14,6 +14,8 @@ export type ScriptedCall =
 export class ScriptedChatModel implements ChatModel {
   readonly provider: ProviderId = 'openai';
   readonly requests: ChatRequest[] = [];
+  /** The model ids `checkModel` was asked about; every check passes. */
+  readonly checkedModels: string[] = [];
   private readonly scripts: ScriptedCall[];
 
   constructor(scripts: ScriptedCall[]) {
@@ -25,6 +27,12 @@ export class ScriptedChatModel implements ChatModel {
     const script = this.scripts.shift();
     if (script === undefined) throw new Error('ScriptedChatModel: no script left for this call');
     return typeof script === 'function' ? script(request, signal) : playParts(script, signal);
+  }
+
+  checkModel(modelId: string, signal: AbortSignal): Promise<void> {
+    this.checkedModels.push(modelId);
+    signal.throwIfAborted();
+    return Promise.resolve();
   }
 }
 

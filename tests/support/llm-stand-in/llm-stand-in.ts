@@ -11,16 +11,25 @@
  * // standIn.openAIBaseUrl / anthropicBaseUrl / geminiBaseUrl, then inspect standIn.requests.
  * await standIn.close();
  * ```
+ *
+ * It also serves each vendor's GET-one-model route (what `ChatModel.checkModel` calls), answered
+ * by a separate handler: `modelLookup({ knownModels, acceptedKeys })`, every model by default.
  */
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { setImmediate as nextTurn, setTimeout as delay } from 'node:timers/promises';
 import { renderAnthropic } from './anthropic-wire.ts';
 import { renderGemini } from './gemini-wire.ts';
+import {
+  modelLookup,
+  modelLookupRoute,
+  renderModelLookup,
+  type ModelLookupHandler,
+} from './model-routes.ts';
 import { renderOpenAI } from './openai-wire.ts';
 import { extractApiKey, extractTexts, type RecordedRequest } from './recorded-request.ts';
-import type { Frame, RenderedResponse } from './rendered-response.ts';
+import type { RenderedResponse } from './rendered-response.ts';
 import type { Script, StandInVendor } from './script.ts';
+import { hangUp, hungUp, writeStream } from './stream-writer.ts';
 
 export type ScriptHandler = (request: RecordedRequest) => Script | Promise<Script>;
 
@@ -29,6 +38,8 @@ export interface LlmStandInOptions {
   handler?: ScriptHandler;
   /** Real milliseconds between events for every script that does not set its own. Default 0. */
   eventDelayMs?: number;
+  /** Answers the GET model routes. Default: `modelLookup()`, every model with any key. */
+  modelLookup?: ModelLookupHandler;
 }
 
 const RENDERERS: Record<
@@ -40,8 +51,6 @@ const RENDERERS: Record<
   google: renderGemini,
 };
 
-const DROP_GRACE_MS = 10;
-
 const GEMINI_PATH = /^\/google\/[^/]+\/models\/([^:/]+):streamGenerateContent$/;
 
 export class LlmStandIn {
@@ -52,11 +61,13 @@ export class LlmStandIn {
   readonly #queue: Script[] = [];
   readonly #waiters: Array<{ count: number; resolve: (request: RecordedRequest) => void }> = [];
   #handler: ScriptHandler | undefined;
+  #modelLookup: ModelLookupHandler;
   readonly #eventDelayMs: number;
 
   private constructor(server: http.Server, options: LlmStandInOptions) {
     this.#server = server;
     this.#handler = options.handler;
+    this.#modelLookup = options.modelLookup ?? modelLookup();
     this.#eventDelayMs = options.eventDelayMs ?? 0;
     this.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   }
@@ -106,6 +117,11 @@ export class LlmStandIn {
     this.#handler = handler;
   }
 
+  /** Replaces how the GET model routes answer (see `modelLookup`). */
+  handleModelLookups(handler: ModelLookupHandler): void {
+    this.#modelLookup = handler;
+  }
+
   /** Resolves with the `count`-th request (1-based) once it has arrived. */
   waitForRequest(count = this.requests.length + 1): Promise<RecordedRequest> {
     const arrived = this.requests[count - 1];
@@ -120,6 +136,11 @@ export class LlmStandIn {
 
   async #serve(request: IncomingMessage, response: ServerResponse): Promise<void> {
     const url = new URL(request.url ?? '/', this.url);
+    const lookup = request.method === 'GET' ? modelLookupRoute(url.pathname) : undefined;
+    if (lookup !== undefined) {
+      await this.#serveModelLookup({ request, response, url, ...lookup });
+      return;
+    }
     const vendor = vendorOf(url.pathname);
     if (vendor === undefined || request.method !== 'POST') {
       response.writeHead(404, { 'content-type': 'text/plain' }).end(`no route ${url.pathname}`);
@@ -147,12 +168,32 @@ export class LlmStandIn {
     });
   }
 
+  async #serveModelLookup(options: {
+    request: IncomingMessage;
+    response: ServerResponse;
+    url: URL;
+    vendor: StandInVendor;
+    model: string;
+  }): Promise<void> {
+    await readBody(options.request);
+    const record = this.#record({ ...options, body: undefined });
+    const answer = await this.#modelLookup(record);
+    if (answer.type === 'drop') {
+      hangUp(options.response);
+      return;
+    }
+    const rendered = renderModelLookup(answer, record);
+    options.response.writeHead(rendered.status, rendered.headers).end(rendered.body);
+  }
+
   #record(options: {
     request: IncomingMessage;
     response: ServerResponse;
     url: URL;
     vendor: StandInVendor;
     body: unknown;
+    /** Taken from the path when the route names the model. */
+    model?: string;
   }): RecordedRequest {
     const { request, response, url, vendor, body } = options;
     let settle: () => void = () => undefined;
@@ -160,9 +201,10 @@ export class LlmStandIn {
       settle = resolve;
     });
     const model =
-      vendor === 'google'
+      options.model ??
+      (vendor === 'google'
         ? decodeURIComponent(GEMINI_PATH.exec(url.pathname)?.[1] ?? '')
-        : modelOf(body);
+        : modelOf(body));
     const record: RecordedRequest = {
       id: this.requests.length + 1,
       vendor,
@@ -178,7 +220,7 @@ export class LlmStandIn {
     };
     response.on('close', () => {
       // Closed before we finished writing, and not because the script dropped the connection.
-      if (!response.writableFinished && !dropped.has(response)) record.clientClosed = true;
+      if (!response.writableFinished && !hungUp(response)) record.clientClosed = true;
       settle();
     });
     this.requests.push(record);
@@ -191,8 +233,6 @@ export class LlmStandIn {
     return record;
   }
 }
-
-const dropped = new WeakSet<ServerResponse>();
 
 function modelOf(body: unknown): string {
   const model = (body as { model?: unknown } | undefined)?.model;
@@ -217,59 +257,5 @@ function parseJson(text: string): unknown {
     return JSON.parse(text) as unknown;
   } catch {
     return undefined;
-  }
-}
-
-async function writeStream(
-  response: ServerResponse,
-  frames: Frame[],
-  options: { eventDelayMs: number; chunkBytes: number | undefined; settled: Promise<void> },
-): Promise<void> {
-  let gone = false;
-  void options.settled.then(() => {
-    gone = true;
-  });
-  response.writeHead(200, {
-    'content-type': 'text/event-stream',
-    'cache-control': 'no-cache',
-    connection: 'keep-alive',
-  });
-  response.flushHeaders();
-  for (const frame of frames) {
-    if (gone) return;
-    if (options.eventDelayMs > 0) await delay(options.eventDelayMs);
-    if (frame.type === 'hold') {
-      await Promise.race([frame.gate.wait(), options.settled]);
-    } else if (frame.type === 'drop') {
-      // A real connection breaks some time after the last event arrived; without this grace the
-      // client's HTTP stack may discard those events together with the reset.
-      await delay(DROP_GRACE_MS);
-      dropped.add(response);
-      response.socket?.destroy();
-      return;
-    } else {
-      await write(response, Buffer.from(frame.text, 'utf8'), options);
-    }
-  }
-  if (!gone) response.end();
-}
-
-/** Writes bytes, optionally in small slices on separate turns so the client reads them apart. */
-async function write(
-  response: ServerResponse,
-  bytes: Buffer,
-  options: { chunkBytes: number | undefined; settled: Promise<void> },
-): Promise<void> {
-  const size = options.chunkBytes ?? bytes.length;
-  for (let start = 0; start < bytes.length; start += size) {
-    if (response.destroyed) return;
-    const accepted = response.write(bytes.subarray(start, start + size));
-    if (!accepted) {
-      await Promise.race([
-        new Promise((resolve) => response.once('drain', resolve)),
-        options.settled,
-      ]);
-    }
-    if (options.chunkBytes !== undefined) await nextTurn();
   }
 }
