@@ -1,3 +1,4 @@
+import { configCommand } from './config/config-command.ts';
 import { helpCommand } from './info/help-command.ts';
 import type { SlashCommand } from './slash-command.ts';
 
@@ -5,5 +6,6 @@ import type { SlashCommand } from './slash-command.ts';
 export function createCommands(): SlashCommand[] {
   const commands: SlashCommand[] = [];
   commands.push(helpCommand(() => commands.map((command) => command.definition)));
+  commands.push(configCommand());
   return commands;
 }

@@ -13,15 +13,18 @@
  * ```
  *
  * It also serves each vendor's GET-one-model route (what `ChatModel.checkModel` calls), answered
- * by a separate handler: `modelLookup({ knownModels, acceptedKeys })`, every model by default.
+ * by a separate handler: `modelLookup({ knownModels, acceptedKeys })`, every model by default;
+ * and OpenAI's GET /v1/models list (what a local server offers), empty until `listModels`.
  */
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { renderAnthropic } from './anthropic-wire.ts';
 import { renderGemini } from './gemini-wire.ts';
 import {
+  isModelListRoute,
   modelLookup,
   modelLookupRoute,
+  renderModelList,
   renderModelLookup,
   type ModelLookupHandler,
 } from './model-routes.ts';
@@ -40,6 +43,8 @@ export interface LlmStandInOptions {
   eventDelayMs?: number;
   /** Answers the GET model routes. Default: `modelLookup()`, every model with any key. */
   modelLookup?: ModelLookupHandler;
+  /** What OpenAI's GET /v1/models lists. Default: nothing. */
+  listedModels?: readonly string[];
 }
 
 const RENDERERS: Record<
@@ -62,12 +67,14 @@ export class LlmStandIn {
   readonly #waiters: Array<{ count: number; resolve: (request: RecordedRequest) => void }> = [];
   #handler: ScriptHandler | undefined;
   #modelLookup: ModelLookupHandler;
+  #listedModels: readonly string[];
   readonly #eventDelayMs: number;
 
   private constructor(server: http.Server, options: LlmStandInOptions) {
     this.#server = server;
     this.#handler = options.handler;
     this.#modelLookup = options.modelLookup ?? modelLookup();
+    this.#listedModels = options.listedModels ?? [];
     this.#eventDelayMs = options.eventDelayMs ?? 0;
     this.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   }
@@ -122,6 +129,11 @@ export class LlmStandIn {
     this.#modelLookup = handler;
   }
 
+  /** Replaces what OpenAI's GET /v1/models lists. */
+  listModels(models: readonly string[]): void {
+    this.#listedModels = models;
+  }
+
   /** Resolves with the `count`-th request (1-based) once it has arrived. */
   waitForRequest(count = this.requests.length + 1): Promise<RecordedRequest> {
     const arrived = this.requests[count - 1];
@@ -136,6 +148,13 @@ export class LlmStandIn {
 
   async #serve(request: IncomingMessage, response: ServerResponse): Promise<void> {
     const url = new URL(request.url ?? '/', this.url);
+    if (request.method === 'GET' && isModelListRoute(url.pathname)) {
+      await readBody(request);
+      this.#record({ request, response, url, vendor: 'openai', body: undefined });
+      const rendered = renderModelList(this.#listedModels);
+      response.writeHead(rendered.status, rendered.headers).end(rendered.body);
+      return;
+    }
     const lookup = request.method === 'GET' ? modelLookupRoute(url.pathname) : undefined;
     if (lookup !== undefined) {
       await this.#serveModelLookup({ request, response, url, ...lookup });
