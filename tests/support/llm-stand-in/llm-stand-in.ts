@@ -34,6 +34,9 @@ import type { RenderedResponse } from './rendered-response.ts';
 import type { Script, StandInVendor } from './script.ts';
 import { hangUp, hungUp, writeStream } from './stream-writer.ts';
 
+/** What the list route answers: ids, or a function resolving to them (to hold the response). */
+export type ListedModels = readonly string[] | (() => Promise<readonly string[]>);
+
 export type ScriptHandler = (request: RecordedRequest) => Script | Promise<Script>;
 
 export interface LlmStandInOptions {
@@ -43,8 +46,8 @@ export interface LlmStandInOptions {
   eventDelayMs?: number;
   /** Answers the GET model routes. Default: `modelLookup()`, every model with any key. */
   modelLookup?: ModelLookupHandler;
-  /** What OpenAI's GET /v1/models lists. Default: nothing. */
-  listedModels?: readonly string[];
+  /** What OpenAI's GET /v1/models lists (a function may hold the answer). Default: nothing. */
+  listedModels?: ListedModels;
 }
 
 const RENDERERS: Record<
@@ -67,7 +70,7 @@ export class LlmStandIn {
   readonly #waiters: Array<{ count: number; resolve: (request: RecordedRequest) => void }> = [];
   #handler: ScriptHandler | undefined;
   #modelLookup: ModelLookupHandler;
-  #listedModels: readonly string[];
+  #listedModels: ListedModels;
   readonly #eventDelayMs: number;
 
   private constructor(server: http.Server, options: LlmStandInOptions) {
@@ -130,7 +133,7 @@ export class LlmStandIn {
   }
 
   /** Replaces what OpenAI's GET /v1/models lists. */
-  listModels(models: readonly string[]): void {
+  listModels(models: ListedModels): void {
     this.#listedModels = models;
   }
 
@@ -151,7 +154,8 @@ export class LlmStandIn {
     if (request.method === 'GET' && isModelListRoute(url.pathname)) {
       await readBody(request);
       this.#record({ request, response, url, vendor: 'openai', body: undefined });
-      const rendered = renderModelList(this.#listedModels);
+      const listed = this.#listedModels;
+      const rendered = renderModelList(typeof listed === 'function' ? await listed() : listed);
       response.writeHead(rendered.status, rendered.headers).end(rendered.body);
       return;
     }

@@ -41,7 +41,7 @@ const text = commandText({
     every_on: 'I will answer one message in {n} in each channel, mention or not.',
     every_off: 'I no longer answer every Nth message.',
     list_channels: '**Auto-reply channels**: {channels}',
-    list_every: 'And one message in {n} in each channel.',
+    list_every: 'In every channel: one message in {n}.',
     none: 'I answer only when mentioned, replied to, or called by a trigger word here.',
   },
   ja: {
@@ -60,7 +60,7 @@ const text = commandText({
     every_on: '各チャンネルで、メンションの有無にかかわらず{n}件に1件返信します。',
     every_off: 'N件ごとの返信をやめました。',
     list_channels: '**自動返信チャンネル**：{channels}',
-    list_every: '各チャンネルで{n}件に1件も返信します。',
+    list_every: 'すべてのチャンネル：{n}件に1件。',
     none: 'ここではメンション、返信、トリガーワードのときだけ返信します。',
   },
 });
