@@ -10,7 +10,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadScopeSettings } from '../../src/db/scope-settings-repository.ts';
 import type { FakeDiscord } from '../fake-discord/fake-discord.ts';
 import { modelLookup } from '../support/llm-stand-in/model-routes.ts';
-import type { RecordedRequest } from '../support/llm-stand-in/recorded-request.ts';
 import { textScript } from '../support/llm-stand-in/script.ts';
 import {
   seedDatabase,
@@ -19,6 +18,7 @@ import {
   waitForTurn,
   type BotHarness,
 } from './support/bot-harness.ts';
+import { chatRequests } from './support/chat-requests.ts';
 import { commandsRegistered, interactionWrites } from './support/slash-commands.ts';
 
 const SERVER_KEY = 'sk-server-own-key-4f1c9a0e7b3d5e2a';
@@ -56,10 +56,6 @@ function filesUnder(directory: string): string[] {
     const full = path.join(directory, name);
     return statSync(full).isDirectory() ? filesUnder(full) : [full];
   });
-}
-
-function chatRequests(requests: readonly RecordedRequest[]): RecordedRequest[] {
-  return requests.filter((request) => request.method === 'POST');
 }
 
 describe('configuration commands', () => {

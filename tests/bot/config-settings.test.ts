@@ -11,6 +11,7 @@ import { modelLookup } from '../support/llm-stand-in/model-routes.ts';
 import type { RecordedRequest } from '../support/llm-stand-in/recorded-request.ts';
 import { textScript } from '../support/llm-stand-in/script.ts';
 import { startHarness, waitForTurn, type BotHarness } from './support/bot-harness.ts';
+import { chatRequests, offeredTools } from './support/chat-requests.ts';
 import { commandsRegistered } from './support/slash-commands.ts';
 
 const SERVER_KEY = 'sk-server-own-key-0a1b2c3d4e5f6a7b';
@@ -29,15 +30,6 @@ function buildWorld(discord: FakeDiscord) {
 }
 
 type World = ReturnType<typeof buildWorld>;
-
-function chatRequests(requests: readonly RecordedRequest[]): RecordedRequest[] {
-  return requests.filter((request) => request.method === 'POST');
-}
-
-function toolNames(request: RecordedRequest | undefined): string[] {
-  const tools = (request?.body as { tools?: Array<{ function?: { name?: string } }> }).tools;
-  return (tools ?? []).map((tool) => tool.function?.name ?? '');
-}
 
 describe('configuration settings', () => {
   let harness: BotHarness<World>;
@@ -161,7 +153,7 @@ describe('configuration settings', () => {
     await suggestions.response();
     expect(suggestions.choices()?.map((choice) => choice.value)).toEqual(['current_time']);
     const before = await mention('what time is it?');
-    expect(toolNames(before)).toContain('current_time');
+    expect(offeredTools(before)).toContain('current_time');
     expect(
       await reply({
         ...admin,
@@ -173,8 +165,8 @@ describe('configuration settings', () => {
 
     const request = await mention('and now?');
     expect((request?.body as { temperature?: number }).temperature).toBe(0.3);
-    expect(toolNames(request)).not.toContain('current_time');
-    expect(toolNames(request)).toContain('remember_fact');
+    expect(offeredTools(request)).not.toContain('current_time');
+    expect(offeredTools(request)).toContain('remember_fact');
 
     await reply({ ...admin, subcommand: 'language', options: { value: 'ja' } });
     expect(await reply({ ...admin, subcommand: 'budget', options: { tokens: 1 } })).toBe(
