@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ManualClock, settle } from '../../tests/support/manual-clock.ts';
+import { ManualClock, settle } from '../stream/testing/manual-clock.ts';
 import { ChannelLocks } from './channel-locks.ts';
 
 describe('ChannelLocks', () => {
@@ -59,8 +59,8 @@ describe('ChannelLocks', () => {
     const clock = new ManualClock();
     const locks = new ChannelLocks({ clock, holdTimeoutMs: 1_000 });
     const lease = await locks.acquire('a');
-    expect(clock.pendingTimers).toBe(1);
+    expect(clock.pendingSleeps()).toHaveLength(1);
     lease.release();
-    expect(clock.pendingTimers).toBe(0);
+    expect(clock.pendingSleeps()).toHaveLength(0);
   });
 });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { silentLogger } from '../core/logger.ts';
-import { ManualClock, settle } from '../../tests/support/manual-clock.ts';
+import { ManualClock, settle } from '../stream/testing/manual-clock.ts';
 import { ChannelLocks } from './channel-locks.ts';
 import { ChannelTurnScheduler } from './channel-turn-scheduler.ts';
 

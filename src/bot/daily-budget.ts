@@ -3,7 +3,7 @@ import type { Database } from '../db/database.ts';
 import { addDailyUsage, dailyUsage, utcDay } from '../db/usage-repository.ts';
 
 /** How long another process's spending may go unseen here. */
-const REFRESH_MS = 60_000;
+export const DAILY_BUDGET_REFRESH_MS = 60_000;
 
 interface Tally {
   day: string;
@@ -45,7 +45,7 @@ export class DailyBudget {
     const now = this.options.clock.now();
     const day = utcDay(new Date(now));
     const tally = this.tallies.get(scopeId);
-    if (tally?.day === day && now - tally.loadedAt < REFRESH_MS) return tally.used;
+    if (tally?.day === day && now - tally.loadedAt < DAILY_BUDGET_REFRESH_MS) return tally.used;
     const used = await dailyUsage(this.options.db, scopeId, new Date(now));
     this.tallies.set(scopeId, { day, used, loadedAt: now });
     return used;

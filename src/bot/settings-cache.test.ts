@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { silentLogger } from '../core/logger.ts';
 import { defaultScopeSettings, type ScopeSettings } from '../core/settings.ts';
-import { ManualClock, settle } from '../../tests/support/manual-clock.ts';
+import { ManualClock, settle } from '../stream/testing/manual-clock.ts';
 import { SettingsCache } from './settings-cache.ts';
 
 function harness() {

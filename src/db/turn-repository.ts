@@ -1,4 +1,4 @@
-import { and, desc, eq, gt, inArray, isNull, lt, or, sql } from 'drizzle-orm';
+import { and, desc, eq, gt, inArray, isNull, or, sql } from 'drizzle-orm';
 import type { Database } from './database.ts';
 import { conversationTurns, resetMarkers, type TurnStatus } from './schema.ts';
 
@@ -43,7 +43,7 @@ export interface AssistantTurnStart {
   instanceId?: string;
 }
 
-/** Marks an assistant turn as live; the row exists so a crash leaves evidence (see failStreamingTurns). */
+/** Marks an assistant turn as live; the row exists so a crash leaves evidence (see failAbandonedTurns). */
 export async function startAssistantTurn(db: Database, turn: AssistantTurnStart): Promise<void> {
   await db.insert(conversationTurns).values({
     ...turn,
@@ -75,24 +75,6 @@ export async function finishAssistantTurn(
       completedAt: new Date(),
     })
     .where(eq(conversationTurns.id, turnId));
-}
-
-/**
- * Turns left `streaming` by a process that died. `startedBefore` protects turns another live
- * process may still be streaming; returns how many were marked failed.
- */
-export async function failStreamingTurns(db: Database, startedBefore: Date): Promise<number> {
-  const failed = await db
-    .update(conversationTurns)
-    .set({ status: 'failed', completedAt: new Date() })
-    .where(
-      and(
-        eq(conversationTurns.status, 'streaming'),
-        lt(conversationTurns.createdAt, startedBefore),
-      ),
-    )
-    .returning({ id: conversationTurns.id });
-  return failed.length;
 }
 
 /** The processes that own turns still marked `streaming`. */

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { silentLogger } from '../core/logger.ts';
 import type { ToolContext } from '../core/tool.ts';
 import type { Database } from '../db/database.ts';
-import { ManualClock } from '../../tests/tools/support/manual-clock.ts';
+import { ManualClock } from '../stream/testing/manual-clock.ts';
 import { createBuiltinTools } from './builtin-tools.ts';
 import { ToolRegistry } from './tool-registry.ts';
 

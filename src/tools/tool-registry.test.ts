@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { ToolError } from '../core/errors.ts';
 import { silentLogger } from '../core/logger.ts';
 import type { ToolContext } from '../core/tool.ts';
-import { ManualClock, flushMicrotasks } from '../../tests/tools/support/manual-clock.ts';
+import { ManualClock, settle } from '../stream/testing/manual-clock.ts';
 import type { ToolCallEntry } from './tool-call-recorder.ts';
 import { defineTool, type ToolDefinition } from './tool-definition.ts';
 import { ToolRegistry } from './tool-registry.ts';
@@ -252,11 +252,11 @@ describe('ToolRegistry', () => {
       GUILD_CONTEXT,
       stop.signal,
     );
-    await flushMicrotasks();
+    await settle();
     stop.abort();
     expect(await pending).toEqual({ ok: false, error: 'Cancelled.' });
     expect(recorded[0]?.status).toBe('aborted');
-    expect(clock.pendingSleeps).toBe(0);
+    expect(clock.pendingSleeps()).toEqual([]);
   });
 
   it('does not start a tool when the turn was already stopped', async () => {

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureScope } from '../../src/db/scope-settings-repository.ts';
+import { failAbandonedTurns } from '../../src/db/turn-recovery.ts';
 import {
-  failStreamingTurns,
   finishAssistantTurn,
   recentTurns,
   recordUserTurn,
@@ -71,11 +71,13 @@ describe.each(testBackends())('conversation turns on $name', (backend) => {
       authorId: '623456789012345678',
       authorName: 'bot',
       triggerMessageId: '823456789012345678',
+      instanceId: 'crashed-instance',
     });
-    expect(await failStreamingTurns(database.db, new Date(Date.now() + 1000))).toBe(1);
+    expect(await failAbandonedTurns(database.db, database.liveness)).toBe(1);
     const [latest] = await recentTurns(database.db, CHANNEL, { limit: 1 });
     expect(latest).toMatchObject({ id: orphan, status: 'failed' });
-    expect(await failStreamingTurns(database.db, new Date(Date.now() + 1000))).toBe(0);
+    expect(latest?.completedAt).toBeInstanceOf(Date);
+    expect(await failAbandonedTurns(database.db, database.liveness)).toBe(0);
   });
 
   it('returns nothing from before the channel reset marker', async () => {

@@ -9,7 +9,7 @@ import { createGate } from '../support/llm-stand-in/gate.ts';
 import { LlmStandIn } from '../support/llm-stand-in/llm-stand-in.ts';
 import { modelLookup } from '../support/llm-stand-in/model-routes.ts';
 import { ADAPTERS } from './support/adapters.ts';
-import { ManualClock } from './support/manual-clock.ts';
+import { ManualClock } from '../../src/stream/testing/manual-clock.ts';
 import { ScriptedChatModel } from './support/scripted-chat-model.ts';
 
 let standIn: LlmStandIn;
@@ -246,15 +246,15 @@ describe('ProviderFactory.check', () => {
     const result = new ProviderFactory({ defaults: defaults(), clock }).check(scopeKey, noSignal());
     const request = await standIn.waitForRequest();
     await clock.untilSleeping();
-    expect(clock.sleeps).toEqual([10_000]);
+    expect(clock.requestedSleeps).toEqual([10_000]);
     let settled = false;
     void result.then(() => {
       settled = true;
     });
-    clock.advance(9_999);
+    await clock.advance(9_999);
     await new Promise((resolve) => setImmediate(resolve));
     expect(settled).toBe(false);
-    clock.advance(1);
+    await clock.advance(1);
     const check = await result;
     expect(check).toMatchObject({ ok: false, keySource: 'scope', error: { kind: 'timeout' } });
     await request.settled;

@@ -5,7 +5,7 @@ import { RetryingChatModel } from '../../src/providers/retrying-chat-model.ts';
 import { LlmStandIn } from '../support/llm-stand-in/llm-stand-in.ts';
 import { textScript } from '../support/llm-stand-in/script.ts';
 import { ADAPTERS, collect, textOf, userRequest } from './support/adapters.ts';
-import { ManualClock } from './support/manual-clock.ts';
+import { ManualClock } from '../../src/stream/testing/manual-clock.ts';
 import { ScriptedChatModel, type Attempt } from './support/scripted-chat-model.ts';
 
 const failure = (kind: ProviderErrorKind, retryAfterMs?: number) =>
@@ -49,7 +49,7 @@ async function drive(
   })();
   for (let round = 0; round < 20 && !done; round += 1) {
     await new Promise((resolve) => setImmediate(resolve));
-    if (clock.pending > 0) clock.advance(60_000);
+    if (clock.pendingSleeps().length > 0) await clock.advance(60_000);
   }
   return { parts, thrown: await run };
 }
@@ -73,7 +73,7 @@ describe('RetryingChatModel', () => {
     );
     await drive(model, clock);
     // Ceilings 500 then 1000 ms; full jitter picks random() × ceiling.
-    expect(clock.sleeps).toEqual([250, 500]);
+    expect(clock.requestedSleeps).toEqual([250, 500]);
   });
 
   it('waits at least as long as the provider’s retry-after', async () => {
@@ -82,7 +82,7 @@ describe('RetryingChatModel', () => {
       () => 0.99,
     );
     await drive(model, clock);
-    expect(clock.sleeps).toEqual([7_000]);
+    expect(clock.requestedSleeps).toEqual([7_000]);
   });
 
   it('surfaces a rate limit whose retry-after exceeds the bound instead of stalling the turn', async () => {
@@ -93,7 +93,7 @@ describe('RetryingChatModel', () => {
     const { thrown } = await drive(model, clock);
     expect(thrown).toMatchObject({ kind: 'rate_limit' });
     expect(inner.calls).toBe(1);
-    expect(clock.sleeps).toEqual([]);
+    expect(clock.requestedSleeps).toEqual([]);
   });
 
   it.each<ProviderErrorKind>([
@@ -188,8 +188,8 @@ describe('RetryingChatModel over a real adapter', () => {
       const model = new RetryingChatModel({ model: create(standIn), clock, random: () => 0 });
       const result = collect(model, userRequest(modelId));
       await clock.untilSleeping();
-      expect(clock.sleeps).toEqual([2_000]);
-      clock.advance(2_000);
+      expect(clock.requestedSleeps).toEqual([2_000]);
+      await clock.advance(2_000);
       const { parts, thrown } = await result;
       expect(thrown).toBeUndefined();
       expect(textOf(parts)).toBe('Back again.');

@@ -1,10 +1,10 @@
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ToolContext } from '../../src/core/tool.ts';
-import type { DiscordActions } from '../../src/tools/builtin/discord-actions.ts';
+import { ManualClock } from '../../src/stream/testing/manual-clock.ts';
 import { createTools, type Tools } from '../../src/tools/create-tools.ts';
 import { testBackends, type TestDatabase } from '../support/test-database.ts';
-import { ManualClock } from './support/manual-clock.ts';
+import { noDiscordActions } from './support/no-discord-actions.ts';
 import { recordingLogger } from './support/recording-logger.ts';
 
 const STDIO_SERVER = fileURLToPath(new URL('../mcp-servers/stdio-server.ts', import.meta.url));
@@ -20,13 +20,6 @@ const CONTEXT: ToolContext = {
   locale: 'en-US',
 };
 
-const noDiscord: DiscordActions = {
-  listEmojis: () => Promise.resolve([]),
-  listStickers: () => Promise.resolve([]),
-  react: () => Promise.resolve(),
-  sendSticker: () => Promise.resolve(),
-};
-
 describe.each(testBackends())('createTools on $name', (backend) => {
   let database: TestDatabase;
   let tools: Tools;
@@ -38,7 +31,7 @@ describe.each(testBackends())('createTools on $name', (backend) => {
       db: database.db,
       clock: new ManualClock(),
       logger: recordingLogger(),
-      discordActions: noDiscord,
+      discordActions: noDiscordActions,
       reminderDelivery: { deliver: () => Promise.resolve() },
       mcpServers: [
         {

@@ -8,7 +8,7 @@ import { createFetchUrlTool } from '../../src/tools/fetch/fetch-url-tool.ts';
 import type { HostResolver } from '../../src/tools/fetch/safe-fetch.ts';
 import { ToolRegistry } from '../../src/tools/tool-registry.ts';
 import { eventually } from './support/eventually.ts';
-import { ManualClock } from './support/manual-clock.ts';
+import { ManualClock } from '../../src/stream/testing/manual-clock.ts';
 import { containing, matching } from './support/matchers.ts';
 
 const CONTEXT: ToolContext = {

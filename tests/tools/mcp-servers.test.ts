@@ -7,7 +7,7 @@ import { ToolRegistry } from '../../src/tools/tool-registry.ts';
 import { startHttpTestServer, type HttpTestServer } from '../mcp-servers/http-server.ts';
 import type { ServerEvent } from '../mcp-servers/test-mcp-server.ts';
 import { eventually } from './support/eventually.ts';
-import { ManualClock } from './support/manual-clock.ts';
+import { ManualClock } from '../../src/stream/testing/manual-clock.ts';
 import { recordingLogger, type LogEntry } from './support/recording-logger.ts';
 import { containing, like } from './support/matchers.ts';
 

@@ -6,7 +6,7 @@ import { memoriesForContext } from '../../src/db/memory-repository.ts';
 import { createMemoryTools } from '../../src/tools/builtin/memory-tools.ts';
 import { ToolRegistry } from '../../src/tools/tool-registry.ts';
 import { testBackends, type TestDatabase } from '../support/test-database.ts';
-import { ManualClock } from './support/manual-clock.ts';
+import { ManualClock } from '../../src/stream/testing/manual-clock.ts';
 import { containing } from './support/matchers.ts';
 
 const GUILD_A = '110000000000000001';

@@ -13,7 +13,7 @@ import {
 } from '../../src/tools/reminders/reminder-scheduler.ts';
 import { ToolRegistry } from '../../src/tools/tool-registry.ts';
 import { testBackends, type TestDatabase } from '../support/test-database.ts';
-import { ManualClock } from './support/manual-clock.ts';
+import { ManualClock } from '../../src/stream/testing/manual-clock.ts';
 import { eventually } from './support/eventually.ts';
 import { containing } from './support/matchers.ts';
 
@@ -138,15 +138,15 @@ describe.each(testBackends())('reminders on $name', (backend) => {
     const delivery = new RecordingDelivery();
     const firstRun = new AbortController();
     const first = scheduler(delivery).run(firstRun.signal);
-    await eventually(() => clock.pendingSleeps === 1);
+    await eventually(() => clock.pendingSleeps().length === 1);
     firstRun.abort(); // the process stops before the reminder is due
     await first;
 
     const secondRun = new AbortController();
     const second = scheduler(delivery).run(secondRun.signal);
-    await eventually(() => clock.pendingSleeps === 1);
+    await eventually(() => clock.pendingSleeps().length === 1);
     await clock.advance(9 * MINUTE);
-    expect(clock.pendingSleeps).toBe(1);
+    expect(clock.pendingSleeps()).toHaveLength(1);
     expect(delivery.delivered).toEqual([]);
     await clock.advance(MINUTE);
     await eventually(() => delivery.delivered.length === 1);
@@ -162,11 +162,11 @@ describe.each(testBackends())('reminders on $name', (backend) => {
     const run = new AbortController();
     const instance = scheduler(delivery);
     const running = instance.run(run.signal);
-    await eventually(() => clock.pendingSleeps === 1); // nothing due: sleeping a full hour
+    await eventually(() => clock.pendingSleeps().length === 1); // nothing due: sleeping a full hour
     await setReminder({ message: 'soon', inMinutes: 1 });
     instance.wake();
-    await eventually(() => clock.pendingSleeps === 0);
-    await eventually(() => clock.pendingSleeps === 1);
+    await eventually(() => clock.pendingSleeps().length === 0);
+    await eventually(() => clock.pendingSleeps().length === 1);
     await clock.advance(MINUTE);
     await eventually(() => delivery.delivered.length === 1);
     run.abort();

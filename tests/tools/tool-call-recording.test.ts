@@ -9,7 +9,7 @@ import { databaseToolCallRecorder } from '../../src/tools/tool-call-recorder.ts'
 import { defineTool } from '../../src/tools/tool-definition.ts';
 import { ToolRegistry } from '../../src/tools/tool-registry.ts';
 import { testBackends, type TestDatabase } from '../support/test-database.ts';
-import { ManualClock } from './support/manual-clock.ts';
+import { ManualClock } from '../../src/stream/testing/manual-clock.ts';
 import { recordingLogger } from './support/recording-logger.ts';
 
 const GUILD = '110000000000000001';

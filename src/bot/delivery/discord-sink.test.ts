@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { silentLogger } from '../../core/logger.ts';
-import { ManualClock, settle } from '../../../tests/support/manual-clock.ts';
+import { ManualClock, settle } from '../../stream/testing/manual-clock.ts';
 import { RecordingTarget } from '../../../tests/support/recording-target.ts';
 import { DiscordSink } from './discord-sink.ts';
 import { allowedMentionsFor } from './message-target.ts';

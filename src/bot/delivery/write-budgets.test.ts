@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ManualClock } from '../../../tests/support/manual-clock.ts';
+import { ManualClock } from '../../stream/testing/manual-clock.ts';
 import { readBucket, WriteBudgets } from './write-budgets.ts';
 
 describe('WriteBudgets', () => {

@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { silentLogger } from '../../core/logger.ts';
 import type { ToolContext } from '../../core/tool.ts';
-import { ManualClock } from '../../../tests/tools/support/manual-clock.ts';
+import { ManualClock } from '../../stream/testing/manual-clock.ts';
 import { ToolRegistry } from '../tool-registry.ts';
 import { createCurrentTimeTool } from './current-time-tool.ts';
 import { formatZoned, zonedLocalToEpoch } from './zoned-time.ts';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { silentLogger } from '../../core/logger.ts';
 import type { ToolContext } from '../../core/tool.ts';
-import { ManualClock } from '../../../tests/tools/support/manual-clock.ts';
+import { ManualClock } from '../../stream/testing/manual-clock.ts';
 import { ToolRegistry } from '../tool-registry.ts';
 import { asStandardEmoji, createDiscordActionTools } from './discord-action-tools.ts';
 import type {

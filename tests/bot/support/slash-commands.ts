@@ -17,10 +17,3 @@ export async function commandsRegistered(
   });
   return { outcome: line.json?.['outcome'], commands: discord.commands(guildId) };
 }
-
-/** The `allowed_mentions` of every interaction response and follow-up the bot sent. */
-export function interactionWrites(discord: FakeDiscord) {
-  return discord
-    .requests({ route: /^\/(interactions|webhooks)\// })
-    .filter((entry) => entry.method === 'POST' || entry.method === 'PATCH');
-}

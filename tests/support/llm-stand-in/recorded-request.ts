@@ -25,13 +25,15 @@ export interface RecordedRequest {
   readonly settled: Promise<void>;
 }
 
-type JsonObject = Record<string, unknown>;
+export type JsonObject = Record<string, unknown>;
 
-function asObject(value: unknown): JsonObject {
+/** The value as a JSON object, or an empty one when it is not an object. */
+export function asObject(value: unknown): JsonObject {
   return typeof value === 'object' && value !== null ? (value as JsonObject) : {};
 }
 
-function asArray(value: unknown): unknown[] {
+/** The value as an array, or an empty one when it is not an array. */
+export function asArray(value: unknown): unknown[] {
   return Array.isArray(value) ? value : [];
 }
 
