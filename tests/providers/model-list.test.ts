@@ -3,7 +3,7 @@ import { ModelCatalog } from '../../src/providers/model-catalog.ts';
 import { ProviderFactory, type OperatorDefaults } from '../../src/providers/provider-factory.ts';
 import { createGate } from '../support/llm-stand-in/gate.ts';
 import { LlmStandIn } from '../support/llm-stand-in/llm-stand-in.ts';
-import { ManualClock } from './support/manual-clock.ts';
+import { ManualClock } from '../../src/stream/testing/manual-clock.ts';
 
 let standIn: LlmStandIn;
 beforeAll(async () => {
@@ -68,8 +68,8 @@ describe('a local server’s model list (listServerModels)', () => {
       const listing = factory.listServerModels(openai, { signal: noSignal(), timeoutMs: 2_000 });
       const request = await standIn.waitForRequest();
       await clock.untilSleeping();
-      expect(clock.sleeps).toEqual([2_000]);
-      clock.advance(2_000);
+      expect(clock.pendingSleeps()).toEqual([2_000]);
+      await clock.advance(2_000);
       await expect(listing).rejects.toMatchObject({ kind: 'timeout' });
       await request.settled;
       expect(request.clientClosed).toBe(true);
