@@ -1,8 +1,11 @@
-import type { ProviderErrorKind } from '../../../core/errors.ts';
+import { SecretError, type ProviderErrorKind } from '../../../core/errors.ts';
+import type { ScopeSettings } from '../../../core/settings.ts';
+import { openApiKey } from '../../../db/scope-settings-repository.ts';
 import type { ProviderId } from '../../../core/provider.ts';
 import type { ModelChoice } from '../../../providers/provider-factory.ts';
 import type { Locale } from '../../i18n/locale.ts';
 import { isMessageKey, translate } from '../../i18n/messages.ts';
+import { CommandRefusal } from '../command-replies.ts';
 import type { CommandServices } from '../slash-command.ts';
 
 /** Long enough for a local server to list its models, short of Discord's 3 s for autocomplete. */
@@ -43,6 +46,24 @@ async function serverLists(
     return listed?.includes(modelId) ?? false;
   } catch {
     return false;
+  }
+}
+
+/**
+ * The scope's own key, opened for a check. A key sealed under another encryption key cannot
+ * be opened: the admin is told to set it again, as a failed reply would tell them.
+ */
+export function openScopeKey(
+  services: CommandServices,
+  settings: ScopeSettings,
+  locale: Locale,
+): string | undefined {
+  try {
+    return openApiKey(services.secretBox, settings);
+  } catch (error) {
+    if (error instanceof SecretError)
+      throw new CommandRefusal(translate(locale, 'error.secret_unreadable'));
+    throw error;
   }
 }
 

@@ -1,7 +1,6 @@
-import { openApiKey } from '../../../db/scope-settings-repository.ts';
 import { commandText } from '../command-text.ts';
 import { CommandRefusal, respond } from '../command-replies.ts';
-import { failureReason, verifyChoice } from './choice-verification.ts';
+import { failureReason, openScopeKey, verifyChoice } from './choice-verification.ts';
 import type { ConfigSubcommand } from './config-subcommand.ts';
 import { DEFAULT_MODEL_CHOICE, ModelAutocomplete } from './model-autocomplete.ts';
 import { providerLabel } from './setting-labels.ts';
@@ -79,7 +78,7 @@ export function modelSubcommand(): ConfigSubcommand {
       const verification = await verifyChoice(services, {
         provider: current.provider,
         model: typed,
-        apiKey: openApiKey(services.secretBox, current),
+        apiKey: openScopeKey(services, current, locale),
       });
       const params = { model: typed, provider: providerLabel(locale, verification.provider) };
       if (!verification.ok && verification.kind === 'model')
