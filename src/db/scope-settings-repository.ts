@@ -46,6 +46,34 @@ export async function updateScopeSettings(
   return fromRow(row);
 }
 
+/**
+ * Puts every setting of a scope back to its default, the API key included, in one write; the
+ * version still goes up, so every process's cache replaces what it held.
+ */
+export async function resetScopeSettings(
+  db: Database,
+  scope: { id: string; kind: ScopeKind },
+): Promise<ScopeSettings> {
+  const {
+    scopeId: _scopeId,
+    version: _version,
+    apiKeyCiphertext: _key,
+    ...defaults
+  } = defaultScopeSettings(scope.id);
+  await ensureScope(db, scope.id, scope.kind);
+  const values = { ...toColumns(defaults), apiKeyCiphertext: null };
+  const [row] = await db
+    .insert(scopeSettings)
+    .values({ scopeId: scope.id, ...values })
+    .onConflictDoUpdate({
+      target: scopeSettings.scopeId,
+      set: { ...values, version: sql`${scopeSettings.version} + 1`, updatedAt: sql`now()` },
+    })
+    .returning();
+  if (row === undefined) throw new Error('settings upsert returned no row');
+  return fromRow(row);
+}
+
 /** Seals and stores a scope's API key (or clears it with undefined). The plain key is never stored. */
 export async function storeApiKey(
   db: Database,

@@ -43,6 +43,12 @@ export class ModelCatalog {
     return this.#defaults[provider];
   }
 
+  /** The ids the catalogue names for a provider, its default first: suggestions for a picker. */
+  modelIds(provider: ProviderId): string[] {
+    const named = this.#entries.filter((entry) => entry.provider === provider);
+    return [...new Set([this.defaultModel(provider), ...named.map((entry) => entry.match)])];
+  }
+
   lookup(provider: ProviderId, model: string): ModelInfo {
     const key = `${provider}\u0000${model}`;
     const cached = this.#cache.get(key);

@@ -113,7 +113,7 @@ export class ProviderFactory {
   resolve(choice: ModelChoice): ResolvedModel {
     const { provider, modelId } = this.#target(choice);
     const baseUrl = this.#defaults.providerBaseUrls[provider];
-    const { apiKey, keySource } = this.#key(provider, choice.apiKey, baseUrl);
+    const { apiKey, keySource } = this.#key(provider, choice.apiKey);
     const chatModel = new RetryingChatModel({
       model: this.#client(provider, apiKey, baseUrl),
       clock: this.#clock,
@@ -159,14 +159,59 @@ export class ProviderFactory {
     }
   }
 
-  /** A signal the injected clock aborts, with a `timeout` ProviderError, after `checkTimeoutMs`. */
-  #checkTimeout(provider: ProviderId): { signal: AbortSignal; cancel(): void } {
+  /**
+   * The models an OpenAI-compatible server of the operator's choosing (OPENAI_BASE_URL) says it
+   * has, or undefined where the catalogue is the better list (the vendors' own APIs list every
+   * embedding, audio and image model too). Gives up after `timeoutMs`.
+   * @throws ProviderError (`auth`, `network`, `timeout`, …) when the server cannot be asked.
+   */
+  async listServerModels(
+    choice: ModelChoice,
+    options: { signal: AbortSignal; timeoutMs: number },
+  ): Promise<readonly string[] | undefined> {
+    const { provider } = this.target(choice);
+    if (provider !== 'openai' || this.#defaults.providerBaseUrls.openai === undefined)
+      return undefined;
+    const timeout = this.#checkTimeout(provider, options.timeoutMs);
+    try {
+      const { chatModel } = this.resolve(choice);
+      if (chatModel.listModels === undefined) return undefined;
+      return await chatModel.listModels(AbortSignal.any([options.signal, timeout.signal]));
+    } finally {
+      timeout.cancel();
+    }
+  }
+
+  /** The provider and model a choice stands for, the operator's defaults filling the gaps. */
+  target(choice: Pick<ModelChoice, 'provider' | 'model'>): {
+    provider: ProviderId;
+    modelId: string;
+  } {
+    return this.#target(choice);
+  }
+
+  /**
+   * Whose key a scope without its own key uses with `provider`: the operator's, none at all (a
+   * local OpenAI-compatible server), or undefined when there is no key to use.
+   */
+  fallbackKeySource(provider: ProviderId): Exclude<KeySource, 'scope'> | undefined {
+    if (this.#defaults.providerKeys[provider] !== undefined) return 'operator';
+    // Local OpenAI-compatible servers (Ollama, LM Studio, vLLM, llama.cpp) take no key.
+    if (provider === 'openai' && this.#defaults.providerBaseUrls.openai !== undefined)
+      return 'none';
+    return undefined;
+  }
+
+  /** A signal the injected clock aborts, with a `timeout` ProviderError, after `timeoutMs`. */
+  #checkTimeout(
+    provider: ProviderId,
+    timeoutMs = this.#checkTimeoutMs,
+  ): { signal: AbortSignal; cancel(): void } {
     const timeout = new AbortController();
     const cancelled = new AbortController();
-    const timeoutMs = this.#checkTimeoutMs;
     void this.#clock.sleep(timeoutMs, cancelled.signal).then(
       () => {
-        const message = `${provider}: no answer to the model check within ${timeoutMs} ms`;
+        const message = `${provider}: no answer within ${timeoutMs} ms`;
         timeout.abort(new ProviderError({ kind: 'timeout', message, provider }));
       },
       () => undefined,
@@ -174,7 +219,10 @@ export class ProviderFactory {
     return { signal: timeout.signal, cancel: () => cancelled.abort() };
   }
 
-  #target(choice: ModelChoice): { provider: ProviderId; modelId: string } {
+  #target(choice: Pick<ModelChoice, 'provider' | 'model'>): {
+    provider: ProviderId;
+    modelId: string;
+  } {
     const defaults = this.#defaults;
     const provider = choice.provider ?? defaults.defaultProvider;
     const modelId =
@@ -188,14 +236,12 @@ export class ProviderFactory {
   #key(
     provider: ProviderId,
     scopeKey: string | undefined,
-    baseUrl: string | undefined,
   ): { apiKey: string | undefined; keySource: KeySource } {
     if (scopeKey !== undefined && scopeKey !== '') return { apiKey: scopeKey, keySource: 'scope' };
-    const operatorKey = this.#defaults.providerKeys[provider];
-    if (operatorKey !== undefined) return { apiKey: operatorKey, keySource: 'operator' };
-    // Local OpenAI-compatible servers (Ollama, LM Studio, vLLM, llama.cpp) take no key.
-    if (provider === 'openai' && baseUrl !== undefined)
-      return { apiKey: undefined, keySource: 'none' };
+    const fallback = this.fallbackKeySource(provider);
+    if (fallback === 'operator')
+      return { apiKey: this.#defaults.providerKeys[provider], keySource: 'operator' };
+    if (fallback === 'none') return { apiKey: undefined, keySource: 'none' };
     throw new ProviderError({
       kind: 'auth',
       message: `no API key for ${provider}: set one for this server or in the operator's environment`,

@@ -1,9 +1,11 @@
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SecretError } from '../../src/core/errors.ts';
+import { defaultScopeSettings } from '../../src/core/settings.ts';
 import {
   loadScopeSettings,
   openApiKey,
+  resetScopeSettings,
   storeApiKey,
   updateScopeSettings,
 } from '../../src/db/scope-settings-repository.ts';
@@ -73,6 +75,25 @@ describe.each(testBackends())('scope settings on $name', (backend) => {
     await updateScopeSettings(database.db, GUILD, { model: 'gpt-5-mini' });
     const cleared = await updateScopeSettings(database.db, GUILD, { model: undefined });
     expect(cleared.model).toBeUndefined();
+  });
+
+  it('resets every setting and the key in one write that still bumps the version', async () => {
+    const scope = { id: '323456789012345678', kind: 'guild' as const };
+    await storeApiKey(database.db, box, scope, API_KEY);
+    const changed = await updateScopeSettings(database.db, scope, {
+      provider: 'anthropic',
+      personaName: 'Mika',
+      humanizerDegree: 3,
+      triggerWords: ['tomo'],
+      autoReplyChannelIds: ['423456789012345678'],
+      autoReplyEveryN: 5,
+      queueDepth: 9,
+      dailyTokenBudget: 1_000,
+      featureFlags: { 'tools.fetch_url': true },
+    });
+    const reset = await resetScopeSettings(database.db, scope);
+    expect(reset.version).toBeGreaterThan(changed.version);
+    expect({ ...reset, version: 0 }).toEqual(defaultScopeSettings(scope.id));
   });
 
   it('rejects an out-of-range humanizer degree at the database', async () => {

@@ -1,3 +1,6 @@
+import { autoReplyCommand } from './config/autoreply-command.ts';
+import { configCommand } from './config/config-command.ts';
+import { triggerCommand } from './config/trigger-command.ts';
 import { exportCommand } from './conversation/export-command.ts';
 import { historyCommand } from './conversation/history-command.ts';
 import { memoryCommand } from './conversation/memory-command.ts';
@@ -11,6 +14,9 @@ import type { SlashCommand } from './slash-command.ts';
 export function createCommands(): SlashCommand[] {
   const commands: SlashCommand[] = [];
   commands.push(helpCommand(() => commands.map((command) => command.definition)));
+  commands.push(configCommand());
+  commands.push(triggerCommand());
+  commands.push(autoReplyCommand());
   commands.push(resetCommand());
   commands.push(stopCommand());
   commands.push(historyCommand());

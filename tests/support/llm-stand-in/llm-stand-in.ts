@@ -13,15 +13,18 @@
  * ```
  *
  * It also serves each vendor's GET-one-model route (what `ChatModel.checkModel` calls), answered
- * by a separate handler: `modelLookup({ knownModels, acceptedKeys })`, every model by default.
+ * by a separate handler: `modelLookup({ knownModels, acceptedKeys })`, every model by default;
+ * and OpenAI's GET /v1/models list (what a local server offers), empty until `listModels`.
  */
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { renderAnthropic } from './anthropic-wire.ts';
 import { renderGemini } from './gemini-wire.ts';
 import {
+  isModelListRoute,
   modelLookup,
   modelLookupRoute,
+  renderModelList,
   renderModelLookup,
   type ModelLookupHandler,
 } from './model-routes.ts';
@@ -30,6 +33,9 @@ import { extractApiKey, extractTexts, type RecordedRequest } from './recorded-re
 import type { RenderedResponse } from './rendered-response.ts';
 import type { Script, StandInVendor } from './script.ts';
 import { hangUp, hungUp, writeStream } from './stream-writer.ts';
+
+/** What the list route answers: ids, or a function resolving to them (to hold the response). */
+export type ListedModels = readonly string[] | (() => Promise<readonly string[]>);
 
 export type ScriptHandler = (request: RecordedRequest) => Script | Promise<Script>;
 
@@ -40,6 +46,8 @@ export interface LlmStandInOptions {
   eventDelayMs?: number;
   /** Answers the GET model routes. Default: `modelLookup()`, every model with any key. */
   modelLookup?: ModelLookupHandler;
+  /** What OpenAI's GET /v1/models lists (a function may hold the answer). Default: nothing. */
+  listedModels?: ListedModels;
 }
 
 const RENDERERS: Record<
@@ -62,12 +70,14 @@ export class LlmStandIn {
   readonly #waiters: Array<{ count: number; resolve: (request: RecordedRequest) => void }> = [];
   #handler: ScriptHandler | undefined;
   #modelLookup: ModelLookupHandler;
+  #listedModels: ListedModels;
   readonly #eventDelayMs: number;
 
   private constructor(server: http.Server, options: LlmStandInOptions) {
     this.#server = server;
     this.#handler = options.handler;
     this.#modelLookup = options.modelLookup ?? modelLookup();
+    this.#listedModels = options.listedModels ?? [];
     this.#eventDelayMs = options.eventDelayMs ?? 0;
     this.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   }
@@ -122,6 +132,11 @@ export class LlmStandIn {
     this.#modelLookup = handler;
   }
 
+  /** Replaces what OpenAI's GET /v1/models lists. */
+  listModels(models: ListedModels): void {
+    this.#listedModels = models;
+  }
+
   /** Resolves with the `count`-th request (1-based) once it has arrived. */
   waitForRequest(count = this.requests.length + 1): Promise<RecordedRequest> {
     const arrived = this.requests[count - 1];
@@ -136,6 +151,14 @@ export class LlmStandIn {
 
   async #serve(request: IncomingMessage, response: ServerResponse): Promise<void> {
     const url = new URL(request.url ?? '/', this.url);
+    if (request.method === 'GET' && isModelListRoute(url.pathname)) {
+      await readBody(request);
+      this.#record({ request, response, url, vendor: 'openai', body: undefined });
+      const listed = this.#listedModels;
+      const rendered = renderModelList(typeof listed === 'function' ? await listed() : listed);
+      response.writeHead(rendered.status, rendered.headers).end(rendered.body);
+      return;
+    }
     const lookup = request.method === 'GET' ? modelLookupRoute(url.pathname) : undefined;
     if (lookup !== undefined) {
       await this.#serveModelLookup({ request, response, url, ...lookup });

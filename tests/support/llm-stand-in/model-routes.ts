@@ -79,6 +79,17 @@ export interface ModelLookupResponse {
   body: string;
 }
 
+/** Whether a GET path is OpenAI's list route (GET /v1/models), which local servers serve. */
+export function isModelListRoute(pathname: string): boolean {
+  return pathname === '/openai/v1/models';
+}
+
+/** OpenAI's list of models, in its real shape (one page). */
+export function renderModelList(models: readonly string[]): ModelLookupResponse {
+  const data = models.map((model) => modelRecord('openai', model));
+  return { status: 200, headers: JSON_HEADERS, body: JSON.stringify({ object: 'list', data }) };
+}
+
 /** The HTTP response (status, headers, JSON body) for an answer other than `drop`. */
 export function renderModelLookup(
   answer: Exclude<ModelLookupAnswer, { type: 'drop' }>,
