@@ -4,7 +4,7 @@ import type { ScopeSettings } from '../core/settings.ts';
 import type { ToolContext, ToolExecutor } from '../core/tool.ts';
 import type { Database } from '../db/database.ts';
 import { memoriesForContext } from '../db/memory-repository.ts';
-import { recentTurns, resetMarkerOf } from '../db/turn-repository.ts';
+import { recentRepliesSinceReset, resetMarkerOf } from '../db/turn-repository.ts';
 import type { ResolvedModel } from '../providers/provider-factory.ts';
 import { createTokenCounter } from '../providers/token-counter.ts';
 import { compareSnowflakes, type ChannelHistory } from './channel-history.ts';
@@ -21,8 +21,8 @@ import type { Trigger } from './trigger.ts';
 
 /** Replies are chat-sized; a long code answer still fits. The model's own cap may be lower. */
 const MAX_REPLY_TOKENS = 8_192;
-/** Stored turns read per turn (the window bounds what can match them anyway). */
-const STORED_TURNS = 100;
+/** The bot's stored replies read per turn (about the channel window's 50 messages' worth). */
+const STORED_REPLIES = 50;
 
 export interface PreparedTurn {
   /** History, persona, reminders and the new message(s) — without the context trimming yet. */
@@ -51,18 +51,15 @@ export async function prepareTurn(options: {
   const last = options.batch.at(-1);
   if (last === undefined) throw new Error('a turn needs at least one trigger');
   const channelId = last.message.channelId;
-  const [window, resetAt, memories] = await Promise.all([
+  const [window, resetAt, memories, stored] = await Promise.all([
     options.history.recent(channelId),
     resetMarkerOf(options.db, channelId),
     memoriesForContext(options.db, {
       scopeId: options.settings.scopeId,
       authorId: last.message.authorId,
     }),
+    recentRepliesSinceReset(options.db, channelId, STORED_REPLIES),
   ]);
-  const stored = await recentTurns(options.db, channelId, {
-    limit: STORED_TURNS,
-    ...(resetAt === undefined ? {} : { after: resetAt }),
-  });
   const triggerIds = new Set(options.batch.map((trigger) => trigger.message.id));
   const history = toConversationEntries({
     botUserId: options.botUserId,
@@ -71,14 +68,12 @@ export async function prepareTurn(options: {
       (message) =>
         !triggerIds.has(message.id) && compareSnowflakes(message.id, last.message.id) < 0,
     ),
-    storedTurns: stored
-      .filter((turn) => turn.role === 'assistant')
-      .map((turn): StoredAssistantTurn => ({
-        content: turn.content,
-        discordMessageIds: turn.discordMessageIds,
-        createdAt: turn.createdAt.getTime(),
-        status: turn.status,
-      })),
+    storedTurns: stored.map((reply): StoredAssistantTurn => ({
+      content: reply.content,
+      discordMessageIds: reply.discordMessageIds,
+      createdAt: reply.createdAt.getTime(),
+      status: reply.status,
+    })),
     after: resetAt?.getTime(),
   });
   const finalUserParts: Array<TextPart | ImagePart> = [];

@@ -143,6 +143,12 @@ function singleProcessLiveness(): InstanceLiveness {
   };
 }
 
+/**
+ * The embedded database lives in the bot's own heap (WebAssembly memory never shrinks):
+ * PostgreSQL's default 128 MB of shared buffers is far more cache than a bot's tables need.
+ */
+const PGLITE_START_PARAMS = [...PGlite.defaultStartParams, '-c', 'shared_buffers=16MB'];
+
 async function openPglite(options: {
   dataDir: string | undefined;
   logger: Logger;
@@ -151,8 +157,11 @@ async function openPglite(options: {
     options.dataDir === undefined ? () => undefined : lockDataDir(options.dataDir);
   let client: PGlite;
   try {
+    const pgliteOptions = { startParams: PGLITE_START_PARAMS };
     client =
-      options.dataDir === undefined ? new PGlite() : new PGlite(path.resolve(options.dataDir));
+      options.dataDir === undefined
+        ? new PGlite(pgliteOptions)
+        : new PGlite(path.resolve(options.dataDir), pgliteOptions);
     await client.waitReady;
   } catch (error) {
     releaseLock();

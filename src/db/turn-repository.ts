@@ -177,3 +177,44 @@ export async function reviseUserMessage(
     .returning({ id: conversationTurns.id });
   return revised.length;
 }
+
+/** What context assembly needs of a stored reply. */
+export interface ContextReply {
+  content: string;
+  discordMessageIds: string[];
+  createdAt: Date;
+  status: TurnStatus;
+}
+
+/**
+ * The bot's latest replies in a channel since its reset marker, newest first, in one round
+ * trip (the marker is a subquery) and with only the columns the context uses: this query is on
+ * the path of every turn.
+ */
+export async function recentRepliesSinceReset(
+  db: Database,
+  channelId: string,
+  limit: number,
+): Promise<ContextReply[]> {
+  const resetAt = db
+    .select({ resetAt: resetMarkers.resetAt })
+    .from(resetMarkers)
+    .where(eq(resetMarkers.channelId, channelId));
+  return db
+    .select({
+      content: conversationTurns.content,
+      discordMessageIds: conversationTurns.discordMessageIds,
+      createdAt: conversationTurns.createdAt,
+      status: conversationTurns.status,
+    })
+    .from(conversationTurns)
+    .where(
+      and(
+        eq(conversationTurns.channelId, channelId),
+        eq(conversationTurns.role, 'assistant'),
+        sql`${conversationTurns.createdAt} > coalesce((${resetAt}), '-infinity'::timestamptz)`,
+      ),
+    )
+    .orderBy(desc(conversationTurns.createdAt), desc(conversationTurns.id))
+    .limit(limit);
+}

@@ -69,8 +69,10 @@ describe('a local server’s model list (listServerModels)', () => {
       const request = await standIn.waitForRequest();
       await clock.untilSleeping();
       expect(clock.pendingSleeps()).toEqual([2_000]);
+      // Handled before time moves: advancing lets macrotasks run while the listing rejects.
+      const rejected = expect(listing).rejects.toMatchObject({ kind: 'timeout' });
       await clock.advance(2_000);
-      await expect(listing).rejects.toMatchObject({ kind: 'timeout' });
+      await rejected;
       await request.settled;
       expect(request.clientClosed).toBe(true);
     } finally {
