@@ -25,6 +25,7 @@ import { ChannelTurnScheduler } from './channel-turn-scheduler.ts';
 import { DailyBudget } from './daily-budget.ts';
 import { DatabaseTurnJournal } from './database-turn-journal.ts';
 import { DiscordMessageTarget } from './delivery/discord-message-target.ts';
+import { TypingAllowance } from './delivery/typing-allowance.ts';
 import { readBucket, WriteBudgets } from './delivery/write-budgets.ts';
 import { MemberRateLimiter } from './member-rate-limiter.ts';
 import { toHistoryMessage } from './message-intake.ts';
@@ -207,6 +208,7 @@ export class DiscordBot {
       orchestrator,
       history: this.history,
       budgets: this.budgets,
+      typing: new TypingAllowance(options.clock),
       stops: this.stops,
       dailyBudget,
       clock: options.clock,

@@ -19,6 +19,7 @@ import type { ChannelHistory } from './channel-history.ts';
 import type { DailyBudget } from './daily-budget.ts';
 import { DiscordSink } from './delivery/discord-sink.ts';
 import { allowedMentionsFor, type MessageTarget } from './delivery/message-target.ts';
+import type { TypingAllowance } from './delivery/typing-allowance.ts';
 import type { WriteBudgets } from './delivery/write-budgets.ts';
 import { resolveLocale, type Locale } from './i18n/locale.ts';
 import { translate } from './i18n/messages.ts';
@@ -55,6 +56,7 @@ export interface TurnRunnerOptions {
   orchestrator: StreamOrchestrator;
   history: ChannelHistory;
   budgets: WriteBudgets;
+  typing: TypingAllowance;
   stops: StopRegistry;
   dailyBudget: DailyBudget;
   clock: Clock;
@@ -212,6 +214,7 @@ export class TurnRunner {
     const sink = new DiscordSink({
       target: options.place.target,
       budgets: this.options.budgets,
+      typing: this.options.typing,
       clock: this.options.clock,
       logger: this.options.logger,
       allowedMentions: allowedMentionsFor({

@@ -4,15 +4,18 @@ import { ManualClock, settle } from '../../stream/testing/manual-clock.ts';
 import { RecordingTarget } from '../../../tests/support/recording-target.ts';
 import { DiscordSink } from './discord-sink.ts';
 import { allowedMentionsFor } from './message-target.ts';
+import { TypingAllowance } from './typing-allowance.ts';
 import { WriteBudgets } from './write-budgets.ts';
 
-function harness(options: { limit?: number; replyTo?: string } = {}) {
+function harness(options: { limit?: number; replyTo?: string; typingPerSecond?: number } = {}) {
   const clock = new ManualClock();
   const target = new RecordingTarget('900000000000000001', () => clock.now());
   const budgets = new WriteBudgets(clock);
+  const typing = new TypingAllowance(clock, options.typingPerSecond);
   const sink = new DiscordSink({
     target,
     budgets,
+    typing,
     clock,
     logger: silentLogger,
     allowedMentions: allowedMentionsFor({ allowUserMentions: false }),
@@ -22,7 +25,7 @@ function harness(options: { limit?: number; replyTo?: string } = {}) {
   /** Discord's observed 5 writes per 5 s, as the headers of a first response would say. */
   const emptyBucket = (resetAfterMs = 5_000): void =>
     budgets.observe(target.channelId, { limit: 5, remaining: 0, resetAfterMs });
-  return { clock, target, budgets, sink, emptyBucket };
+  return { clock, target, budgets, typing, sink, emptyBucket };
 }
 
 describe('DiscordSink', () => {
@@ -138,6 +141,17 @@ describe('DiscordSink', () => {
     await sink.flush();
     await clock.advance(30_000);
     expect(target.writes.filter((write) => write.kind === 'typing')).toHaveLength(3);
+  });
+
+  it('skips typing while the process-wide allowance is spent, and types once it refills', async () => {
+    const { clock, target, typing, sink } = harness({ typingPerSecond: 1 });
+    expect(typing.tryTake()).toBe(true); // another channel took this second's typing call
+    sink.setTyping(true);
+    await settle();
+    expect(target.writes.filter((write) => write.kind === 'typing')).toHaveLength(0);
+    await clock.advance(1_000);
+    expect(target.writes.filter((write) => write.kind === 'typing')).toHaveLength(1);
+    await sink.flush();
   });
 
   it('shows a tool status message and deletes it when cleared', async () => {

@@ -3,16 +3,21 @@ import { DeliveryError } from '../../core/errors.ts';
 import type { Logger } from '../../core/logger.ts';
 import type { DeliverySink } from '../../stream/delivery-sink.ts';
 import { type AllowedMentions, type MessageTarget, TargetWriteError } from './message-target.ts';
+import type { TypingAllowance } from './typing-allowance.ts';
 import type { WriteBudgets } from './write-budgets.ts';
 
 /** Discord clears the typing indicator after 10 s; refresh a little before. */
 export const TYPING_REFRESH_MS = 8_000;
+/** When the process's typing allowance is spent, ask again this much later. */
+const TYPING_RETRY_MS = 1_000;
 /** After a post (which clears the indicator), typing resumes this much later, not at once. */
 export const TYPING_AFTER_POST_MS = 1_500;
 
 export interface DiscordSinkOptions {
   target: MessageTarget;
   budgets: WriteBudgets;
+  /** The process-wide allowance of typing calls (shared by every channel). */
+  typing: TypingAllowance;
   clock: Clock;
   logger: Logger;
   allowedMentions: AllowedMentions;
@@ -312,11 +317,17 @@ export class DiscordSink implements DeliverySink {
   private async keepTyping(): Promise<void> {
     while (this.typingWanted) {
       const now = this.options.clock.now();
-      if (now - this.lastTypingAt >= TYPING_REFRESH_MS) {
+      let wait: number;
+      if (now - this.lastTypingAt < TYPING_REFRESH_MS) {
+        wait = this.lastTypingAt + TYPING_REFRESH_MS - now;
+      } else if (this.options.typing.tryTake()) {
         this.lastTypingAt = now;
         await this.options.target.sendTyping().catch(() => undefined);
+        wait = this.lastTypingAt + TYPING_REFRESH_MS - this.options.clock.now();
+      } else {
+        wait = TYPING_RETRY_MS;
       }
-      const wait = Math.max(1, this.lastTypingAt + TYPING_REFRESH_MS - this.options.clock.now());
+      wait = Math.max(1, wait);
       try {
         await this.options.clock.sleep(wait, this.typingWake.signal);
       } catch {
