@@ -4,6 +4,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { DiscordBot } from './bot/discord-bot.ts';
+import { GlobalRequestPacer } from './bot/global-request-pacer.ts';
 import { createDiscordClient } from './bot/discord-client.ts';
 import { DiscordToolActions } from './bot/discord-tool-actions.ts';
 import { loadConfig, processEnvironment, secretValues, type Config } from './config.ts';
@@ -65,7 +66,10 @@ async function main(): Promise<void> {
       );
 
     const metrics = new MetricsRegistry();
-    const client = createDiscordClient({ apiUrl: config.discordApiUrl });
+    const client = createDiscordClient({
+      apiUrl: config.discordApiUrl,
+      pacer: new GlobalRequestPacer({ clock: systemClock }),
+    });
     if (config.metricsPort !== undefined) {
       const server = await startMetricsServer({
         port: config.metricsPort,

@@ -10,6 +10,7 @@ import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import pino from 'pino';
 import { DiscordBot } from '../../src/bot/discord-bot.ts';
+import { GlobalRequestPacer } from '../../src/bot/global-request-pacer.ts';
 import { createDiscordClient } from '../../src/bot/discord-client.ts';
 import { DiscordToolActions } from '../../src/bot/discord-tool-actions.ts';
 import { systemClock } from '../../src/core/clock.ts';
@@ -77,7 +78,10 @@ export async function startInProcessBot(options: InProcessBotOptions): Promise<I
     cleanup.push(await database.liveness.hold(instanceId));
     await failAbandonedTurns(database.db, database.liveness);
 
-    const client = createDiscordClient({ apiUrl: options.discordApiUrl });
+    const client = createDiscordClient({
+      apiUrl: options.discordApiUrl,
+      pacer: new GlobalRequestPacer({ clock: systemClock }),
+    });
     const providers = new ProviderFactory({
       defaults: {
         defaultProvider: 'openai',

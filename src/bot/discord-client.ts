@@ -1,9 +1,15 @@
-import { Client, GatewayIntentBits, Partials } from 'discord.js';
+import { Client, DefaultRestOptions, GatewayIntentBits, Partials } from 'discord.js';
+import type { GlobalRequestPacer } from './global-request-pacer.ts';
 
 export interface DiscordClientOptions {
   /** REST base, e.g. https://discord.com/api (DISCORD_API_URL). */
   apiUrl: string;
+  /** Paces every request but interaction answers (which Discord exempts from the global limit). */
+  pacer: GlobalRequestPacer;
 }
+
+/** Interaction callbacks and their webhooks: not in the bot's global budget, and due in 3 s. */
+const EXEMPT_FROM_GLOBAL_LIMIT = /\/(interactions|webhooks)\//;
 
 /**
  * The discord.js client with the intents the bot needs: guild messages and their content
@@ -12,6 +18,7 @@ export interface DiscordClientOptions {
  * and typing for the stop registry.
  */
 export function createDiscordClient(options: DiscordClientOptions): Client {
+  const { pacer } = options;
   return new Client({
     intents: [
       GatewayIntentBits.Guilds,
@@ -22,7 +29,13 @@ export function createDiscordClient(options: DiscordClientOptions): Client {
       GatewayIntentBits.DirectMessages,
     ],
     partials: [Partials.Channel, Partials.Message],
-    rest: { api: options.apiUrl },
+    rest: {
+      api: options.apiUrl,
+      makeRequest: async (url, init) => {
+        if (!EXEMPT_FROM_GLOBAL_LIMIT.test(url)) await pacer.acquire();
+        return DefaultRestOptions.makeRequest(url, init);
+      },
+    },
     allowedMentions: { parse: [], repliedUser: false },
   });
 }

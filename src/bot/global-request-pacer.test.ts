@@ -1,0 +1,34 @@
+import { describe, expect, it } from 'vitest';
+import { ManualClock, settle } from '../stream/testing/manual-clock.ts';
+import { GlobalRequestPacer } from './global-request-pacer.ts';
+
+describe('GlobalRequestPacer', () => {
+  it('never lets more than the limit start in any window, whatever its phase', async () => {
+    const clock = new ManualClock(0);
+    const pacer = new GlobalRequestPacer({ clock, limit: 3, windowMs: 1_000 });
+    const started: number[] = [];
+    const requests = Array.from({ length: 8 }, () =>
+      pacer.acquire().then(() => started.push(clock.now())),
+    );
+    await settle();
+    expect(started).toEqual([0, 0, 0]);
+    for (let step = 0; step < 30; step += 1) await clock.advance(100);
+    await Promise.all(requests);
+    expect(started).toEqual([0, 0, 0, 1_000, 1_000, 1_000, 2_000, 2_000]);
+    for (const at of started) {
+      const inWindow = started.filter((other) => other >= at && other < at + 1_000);
+      expect(inWindow.length).toBeLessThanOrEqual(3);
+    }
+  });
+
+  it('adds no wait while under the limit', async () => {
+    const clock = new ManualClock(0);
+    const pacer = new GlobalRequestPacer({ clock, limit: 2, windowMs: 1_000 });
+    await pacer.acquire();
+    await clock.advance(600);
+    await pacer.acquire();
+    await clock.advance(600);
+    await pacer.acquire(); // the first has left the window
+    expect(clock.now()).toBe(1_200);
+  });
+});
