@@ -105,7 +105,8 @@ export class TurnRunner {
       await this.postFailure({ error: notConfigured(error), trigger: last, place, locale, logger });
       return;
     }
-    await this.recordUserTurns(batch, scopeId, logger);
+    // Recorded while the context is assembled (it reads only the bot's replies); never throws.
+    const recorded = this.recordUserTurns(batch, scopeId, logger);
 
     const toolContext = (turnId: string): ToolContext => ({
       scopeId,
@@ -138,6 +139,7 @@ export class TurnRunner {
         logger,
         signal,
       });
+      await recorded;
       for (let attempt = 0; attempt <= MAX_OVERFLOW_RETRIES; attempt += 1) {
         const turnId = randomUUID();
         const built = buildRequest({

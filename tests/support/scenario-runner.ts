@@ -101,7 +101,7 @@ export class BotProcess {
     if (this.running) throw new Error('the bot is already running');
     this.#watchGateway();
     this.#runStart = this.#output.lines().length;
-    const child = spawn(process.execPath, [ENTRYPOINT], {
+    const child = spawn(process.execPath, ['--max-semi-space-size=8', ENTRYPOINT], {
       cwd: this.dataDir,
       env: this.#environment,
       stdio: ['ignore', 'pipe', 'pipe'],
