@@ -70,20 +70,27 @@ export function buildReminders(options: {
   return reminders;
 }
 
+/** One formatter per time zone (building one costs more than the rest of the prompt). */
+const timeFormats = new Map<string, Intl.DateTimeFormat>();
+
 function formatTime(now: Date, timeZone: string | undefined): string {
   try {
     const zone = timeZone ?? 'UTC';
-    const text = new Intl.DateTimeFormat('en-CA', {
-      timeZone: zone,
-      year: 'numeric',
-      month: '2-digit',
-      day: '2-digit',
-      hour: '2-digit',
-      minute: '2-digit',
-      weekday: 'long',
-      hour12: false,
-    }).format(now);
-    return `${text} (${zone})`;
+    let format = timeFormats.get(zone);
+    if (format === undefined) {
+      format = new Intl.DateTimeFormat('en-CA', {
+        timeZone: zone,
+        year: 'numeric',
+        month: '2-digit',
+        day: '2-digit',
+        hour: '2-digit',
+        minute: '2-digit',
+        weekday: 'long',
+        hour12: false,
+      });
+      timeFormats.set(zone, format);
+    }
+    return `${format.format(now)} (${zone})`;
   } catch {
     return `${now.toISOString()} (UTC)`;
   }

@@ -180,7 +180,8 @@ export class StreamOrchestrator {
       logger.error({ err: journalError }, 'could not record the end of the turn');
       outcome.journalFailed = true;
     }
-    logger.info({ status, errorCode: error?.code, ...summary(snapshot) }, 'turn finished');
+    // The bot logs the one info line per turn (with provider and model); this is the detail.
+    logger.debug({ status, errorCode: error?.code, ...summary(snapshot) }, 'stream finished');
     return outcome;
   }
 
