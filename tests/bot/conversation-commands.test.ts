@@ -124,6 +124,44 @@ describe('conversation commands', () => {
     expect(botPings(discord)).toEqual([]);
   });
 
+  it('/reset stops a reply still being written, so none of it lands after the marker', async () => {
+    const { discord, llm, bot, world } = harness;
+    const channel = world.channel('reset-live');
+    const gate = createGate();
+    llm.enqueue({
+      steps: [
+        { type: 'text', text: 'Let me tell you a long story.\n\n' },
+        { type: 'hold', gate },
+        { type: 'text', text: 'This part must never be sent.' },
+        { type: 'finish', reason: 'stop' },
+      ],
+    });
+    const firstMessage = discord.waits.message({
+      channelId: channel.id,
+      authorId: discord.botUserId,
+    });
+    const trigger = discord.postMessage({
+      authorId: world.bob.id,
+      channelId: channel.id,
+      content: `<@${discord.botUserId}> tell me a story`,
+    });
+    const request = await llm.waitForRequest(llm.requests.length + 1);
+    await firstMessage;
+    const finished = waitForTurn(bot, trigger.id);
+    const reset = discord.invokeSlashCommand({
+      userId: world.alice.id,
+      channelId: channel.id,
+      command: 'reset',
+    });
+    await reset.waitForOriginal();
+    await request.settled;
+    expect(request.clientClosed).toBe(true);
+    gate.release();
+    expect((await finished).json?.['status']).toBe('stopped');
+    const texts = botMessagesIn(discord, channel.id).map((message) => message.content);
+    expect(texts.join('\n')).not.toContain('must never be sent');
+  });
+
   it('/history: the last replies with tokens in/out, time to first token, tokens/s, status and tools', async () => {
     const { discord, llm, world } = harness;
     const channel = world.channel('history');

@@ -57,6 +57,14 @@ export function resetCommand(): SlashCommand {
         // messages just before the reset slip through.
         resetAt: new Date(interaction.createdTimestamp),
       });
+      // A reply still being written would land after the marker, half of a forgotten
+      // conversation: whoever may reset may also stop it.
+      const stop = context.services.stops.stopByCommand({
+        channelId: interaction.channelId,
+        authorId: interaction.user.id,
+        authorIsModerator: true,
+      });
+      if (stop.stopped) context.logger.info({ turnId: stop.turnId }, 'reset stopped a live reply');
       const scopeSettings = await settings.get(context.scope.id);
       const locale = resolveLocale(scopeSettings.language, interaction.guildLocale, context.locale);
       context.logger.info({ channelId: interaction.channelId }, 'conversation reset');
