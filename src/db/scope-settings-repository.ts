@@ -1,4 +1,4 @@
-import { eq, sql } from 'drizzle-orm';
+import { and, eq, sql } from 'drizzle-orm';
 import type { ProviderId } from '../core/provider.ts';
 import {
   defaultScopeSettings,
@@ -72,6 +72,36 @@ export async function resetScopeSettings(
     .returning();
   if (row === undefined) throw new Error('settings upsert returned no row');
   return fromRow(row);
+}
+
+/**
+ * Applies a patch computed from `basedOn` only if nobody changed the scope since (its version
+ * still matches): a list edited by two admins at once in two processes loses neither change —
+ * the second gets undefined and must read again.
+ */
+export async function updateScopeSettingsIfUnchanged(
+  db: Database,
+  scope: { id: string; kind: ScopeKind },
+  basedOn: ScopeSettings,
+  patch: SettingsPatch,
+): Promise<ScopeSettings | undefined> {
+  await ensureScope(db, scope.id, scope.kind);
+  const values = toColumns(patch);
+  if (basedOn.version === 0) {
+    // The defaults, never stored: only the first writer creates the row.
+    const [created] = await db
+      .insert(scopeSettings)
+      .values({ scopeId: scope.id, ...values })
+      .onConflictDoNothing()
+      .returning();
+    return created === undefined ? undefined : fromRow(created);
+  }
+  const [row] = await db
+    .update(scopeSettings)
+    .set({ ...values, version: sql`${scopeSettings.version} + 1`, updatedAt: sql`now()` })
+    .where(and(eq(scopeSettings.scopeId, scope.id), eq(scopeSettings.version, basedOn.version)))
+    .returning();
+  return row === undefined ? undefined : fromRow(row);
 }
 
 /** Seals and stores a scope's API key (or clears it with undefined). The plain key is never stored. */

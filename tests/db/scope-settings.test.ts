@@ -8,6 +8,7 @@ import {
   resetScopeSettings,
   storeApiKey,
   updateScopeSettings,
+  updateScopeSettingsIfUnchanged,
 } from '../../src/db/scope-settings-repository.ts';
 import { SecretBox } from '../../src/security/secret-box.ts';
 import { testBackends, type TestDatabase } from '../support/test-database.ts';
@@ -102,5 +103,32 @@ describe.each(testBackends())('scope settings on $name', (backend) => {
         sql`update scope_settings set humanizer_degree = 7 where scope_id = ${GUILD.id}`,
       ),
     ).rejects.toThrow();
+  });
+
+  it('applies a list edit only when nobody changed the scope since it was read', async () => {
+    const scope = { id: '323456789012345678', kind: 'guild' as const };
+    const fresh = await loadScopeSettings(database.db, scope.id);
+    const [first, second] = await Promise.all([
+      updateScopeSettingsIfUnchanged(database.db, scope, fresh, { triggerWords: ['tomo'] }),
+      updateScopeSettingsIfUnchanged(database.db, scope, fresh, { triggerWords: ['bot'] }),
+    ]);
+    expect([first, second].filter((result) => result !== undefined)).toHaveLength(1);
+
+    const read = await loadScopeSettings(database.db, scope.id);
+    const [a, b] = await Promise.all([
+      updateScopeSettingsIfUnchanged(database.db, scope, read, {
+        triggerWords: [...read.triggerWords, 'hey'],
+      }),
+      updateScopeSettingsIfUnchanged(database.db, scope, read, {
+        triggerWords: [...read.triggerWords, 'yo'],
+      }),
+    ]);
+    expect([a, b].filter((result) => result !== undefined)).toHaveLength(1);
+    const after = await loadScopeSettings(database.db, scope.id);
+    expect(after.version).toBe(read.version + 1);
+    const retried = await updateScopeSettingsIfUnchanged(database.db, scope, after, {
+      triggerWords: [...after.triggerWords, 'again'],
+    });
+    expect(retried?.triggerWords).toHaveLength(after.triggerWords.length + 1);
   });
 });

@@ -44,6 +44,8 @@ const en = {
   'command.unknown':
     "I don't know this command anymore. Discord may still be updating its list; try again in a minute.",
   'command.guild_only': 'This only works in a server channel.',
+  'command.conflict':
+    'Someone else changed these settings at the same moment. Nothing was saved; please try again.',
   'status.tool': 'Using `{tool}`…',
   'status.tools': 'Using tools: {tools}…',
 } as const;
@@ -90,6 +92,8 @@ const ja: Record<MessageKey, string> = {
   'command.unknown':
     'このコマンドはもう存在しません。Discordが一覧を更新中かもしれません。少し待ってからお試しください。',
   'command.guild_only': 'これはサーバーのチャンネルでのみ使えます。',
+  'command.conflict':
+    '同じタイミングで他の人が設定を変更しました。保存されていません。もう一度お試しください。',
   'status.tool': '`{tool}` を使っています…',
   'status.tools': 'ツールを使っています: {tools}…',
 };

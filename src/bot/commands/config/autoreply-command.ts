@@ -128,7 +128,7 @@ async function changeChannels(
     action === 'add'
       ? [...current.autoReplyChannelIds, channel]
       : current.autoReplyChannelIds.filter((id) => id !== channel);
-  await saveSettings(interaction, context, { autoReplyChannelIds });
+  await saveSettings(interaction, context, { autoReplyChannelIds }, current);
   await respond(interaction, text.get(locale, action === 'add' ? 'added' : 'removed', { channel }));
 }
 

@@ -3,23 +3,36 @@ import type { ScopeSettings } from '../../../core/settings.ts';
 import {
   loadScopeSettings,
   updateScopeSettings,
+  updateScopeSettingsIfUnchanged,
   type SettingsPatch,
 } from '../../../db/scope-settings-repository.ts';
-import { deferIfSlow } from '../command-replies.ts';
+import { translate } from '../../i18n/messages.ts';
+import { CommandRefusal, deferIfSlow } from '../command-replies.ts';
 import type { CommandContext } from '../slash-command.ts';
 
 /**
  * Saves a change to the invoker's scope (deferring first: the database may be slower than
  * Discord's 3 s) and writes it through to this process's settings cache, so the next message
- * here sees it; other processes pick it up with their cache refresh.
+ * here sees it; other processes pick it up with their cache refresh. A change computed from
+ * the current value (a list edit) passes `basedOn`: if someone changed the scope since, the
+ * invoker is asked to try again instead of silently overwriting their change.
  */
 export async function saveSettings(
   interaction: RepliableInteraction,
   context: CommandContext,
   patch: SettingsPatch,
+  basedOn?: ScopeSettings,
 ): Promise<ScopeSettings> {
   await deferIfSlow(interaction);
-  const updated = await updateScopeSettings(context.services.db, context.scope, patch);
+  const { db } = context.services;
+  const updated =
+    basedOn === undefined
+      ? await updateScopeSettings(db, context.scope, patch)
+      : await updateScopeSettingsIfUnchanged(db, context.scope, basedOn, patch);
+  if (updated === undefined) {
+    context.services.settings.invalidate(context.scope.id);
+    throw new CommandRefusal(translate(context.locale, 'command.conflict'));
+  }
   context.services.settings.store(updated);
   // Field names only: a persona or a trigger word is the members' text, not the log's.
   context.logger.info({ fields: Object.keys(patch) }, 'settings changed');

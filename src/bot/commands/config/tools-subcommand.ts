@@ -128,9 +128,12 @@ async function flipSwitch(
     throw new CommandRefusal(text.get(locale, 'unknown', { name, available }));
   }
   const current = await currentSettings(interaction, context);
-  await saveSettings(interaction, context, {
-    featureFlags: { ...current.featureFlags, [found.flag]: enabled },
-  });
+  await saveSettings(
+    interaction,
+    context,
+    { featureFlags: { ...current.featureFlags, [found.flag]: enabled } },
+    current,
+  );
   await respond(
     interaction,
     text.get(locale, enabled ? 'enabled' : 'disabled', {

@@ -120,9 +120,12 @@ async function addWord(
     throw new CommandRefusal(text.get(locale, 'duplicate', { word }));
   if (current.triggerWords.length >= MAX_WORDS)
     throw new CommandRefusal(text.get(locale, 'full', { max: MAX_WORDS }));
-  const settings = await saveSettings(interaction, context, {
-    triggerWords: [...current.triggerWords, word],
-  });
+  const settings = await saveSettings(
+    interaction,
+    context,
+    { triggerWords: [...current.triggerWords, word] },
+    current,
+  );
   await respond(
     interaction,
     text.get(locale, 'added', { word, count: settings.triggerWords.length, max: MAX_WORDS }),
@@ -141,7 +144,7 @@ async function removeWord(
   );
   if (remaining.length === current.triggerWords.length)
     throw new CommandRefusal(text.get(locale, 'missing', { word }));
-  await saveSettings(interaction, context, { triggerWords: remaining });
+  await saveSettings(interaction, context, { triggerWords: remaining }, current);
   await respond(interaction, text.get(locale, 'removed', { word }));
 }
 
