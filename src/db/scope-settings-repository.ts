@@ -32,18 +32,7 @@ export async function updateScopeSettings(
   scope: { id: string; kind: ScopeKind },
   patch: SettingsPatch,
 ): Promise<ScopeSettings> {
-  await ensureScope(db, scope.id, scope.kind);
-  const values = toColumns(patch);
-  const [row] = await db
-    .insert(scopeSettings)
-    .values({ scopeId: scope.id, ...values })
-    .onConflictDoUpdate({
-      target: scopeSettings.scopeId,
-      set: { ...values, version: sql`${scopeSettings.version} + 1`, updatedAt: sql`now()` },
-    })
-    .returning();
-  if (row === undefined) throw new Error('settings upsert returned no row');
-  return fromRow(row);
+  return upsertColumns(db, scope, toColumns(patch));
 }
 
 /**
@@ -60,18 +49,7 @@ export async function resetScopeSettings(
     apiKeyCiphertext: _key,
     ...defaults
   } = defaultScopeSettings(scope.id);
-  await ensureScope(db, scope.id, scope.kind);
-  const values = { ...toColumns(defaults), apiKeyCiphertext: null };
-  const [row] = await db
-    .insert(scopeSettings)
-    .values({ scopeId: scope.id, ...values })
-    .onConflictDoUpdate({
-      target: scopeSettings.scopeId,
-      set: { ...values, version: sql`${scopeSettings.version} + 1`, updatedAt: sql`now()` },
-    })
-    .returning();
-  if (row === undefined) throw new Error('settings upsert returned no row');
-  return fromRow(row);
+  return upsertColumns(db, scope, { ...toColumns(defaults), apiKeyCiphertext: null });
 }
 
 /**
@@ -111,18 +89,8 @@ export async function storeApiKey(
   scope: { id: string; kind: ScopeKind },
   apiKey: string | undefined,
 ): Promise<ScopeSettings> {
-  await ensureScope(db, scope.id, scope.kind);
   const apiKeyCiphertext = apiKey === undefined ? null : box.seal(apiKey, apiKeyContext(scope.id));
-  const [row] = await db
-    .insert(scopeSettings)
-    .values({ scopeId: scope.id, apiKeyCiphertext })
-    .onConflictDoUpdate({
-      target: scopeSettings.scopeId,
-      set: { apiKeyCiphertext, version: sql`${scopeSettings.version} + 1`, updatedAt: sql`now()` },
-    })
-    .returning();
-  if (row === undefined) throw new Error('settings upsert returned no row');
-  return fromRow(row);
+  return upsertColumns(db, scope, { apiKeyCiphertext });
 }
 
 /** The scope's plain API key, or undefined when none is stored. Throws SecretError on a wrong key. */
@@ -130,6 +98,25 @@ export function openApiKey(box: SecretBox, settings: ScopeSettings): string | un
   return settings.apiKeyCiphertext === undefined
     ? undefined
     : box.open(settings.apiKeyCiphertext, apiKeyContext(settings.scopeId));
+}
+
+/** Creates or changes a scope's settings row and bumps its version: the one write path. */
+async function upsertColumns(
+  db: Database,
+  scope: { id: string; kind: ScopeKind },
+  values: Partial<typeof scopeSettings.$inferInsert>,
+): Promise<ScopeSettings> {
+  await ensureScope(db, scope.id, scope.kind);
+  const [row] = await db
+    .insert(scopeSettings)
+    .values({ scopeId: scope.id, ...values })
+    .onConflictDoUpdate({
+      target: scopeSettings.scopeId,
+      set: { ...values, version: sql`${scopeSettings.version} + 1`, updatedAt: sql`now()` },
+    })
+    .returning();
+  if (row === undefined) throw new Error('settings upsert returned no row');
+  return fromRow(row);
 }
 
 /** Binds a sealed key to its scope: copied into another scope's row, it will not open. */

@@ -60,6 +60,41 @@ describe('conversation commands', () => {
   });
   afterAll(() => harness.dispose());
 
+  /**
+   * A mention whose reply shows its first paragraph and then waits on a gate (so the turn is
+   * live), with the rest never to be sent once stopped.
+   */
+  async function heldReply(options: {
+    channelId: string;
+    authorId: string;
+    ask: string;
+    first: string;
+    rest: string;
+  }) {
+    const { discord, llm, bot } = harness;
+    const gate = createGate();
+    llm.enqueue({
+      steps: [
+        { type: 'text', text: options.first },
+        { type: 'hold', gate },
+        { type: 'text', text: options.rest },
+        { type: 'finish', reason: 'stop' },
+      ],
+    });
+    const firstMessage = discord.waits.message({
+      channelId: options.channelId,
+      authorId: discord.botUserId,
+    });
+    const trigger = discord.postMessage({
+      authorId: options.authorId,
+      channelId: options.channelId,
+      content: `<@${discord.botUserId}> ${options.ask}`,
+    });
+    const request = await llm.waitForRequest(llm.requests.length + 1);
+    await firstMessage;
+    return { gate, request, finished: waitForTurn(bot, trigger.id) };
+  }
+
   async function ask(channelId: string, authorId: string, text: string) {
     const { discord, bot } = harness;
     const message = discord.postMessage({
@@ -125,29 +160,15 @@ describe('conversation commands', () => {
   });
 
   it('/reset stops a reply still being written, so none of it lands after the marker', async () => {
-    const { discord, llm, bot, world } = harness;
+    const { discord, world } = harness;
     const channel = world.channel('reset-live');
-    const gate = createGate();
-    llm.enqueue({
-      steps: [
-        { type: 'text', text: 'Let me tell you a long story.\n\n' },
-        { type: 'hold', gate },
-        { type: 'text', text: 'This part must never be sent.' },
-        { type: 'finish', reason: 'stop' },
-      ],
-    });
-    const firstMessage = discord.waits.message({
+    const { gate, request, finished } = await heldReply({
       channelId: channel.id,
-      authorId: discord.botUserId,
-    });
-    const trigger = discord.postMessage({
       authorId: world.bob.id,
-      channelId: channel.id,
-      content: `<@${discord.botUserId}> tell me a story`,
+      ask: 'tell me a story',
+      first: 'Let me tell you a long story.\n\n',
+      rest: 'This part must never be sent.',
     });
-    const request = await llm.waitForRequest(llm.requests.length + 1);
-    await firstMessage;
-    const finished = waitForTurn(bot, trigger.id);
     const reset = discord.invokeSlashCommand({
       userId: world.alice.id,
       channelId: channel.id,
@@ -327,29 +348,15 @@ describe('conversation commands', () => {
   });
 
   it('/stop: the live turn stops, is stored as stopped, and nothing more of it is sent', async () => {
-    const { discord, llm, bot, world } = harness;
+    const { discord, llm, world } = harness;
     const channel = world.channel('stop');
-    const gate = createGate();
-    llm.enqueue({
-      steps: [
-        { type: 'text', text: 'Pasta is a wonderful subject. First, you boil the water.\n\n' },
-        { type: 'hold', gate },
-        { type: 'text', text: 'Then lots more text that must never appear.' },
-        { type: 'finish', reason: 'stop' },
-      ],
-    });
-    const firstMessage = discord.waits.message({
+    const { gate, request, finished } = await heldReply({
       channelId: channel.id,
-      authorId: discord.botUserId,
-    });
-    const trigger = discord.postMessage({
       authorId: world.bob.id,
-      channelId: channel.id,
-      content: `<@${discord.botUserId}> tell me all about pasta`,
+      ask: 'tell me all about pasta',
+      first: 'Pasta is a wonderful subject. First, you boil the water.\n\n',
+      rest: 'Then lots more text that must never appear.',
     });
-    const request = await llm.waitForRequest(llm.requests.length + 1);
-    await firstMessage;
-    const finished = waitForTurn(bot, trigger.id);
 
     // Alice is a moderator here; a member who is neither the requester nor one may not stop.
     const { carol } = world;

@@ -6,17 +6,12 @@
 import type { RecordedRequest } from './recorded-request.ts';
 import {
   dataFrame,
+  earlyError,
   MALFORMED_EVENT,
   type Frame,
   type RenderedResponse,
 } from './rendered-response.ts';
-import {
-  splitIntoPieces,
-  type Script,
-  type ScriptFinishReason,
-  type ScriptStep,
-} from './script.ts';
-import { vendorError } from './vendor-errors.ts';
+import { splitIntoPieces, type Script, type ScriptFinishReason } from './script.ts';
 
 const STOP_REASONS: Record<ScriptFinishReason, string> = {
   stop: 'end_turn',
@@ -33,7 +28,7 @@ const MID_STREAM_ERROR_TYPES: Record<string, string> = {
 
 export function renderAnthropic(script: Script, request: RecordedRequest): RenderedResponse {
   const first = script.steps[0];
-  const early = first === undefined ? undefined : earlyError(first, request.model);
+  const early = first === undefined ? undefined : earlyError('anthropic', first, request.model);
   if (early) return early;
 
   const event = (name: string, data: Record<string, unknown>): Frame =>
@@ -166,16 +161,4 @@ export function renderAnthropic(script: Script, request: RecordedRequest): Rende
     }
   }
   return { type: 'stream', frames };
-}
-
-function earlyError(step: ScriptStep, model: string): RenderedResponse | undefined {
-  if (step.type === 'http-error') {
-    return { type: 'error', status: step.status, headers: step.headers ?? {}, body: step.body };
-  }
-  if (step.type !== 'fail' || step.kind === 'content_filter') return undefined;
-  const error = vendorError('anthropic', step.kind, {
-    model,
-    retryAfterSeconds: step.retryAfterSeconds,
-  });
-  return { type: 'error', ...error };
 }

@@ -7,11 +7,12 @@
 import type { RecordedRequest } from './recorded-request.ts';
 import {
   dataFrame,
+  earlyError,
   MALFORMED_EVENT,
   type Frame,
   type RenderedResponse,
 } from './rendered-response.ts';
-import type { Script, ScriptFinishReason, ScriptStep } from './script.ts';
+import type { Script, ScriptFinishReason } from './script.ts';
 import { vendorError } from './vendor-errors.ts';
 
 const FINISH_REASONS: Record<ScriptFinishReason, string> = {
@@ -29,7 +30,7 @@ const SAFETY_RATINGS = [
 
 export function renderGemini(script: Script, request: RecordedRequest): RenderedResponse {
   const first = script.steps[0];
-  const early = first === undefined ? undefined : earlyError(first, request.model);
+  const early = first === undefined ? undefined : earlyError('google', first, request.model);
   if (early) return early;
 
   const usageStep = script.steps.find((step) => step.type === 'usage');
@@ -142,16 +143,4 @@ export function renderGemini(script: Script, request: RecordedRequest): Rendered
     }
   }
   return { type: 'stream', frames };
-}
-
-function earlyError(step: ScriptStep, model: string): RenderedResponse | undefined {
-  if (step.type === 'http-error') {
-    return { type: 'error', status: step.status, headers: step.headers ?? {}, body: step.body };
-  }
-  if (step.type !== 'fail' || step.kind === 'content_filter') return undefined;
-  const error = vendorError('google', step.kind, {
-    model,
-    retryAfterSeconds: step.retryAfterSeconds,
-  });
-  return { type: 'error', ...error };
 }

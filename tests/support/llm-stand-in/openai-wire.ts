@@ -5,21 +5,17 @@
 import type { RecordedRequest } from './recorded-request.ts';
 import {
   dataFrame,
+  earlyError,
   MALFORMED_EVENT,
   type Frame,
   type RenderedResponse,
 } from './rendered-response.ts';
-import {
-  splitIntoPieces,
-  type Script,
-  type ScriptFinishReason,
-  type ScriptStep,
-} from './script.ts';
+import { splitIntoPieces, type Script, type ScriptFinishReason } from './script.ts';
 import { vendorError } from './vendor-errors.ts';
 
 export function renderOpenAI(script: Script, request: RecordedRequest): RenderedResponse {
   const first = script.steps[0];
-  const early = first === undefined ? undefined : earlyError(first, request.model);
+  const early = first === undefined ? undefined : earlyError('openai', first, request.model);
   if (early) return early;
 
   const created = 1_760_000_000;
@@ -122,16 +118,4 @@ export function renderOpenAI(script: Script, request: RecordedRequest): Rendered
   if (usage !== undefined) frames.push(chunk([], { usage }));
   if (finished) frames.push(dataFrame('data: [DONE]\n\n'));
   return { type: 'stream', frames };
-}
-
-function earlyError(step: ScriptStep, model: string): RenderedResponse | undefined {
-  if (step.type === 'http-error') {
-    return { type: 'error', status: step.status, headers: step.headers ?? {}, body: step.body };
-  }
-  if (step.type !== 'fail' || step.kind === 'content_filter') return undefined;
-  const error = vendorError('openai', step.kind, {
-    model,
-    retryAfterSeconds: step.retryAfterSeconds,
-  });
-  return { type: 'error', ...error };
 }
