@@ -4,14 +4,8 @@ import type { Logger } from '../../core/logger.ts';
 import type { DeliverySink } from '../../stream/delivery-sink.ts';
 import { type AllowedMentions, type MessageTarget, TargetWriteError } from './message-target.ts';
 import type { TypingAllowance } from './typing-allowance.ts';
+import { TypingKeeper } from './typing-keeper.ts';
 import type { WriteBudgets } from './write-budgets.ts';
-
-/** Discord clears the typing indicator after 10 s; refresh a little before. */
-export const TYPING_REFRESH_MS = 8_000;
-/** When the process's typing allowance is spent, ask again this much later. */
-const TYPING_RETRY_MS = 1_000;
-/** After a post (which clears the indicator), typing resumes this much later, not at once. */
-export const TYPING_AFTER_POST_MS = 1_500;
 
 export interface DiscordSinkOptions {
   target: MessageTarget;
@@ -56,16 +50,18 @@ export class DiscordSink implements DeliverySink {
   private statusMessageId: string | undefined;
   private running: Promise<void> | undefined;
   private waitController = new AbortController();
-  private typingWanted = false;
-  private typingLoop: Promise<void> | undefined;
-  private typingWake = new AbortController();
-  private lastTypingAt = Number.NEGATIVE_INFINITY;
+  private readonly typing: TypingKeeper;
   private closed = false;
   /** Set when Discord refused to let the bot write here at all (missing permission). */
   failure: TargetWriteError | undefined;
 
   constructor(options: DiscordSinkOptions) {
     this.options = options;
+    this.typing = new TypingKeeper({
+      target: options.target,
+      clock: options.clock,
+      allowance: options.typing,
+    });
   }
 
   pushMessage(chunk: string): void {
@@ -91,14 +87,7 @@ export class DiscordSink implements DeliverySink {
   }
 
   setTyping(active: boolean): void {
-    this.typingWanted = active && !this.closed;
-    if (this.typingWanted) {
-      this.typingLoop ??= this.keepTyping().finally(() => {
-        this.typingLoop = undefined;
-      });
-    } else {
-      this.typingWake.abort();
-    }
+    this.typing.set(active && !this.closed);
   }
 
   setStatus(status: string | undefined): void {
@@ -113,8 +102,7 @@ export class DiscordSink implements DeliverySink {
 
   discardPending(): void {
     this.closed = true;
-    this.typingWanted = false;
-    this.typingWake.abort();
+    this.typing.set(false);
     this.chunks.length = 0;
     for (const slot of this.slots) slot.desired = slot.written ?? '';
     this.statusDesired = undefined;
@@ -128,8 +116,7 @@ export class DiscordSink implements DeliverySink {
       if (signal?.aborted) break;
       await this.running;
     }
-    this.setTyping(false);
-    await this.typingLoop;
+    await this.typing.stop();
     if (this.failure !== undefined) {
       throw new DeliveryError(this.failure.failure, 'the bot may not write in this channel', {
         cause: this.failure,
@@ -265,9 +252,7 @@ export class DiscordSink implements DeliverySink {
       ...(replyTo === undefined ? {} : { replyTo }),
     });
     this.messageIds.push(id);
-    // Posting clears Discord's typing indicator: refresh it shortly if generation goes on.
-    this.lastTypingAt = this.options.clock.now() - TYPING_REFRESH_MS + TYPING_AFTER_POST_MS;
-    this.typingWake.abort();
+    this.typing.posted();
     return id;
   }
 
@@ -312,27 +297,5 @@ export class DiscordSink implements DeliverySink {
       return;
     }
     this.options.logger.warn({ err: error }, 'a Discord write failed; skipping it');
-  }
-
-  private async keepTyping(): Promise<void> {
-    while (this.typingWanted) {
-      const now = this.options.clock.now();
-      let wait: number;
-      if (now - this.lastTypingAt < TYPING_REFRESH_MS) {
-        wait = this.lastTypingAt + TYPING_REFRESH_MS - now;
-      } else if (this.options.typing.tryTake()) {
-        this.lastTypingAt = now;
-        await this.options.target.sendTyping().catch(() => undefined);
-        wait = this.lastTypingAt + TYPING_REFRESH_MS - this.options.clock.now();
-      } else {
-        wait = TYPING_RETRY_MS;
-      }
-      wait = Math.max(1, wait);
-      try {
-        await this.options.clock.sleep(wait, this.typingWake.signal);
-      } catch {
-        this.typingWake = new AbortController();
-      }
-    }
   }
 }
