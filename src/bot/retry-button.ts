@@ -7,7 +7,7 @@ import { resolveLocale } from './i18n/locale.ts';
 import { translate } from './i18n/messages.ts';
 import { toInboundMessage } from './message-intake.ts';
 import type { Trigger } from './trigger.ts';
-import { RETRY_BUTTON_PREFIX } from './turn-runner.ts';
+import { RETRY_BUTTON_PREFIX } from './failure-notice.ts';
 
 export function isRetryButton(interaction: ButtonInteraction): boolean {
   return interaction.customId.startsWith(RETRY_BUTTON_PREFIX);

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { ChatRequest } from '../core/chat.ts';
 import type { Clock } from '../core/clock.ts';
-import { ProviderError, UserFacingError } from '../core/errors.ts';
+import { ProviderError } from '../core/errors.ts';
 import type { Logger } from '../core/logger.ts';
 import type { ScopeSettings } from '../core/settings.ts';
 import type { ToolContext, ToolExecutor } from '../core/tool.ts';
@@ -27,13 +27,13 @@ import type { PersonaContext } from './persona.ts';
 import type { Download } from './trigger-attachments.ts';
 import type { Trigger } from './trigger.ts';
 import { buildRequest, prepareTurn } from './turn-context.ts';
-import { describeFailure } from './user-facing-error.ts';
+import { notConfigured, postFailureNotice } from './failure-notice.ts';
+import { accountTurn } from './turn-accounting.ts';
 
 /** Context-overflow retries, each with one more of the oldest history entries dropped (seed 004). */
 const MAX_OVERFLOW_RETRIES = 3;
 /** Feature flag: let the model's replies ping members (never roles, @everyone or @here). */
 export const ALLOW_USER_MENTIONS_FLAG = 'allowUserMentions';
-export const RETRY_BUTTON_PREFIX = 'retry:';
 const DISCORD_MESSAGE_LIMIT = 2000;
 
 const NO_TOOLS: ToolExecutor = {
@@ -102,7 +102,13 @@ export class TurnRunner {
         apiKey: openApiKey(this.options.secretBox, settings),
       });
     } catch (error) {
-      await this.postFailure({ error: notConfigured(error), trigger: last, place, locale, logger });
+      await postFailureNotice({
+        error: notConfigured(error),
+        trigger: last,
+        place,
+        locale,
+        logger,
+      });
       return;
     }
     // Recorded while the context is assembled (it reads only the bot's replies); never throws.
@@ -173,13 +179,16 @@ export class TurnRunner {
         );
       }
     } catch (error) {
-      await this.postFailure({ error, trigger: last, place, locale, logger });
+      await postFailureNotice({ error, trigger: last, place, locale, logger });
       return;
     }
     if (outcome === undefined || request === undefined) return;
-    await this.account(scopeId, outcome, model, logger);
+    await accountTurn(
+      { dailyBudget: this.options.dailyBudget, metrics: this.options.metrics, logger },
+      { scopeId, outcome, model },
+    );
     if (outcome.status === 'failed' && outcome.error !== undefined && !signal.aborted) {
-      await this.postFailure({ error: outcome.error, trigger: last, place, locale, logger });
+      await postFailureNotice({ error: outcome.error, trigger: last, place, locale, logger });
     }
     if (outcome.stop !== undefined && !this.options.shutdownSignal.aborted) {
       await this.acknowledgeStop({
@@ -294,103 +303,4 @@ export class TurnRunner {
       }).catch((error: unknown) => logger.warn({ err: error }, 'could not record the user turn'));
     }
   }
-
-  private async account(
-    scopeId: string,
-    outcome: TurnOutcome,
-    model: ResolvedModel,
-    logger: Logger,
-  ): Promise<void> {
-    const { metrics } = outcome;
-    await this.options.dailyBudget
-      .record(scopeId, { inputTokens: metrics.inputTokens, outputTokens: metrics.outputTokens })
-      .catch((error: unknown) => logger.warn({ err: error }, 'could not record token usage'));
-    const labels = { provider: model.provider, status: outcome.status };
-    this.options.metrics?.increment(
-      'bot_turns_total',
-      'Turns by provider and final status',
-      labels,
-    );
-    this.options.metrics?.increment(
-      'bot_tokens_total',
-      'Tokens spent',
-      { direction: 'input' },
-      metrics.inputTokens,
-    );
-    this.options.metrics?.increment(
-      'bot_tokens_total',
-      'Tokens spent',
-      { direction: 'output' },
-      metrics.outputTokens,
-    );
-    if (metrics.timeToFirstTokenMs !== null) {
-      this.options.metrics?.observe(
-        'bot_first_token_ms',
-        'Time to first token',
-        metrics.timeToFirstTokenMs,
-        {
-          provider: model.provider,
-        },
-      );
-    }
-    logger.info(
-      {
-        turnId: outcome.turnId,
-        provider: model.provider,
-        model: model.modelId,
-        status: outcome.status,
-        messages: outcome.messageIds.length,
-        inputTokens: metrics.inputTokens,
-        outputTokens: metrics.outputTokens,
-        timeToFirstTokenMs: metrics.timeToFirstTokenMs,
-        timeToFirstMessageMs: metrics.timeToFirstMessageMs,
-        durationMs: metrics.durationMs,
-        finishReason: metrics.finishReason,
-        tools: metrics.tools.length,
-      },
-      'turn finished',
-    );
-  }
-
-  /** A short localized message with an incident id (also logged) and, when useful, a Retry button. */
-  private async postFailure(options: {
-    error: unknown;
-    trigger: Trigger;
-    place: TurnPlace;
-    locale: Locale;
-    logger: Logger;
-  }): Promise<void> {
-    const failure = describeFailure(options.error, options.locale);
-    options.logger.warn({ err: options.error, incidentId: failure.incidentId }, 'turn failed');
-    try {
-      await options.place.target.send({
-        content: failure.text,
-        allowedMentions: allowedMentionsFor({ allowUserMentions: false }),
-        replyTo: options.trigger.message.id,
-        ...(failure.retryable
-          ? {
-              components: [
-                {
-                  customId: `${RETRY_BUTTON_PREFIX}${options.trigger.message.id}`,
-                  label: translate(options.locale, 'button.retry'),
-                },
-              ],
-            }
-          : {}),
-      });
-    } catch (error) {
-      options.logger.warn(
-        { err: error, incidentId: failure.incidentId },
-        'could not post the failure notice',
-      );
-    }
-  }
-}
-
-/** No key at all for the provider reads "not set up yet", not "your key was rejected". */
-function notConfigured(error: unknown): unknown {
-  if (error instanceof ProviderError && error.kind === 'auth' && error.status === undefined) {
-    return new UserFacingError('error.not_configured', {}, { cause: error });
-  }
-  return error;
 }

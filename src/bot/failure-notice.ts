@@ -1,0 +1,52 @@
+import { ProviderError, UserFacingError } from '../core/errors.ts';
+import type { Logger } from '../core/logger.ts';
+import { allowedMentionsFor, type MessageTarget } from './delivery/message-target.ts';
+import type { Locale } from './i18n/locale.ts';
+import { translate } from './i18n/messages.ts';
+import type { Trigger } from './trigger.ts';
+import { describeFailure } from './user-facing-error.ts';
+
+/** The Retry button's custom id: this prefix, then the id of the member message to re-ask. */
+export const RETRY_BUTTON_PREFIX = 'retry:';
+
+/** A short localized message with an incident id (also logged) and, when useful, a Retry button. */
+export async function postFailureNotice(options: {
+  error: unknown;
+  trigger: Trigger;
+  place: { target: MessageTarget };
+  locale: Locale;
+  logger: Logger;
+}): Promise<void> {
+  const failure = describeFailure(options.error, options.locale);
+  options.logger.warn({ err: options.error, incidentId: failure.incidentId }, 'turn failed');
+  try {
+    await options.place.target.send({
+      content: failure.text,
+      allowedMentions: allowedMentionsFor({ allowUserMentions: false }),
+      replyTo: options.trigger.message.id,
+      ...(failure.retryable
+        ? {
+            components: [
+              {
+                customId: `${RETRY_BUTTON_PREFIX}${options.trigger.message.id}`,
+                label: translate(options.locale, 'button.retry'),
+              },
+            ],
+          }
+        : {}),
+    });
+  } catch (error) {
+    options.logger.warn(
+      { err: error, incidentId: failure.incidentId },
+      'could not post the failure notice',
+    );
+  }
+}
+
+/** No key at all for the provider reads "not set up yet", not "your key was rejected". */
+export function notConfigured(error: unknown): unknown {
+  if (error instanceof ProviderError && error.kind === 'auth' && error.status === undefined) {
+    return new UserFacingError('error.not_configured', {}, { cause: error });
+  }
+  return error;
+}
