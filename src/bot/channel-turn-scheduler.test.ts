@@ -2,14 +2,16 @@ import { describe, expect, it } from 'vitest';
 import { silentLogger } from '../core/logger.ts';
 import { ManualClock, settle } from '../stream/testing/manual-clock.ts';
 import { ChannelLocks } from './channel-locks.ts';
-import { ChannelTurnScheduler } from './channel-turn-scheduler.ts';
+import { COALESCE_MAX_WAITING, ChannelTurnScheduler } from './channel-turn-scheduler.ts';
 
-function harness() {
+function harness(limits?: { count: number; weight: number }) {
   const batches: string[][] = [];
   const gates: Array<() => void> = [];
   const scheduler = new ChannelTurnScheduler<string>({
     locks: new ChannelLocks({ clock: new ManualClock(), holdTimeoutMs: 60_000 }),
     logger: silentLogger,
+    weigh: (trigger) => trigger.length,
+    ...(limits === undefined ? {} : { batchLimits: limits }),
     runTurn: (_channel, batch) =>
       new Promise<void>((resolve) => {
         batches.push([...batch]);
@@ -98,5 +100,61 @@ describe('ChannelTurnScheduler', () => {
     await settle();
     expect(batches).toEqual([['boom'], ['after']]);
     expect(scheduler.isBusy('c')).toBe(false);
+  });
+
+  it('caps a coalesced batch by count and by weight; the rest waits for the next turn', async () => {
+    const { scheduler, batches, finishTurn } = harness({ count: 3, weight: 10 });
+    const coalesce = { policy: 'coalesce' as const, depth: 3 };
+    scheduler.submit('c', 'first', coalesce);
+    await settle();
+    for (const trigger of ['a', 'b', 'c', 'd', 'eeeeeeeeee', 'f'])
+      scheduler.submit('c', trigger, coalesce);
+    await finishTurn();
+    await finishTurn();
+    await finishTurn();
+    await finishTurn();
+    // count 3 → a,b,c; then d (1) + e (10) > 10 → d alone; e alone (the first always fits); f.
+    expect(batches).toEqual([['first'], ['a', 'b', 'c'], ['d'], ['eeeeeeeeee'], ['f']]);
+  });
+
+  it('rejects coalesced triggers beyond the waiting cap instead of growing without bound', async () => {
+    const { scheduler } = harness();
+    const coalesce = { policy: 'coalesce' as const, depth: 3 };
+    scheduler.submit('c', 'live', coalesce);
+    await settle();
+    const outcomes = Array.from({ length: COALESCE_MAX_WAITING + 5 }, (_, index) =>
+      scheduler.submit('c', `m${index}`, coalesce),
+    );
+    expect(outcomes.filter((outcome) => outcome === 'coalesced')).toHaveLength(
+      COALESCE_MAX_WAITING,
+    );
+    expect(outcomes.filter((outcome) => outcome === 'rejected')).toHaveLength(5);
+    expect(scheduler.waitingTotal()).toBe(COALESCE_MAX_WAITING);
+  });
+
+  it('withdraws waiting triggers so they never run', async () => {
+    const { scheduler, batches, finishTurn } = harness();
+    const queue = { policy: 'queue' as const, depth: 5 };
+    scheduler.submit('c', 'alice-1', queue);
+    await settle();
+    scheduler.submit('c', 'alice-2', queue);
+    scheduler.submit('c', 'bob-1', queue);
+    expect(scheduler.withdraw('c', (trigger) => trigger.startsWith('alice'))).toEqual(['alice-2']);
+    await finishTurn();
+    await finishTurn();
+    expect(batches).toEqual([['alice-1'], ['bob-1']]);
+  });
+
+  it('gives back every waiting trigger at close and refuses new ones', async () => {
+    const { scheduler, batches, finishTurn } = harness();
+    const queue = { policy: 'queue' as const, depth: 5 };
+    scheduler.submit('c', 'live', queue);
+    await settle();
+    scheduler.submit('c', 'waiting', queue);
+    expect(scheduler.close()).toEqual(['waiting']);
+    expect(scheduler.submit('d', 'late', queue)).toBe('rejected');
+    await finishTurn();
+    expect(batches).toEqual([['live']]);
+    await scheduler.whenIdle();
   });
 });

@@ -15,7 +15,11 @@ const message = (overrides: Partial<StopCandidate>): StopCandidate => ({
 describe('StopRegistry', () => {
   it('stops the live turn when the member being answered says a stop phrase on its own', () => {
     const registry = new StopRegistry();
-    const live = registry.begin({ channelId: 'channel-1', turnId: 'turn-1', requesterId: 'alice' });
+    const live = registry.begin({
+      channelId: 'channel-1',
+      turnId: 'turn-1',
+      requesterIds: ['alice'],
+    });
     const decision = registry.consider(message({ content: 'okay stop, I get it' }));
     expect(decision.stopped).toBe(true);
     expect(live.signal.aborted).toBe(true);
@@ -29,7 +33,11 @@ describe('StopRegistry', () => {
 
   it("ignores another member's stop words, even a plain 'wait' (anchor fault 15)", () => {
     const registry = new StopRegistry();
-    const live = registry.begin({ channelId: 'channel-1', turnId: 'turn-1', requesterId: 'alice' });
+    const live = registry.begin({
+      channelId: 'channel-1',
+      turnId: 'turn-1',
+      requesterIds: ['alice'],
+    });
     expect(registry.consider(message({ authorId: 'bob', content: 'wait, what?' }))).toEqual({
       stopped: false,
       reason: 'not-requester',
@@ -42,7 +50,11 @@ describe('StopRegistry', () => {
 
   it("lets a moderator stop anyone's turn", () => {
     const registry = new StopRegistry();
-    const live = registry.begin({ channelId: 'channel-1', turnId: 'turn-1', requesterId: 'alice' });
+    const live = registry.begin({
+      channelId: 'channel-1',
+      turnId: 'turn-1',
+      requesterIds: ['alice'],
+    });
     expect(
       registry.consider(message({ authorId: 'mod', authorIsModerator: true, content: 'enough' }))
         .stopped,
@@ -52,7 +64,11 @@ describe('StopRegistry', () => {
 
   it('does not stop on a question to someone else, but does when it is addressed to the bot', () => {
     const registry = new StopRegistry();
-    const live = registry.begin({ channelId: 'channel-1', turnId: 'turn-1', requesterId: 'alice' });
+    const live = registry.begin({
+      channelId: 'channel-1',
+      turnId: 'turn-1',
+      requesterIds: ['alice'],
+    });
     expect(registry.consider(message({ content: 'wait, what about X?' }))).toEqual({
       stopped: false,
       reason: 'not-a-stop',
@@ -66,7 +82,7 @@ describe('StopRegistry', () => {
 
   it('stops once: a second stop while the first winds down starts nothing', () => {
     const registry = new StopRegistry();
-    registry.begin({ channelId: 'channel-1', turnId: 'turn-1', requesterId: 'alice' });
+    registry.begin({ channelId: 'channel-1', turnId: 'turn-1', requesterIds: ['alice'] });
     expect(registry.consider(message({})).stopped).toBe(true);
     expect(registry.consider(message({}))).toEqual({ stopped: false, reason: 'already-stopping' });
   });
@@ -76,15 +92,19 @@ describe('StopRegistry', () => {
     const first = registry.begin({
       channelId: 'channel-1',
       turnId: 'turn-1',
-      requesterId: 'alice',
+      requesterIds: ['alice'],
     });
     expect(registry.consider(message({ channelId: 'channel-2' }))).toEqual({
       stopped: false,
       reason: 'no-live-turn',
     });
-    const second = registry.begin({ channelId: 'channel-1', turnId: 'turn-2', requesterId: 'bob' });
+    const second = registry.begin({
+      channelId: 'channel-1',
+      turnId: 'turn-2',
+      requesterIds: ['bob'],
+    });
     first.end();
-    expect(registry.liveTurn('channel-1')).toEqual({ turnId: 'turn-2', requesterId: 'bob' });
+    expect(registry.liveTurn('channel-1')).toEqual({ turnId: 'turn-2', requesterIds: ['bob'] });
     second.end();
     expect(registry.liveTurn('channel-1')).toBeUndefined();
     expect(registry.consider(message({}))).toEqual({ stopped: false, reason: 'no-live-turn' });
@@ -98,7 +118,7 @@ describe('StopRegistry', () => {
       const live = registry.begin({
         channelId: 'channel-1',
         turnId: 'turn-1',
-        requesterId: 'alice',
+        requesterIds: ['alice'],
       });
       expect(registry.stopByCommand(command)).toEqual({ stopped: true, turnId: 'turn-1' });
       expect(live.signal.aborted).toBe(true);
@@ -116,7 +136,7 @@ describe('StopRegistry', () => {
       const live = registry.begin({
         channelId: 'channel-1',
         turnId: 'turn-1',
-        requesterId: 'alice',
+        requesterIds: ['alice'],
       });
       expect(registry.stopByCommand({ ...command, authorId: 'bob' })).toEqual({
         stopped: false,
@@ -138,8 +158,32 @@ describe('StopRegistry', () => {
 
     it('says when there is nothing to stop in the channel', () => {
       const registry = new StopRegistry();
-      registry.begin({ channelId: 'channel-2', turnId: 'turn-1', requesterId: 'alice' });
+      registry.begin({ channelId: 'channel-2', turnId: 'turn-1', requesterIds: ['alice'] });
       expect(registry.stopByCommand(command)).toEqual({ stopped: false, reason: 'no-live-turn' });
     });
+  });
+
+  it('lets every member a coalesced turn answers stop it, and nobody else', () => {
+    const registry = new StopRegistry();
+    const live = registry.begin({
+      channelId: 'channel-1',
+      turnId: 'turn-1',
+      requesterIds: ['alice', 'bob'],
+    });
+    expect(registry.consider(message({ authorId: 'carol', content: 'stop' }))).toEqual({
+      stopped: false,
+      reason: 'not-requester',
+    });
+    expect(live.signal.aborted).toBe(false);
+    expect(registry.consider(message({ authorId: 'alice', content: 'stop' })).stopped).toBe(true);
+    const second = registry.begin({
+      channelId: 'channel-1',
+      turnId: 'turn-2',
+      requesterIds: ['alice', 'bob'],
+    });
+    expect(
+      registry.stopByCommand({ channelId: 'channel-1', authorId: 'bob', authorIsModerator: false }),
+    ).toEqual({ stopped: true, turnId: 'turn-2' });
+    expect(second.signal.aborted).toBe(true);
   });
 });

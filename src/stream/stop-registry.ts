@@ -69,7 +69,8 @@ export interface LiveTurn {
 
 interface Entry {
   turnId: string;
-  requesterId: string;
+  /** Everyone whose message the turn answers (a coalesced batch has several). */
+  requesterIds: ReadonlySet<string>;
   controller: AbortController;
 }
 
@@ -88,10 +89,15 @@ export class StopRegistry {
     this.matcher = options.matcher ?? createStopPhraseMatcher();
   }
 
-  begin(turn: { channelId: string; turnId: string; requesterId: string }): LiveTurn {
+  /**
+   * Registers the channel's live turn from the moment its messages are accepted (before its
+   * context is assembled), so a stop at any point of it is honoured. Every member it answers
+   * may stop it.
+   */
+  begin(turn: { channelId: string; turnId: string; requesterIds: readonly string[] }): LiveTurn {
     const entry: Entry = {
       turnId: turn.turnId,
-      requesterId: turn.requesterId,
+      requesterIds: new Set(turn.requesterIds),
       controller: new AbortController(),
     };
     this.live.set(turn.channelId, entry);
@@ -106,18 +112,18 @@ export class StopRegistry {
   }
 
   /** The live turn in a channel, if any. */
-  liveTurn(channelId: string): { turnId: string; requesterId: string } | undefined {
+  liveTurn(channelId: string): { turnId: string; requesterIds: readonly string[] } | undefined {
     const entry = this.live.get(channelId);
     return entry === undefined
       ? undefined
-      : { turnId: entry.turnId, requesterId: entry.requesterId };
+      : { turnId: entry.turnId, requesterIds: [...entry.requesterIds] };
   }
 
   /** Decides whether `message` stops the channel's live turn, and stops it if so. */
   consider(message: StopCandidate): StopDecision {
     const entry = this.live.get(message.channelId);
     if (entry === undefined) return { stopped: false, reason: 'no-live-turn' };
-    if (message.authorId !== entry.requesterId && !message.authorIsModerator) {
+    if (!entry.requesterIds.has(message.authorId) && !message.authorIsModerator) {
       return { stopped: false, reason: 'not-requester' };
     }
     const isStop =
@@ -149,7 +155,7 @@ export class StopRegistry {
   }): CommandStopDecision {
     const entry = this.live.get(command.channelId);
     if (entry === undefined) return { stopped: false, reason: 'no-live-turn' };
-    if (command.authorId !== entry.requesterId && !command.authorIsModerator) {
+    if (!entry.requesterIds.has(command.authorId) && !command.authorIsModerator) {
       return { stopped: false, reason: 'not-requester' };
     }
     if (entry.controller.signal.aborted) return { stopped: false, reason: 'already-stopping' };

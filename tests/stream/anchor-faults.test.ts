@@ -44,7 +44,11 @@ describe('anchor fault 1: the in-character reply after a stop was lost', () => {
     );
     const { run, sink, journal } = turnFixture({ scripts: [model.script] });
     const registry = new StopRegistry();
-    const live = registry.begin({ channelId: 'channel-1', turnId: 'turn-1', requesterId: 'alice' });
+    const live = registry.begin({
+      channelId: 'channel-1',
+      turnId: 'turn-1',
+      requesterIds: ['alice'],
+    });
     const running = run({ signal: live.signal });
     await settle();
     expect(registry.consider(fromAlice('stop, I get it')).stopped).toBe(true);
@@ -101,7 +105,11 @@ describe('anchor fault 1: the in-character reply after a stop was lost', () => {
       ],
     });
     const registry = new StopRegistry();
-    const live = registry.begin({ channelId: 'channel-1', turnId: 'turn-1', requesterId: 'alice' });
+    const live = registry.begin({
+      channelId: 'channel-1',
+      turnId: 'turn-1',
+      requesterIds: ['alice'],
+    });
     const running = run({ signal: live.signal });
     await settle();
     expect(toolSignal?.aborted).toBe(false);
@@ -120,7 +128,11 @@ describe('anchor fault 1: the in-character reply after a stop was lost', () => {
       scripts: [[...textDeltas('One.\n\nTwo is longer.\n\nThree.', 6), stepEnd()]],
     });
     const registry = new StopRegistry();
-    const live = registry.begin({ channelId: 'channel-1', turnId: 'turn-1', requesterId: 'alice' });
+    const live = registry.begin({
+      channelId: 'channel-1',
+      turnId: 'turn-1',
+      requesterIds: ['alice'],
+    });
     const running = run({ signal: live.signal, humanizerDegree: 2 });
     await settle();
     expect(sink.messages).toEqual(['One.']);
@@ -213,7 +225,11 @@ describe('anchor fault 15: anyone\'s "wait" interrupted the bot', () => {
     const model = pausingModel('Part one.\n\n', 'Part two.');
     const { run, sink } = turnFixture({ scripts: [model.script] });
     const registry = new StopRegistry();
-    const live = registry.begin({ channelId: 'channel-1', turnId: 'turn-1', requesterId: 'alice' });
+    const live = registry.begin({
+      channelId: 'channel-1',
+      turnId: 'turn-1',
+      requesterIds: ['alice'],
+    });
     const running = run({ signal: live.signal });
     await settle();
     expect(
