@@ -27,7 +27,11 @@ export interface Config {
   devGuildId: string | undefined;
   metricsPort: number | undefined;
   ownerIds: readonly string[];
+  /** How long SIGTERM lets live replies finish before stopping them. */
+  shutdownGraceMs: number;
 }
+
+export const DEFAULT_SHUTDOWN_GRACE_MS = 15_000;
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
@@ -92,6 +96,10 @@ const environmentSchema = z.object({
   METRICS_PORT: optionalText.refine(
     (value) => value === undefined || isPort(value),
     'must be a port number between 1 and 65535',
+  ),
+  SHUTDOWN_GRACE_MS: optionalText.refine(
+    (value) => value === undefined || (/^\d{1,7}$/.test(value) && Number(value) <= 600_000),
+    'must be a whole number of milliseconds from 0 to 600000',
   ),
   BOT_OWNER_IDS: optionalText.refine(
     (value) => value === undefined || splitList(value).every((id) => SNOWFLAKE.test(id)),
@@ -170,6 +178,10 @@ export function parseConfig(environment: Environment): Config {
     devGuildId: values.DEV_GUILD_ID,
     metricsPort: values.METRICS_PORT === undefined ? undefined : Number(values.METRICS_PORT),
     ownerIds: values.BOT_OWNER_IDS === undefined ? [] : splitList(values.BOT_OWNER_IDS),
+    shutdownGraceMs:
+      values.SHUTDOWN_GRACE_MS === undefined
+        ? DEFAULT_SHUTDOWN_GRACE_MS
+        : Number(values.SHUTDOWN_GRACE_MS),
   };
 }
 

@@ -113,6 +113,8 @@ async function main(): Promise<void> {
       metrics,
       instanceId,
       ownerIds: config.ownerIds,
+      shutdownGraceMs: config.shutdownGraceMs,
+      isAlive: (other) => database.liveness.isAlive(other),
     });
     bot.attach();
     const background = new AbortController();
@@ -125,7 +127,7 @@ async function main(): Promise<void> {
       void tools.reminders.run(background.signal);
     });
     const maintenance = setInterval(() => {
-      void runMaintenance(database, logger);
+      void runMaintenance(database, logger).then(() => bot.recoverUnanswered());
     }, MAINTENANCE_INTERVAL_MS);
     maintenance.unref();
     cleanup.push(() => Promise.resolve(clearInterval(maintenance)));

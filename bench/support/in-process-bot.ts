@@ -119,6 +119,8 @@ export async function startInProcessBot(options: InProcessBotOptions): Promise<I
       metrics: new MetricsRegistry(),
       instanceId,
       ownerIds: [],
+      shutdownGraceMs: 0,
+      isAlive: () => Promise.resolve(true),
     });
     bot.attach();
     const background = new AbortController();

@@ -153,7 +153,7 @@ export class ChannelTurnScheduler<T> {
 
   /** How many of the waiting triggers the next coalesced turn takes (at least one). */
   private batchSize(pending: readonly T[]): number {
-    const weigh = this.options.weigh ?? (() => 1);
+    const weigh = (trigger: T): number => this.options.weigh?.(trigger) ?? 1;
     let weight = 0;
     let size = 0;
     for (const trigger of pending) {

@@ -12,7 +12,8 @@ import {
   StreamOrchestrator,
   type StreamOrchestratorDependencies,
 } from '../stream/stream-orchestrator.ts';
-import { claimMessage } from '../db/claim-repository.ts';
+import { claimMessage, releaseClaims, settleClaims } from '../db/claim-repository.ts';
+import { retryTransient } from '../db/retry-transient.ts';
 import type { ToolCatalog } from '../tools/tool-catalog.ts';
 import { ChannelHistory } from './channel-history.ts';
 import { CommandCooldowns } from './commands/command-cooldowns.ts';
@@ -27,6 +28,7 @@ import { DatabaseTurnJournal } from './database-turn-journal.ts';
 import { DiscordMessageTarget } from './delivery/discord-message-target.ts';
 import { TypingAllowance } from './delivery/typing-allowance.ts';
 import { readBucket, WriteBudgets } from './delivery/write-budgets.ts';
+import { MemberNotices } from './member-notices.ts';
 import { MemberRateLimiter } from './member-rate-limiter.ts';
 import { toHistoryMessage } from './message-intake.ts';
 import { MessageRouter } from './message-router.ts';
@@ -36,6 +38,7 @@ import { fetchDownload, type Download } from './trigger-attachments.ts';
 import { TriggerDetector } from './trigger-detector.ts';
 import type { Trigger } from './trigger.ts';
 import { TurnRunner, type TurnPlace } from './turn-runner.ts';
+import { recoverUnanswered } from './unanswered-recovery.ts';
 
 export interface DiscordBotOptions {
   client: Client;
@@ -55,6 +58,10 @@ export interface DiscordBotOptions {
   metrics?: MetricsRegistry;
   instanceId: string;
   ownerIds: readonly string[];
+  /** Whether the process that holds a claim still runs (the database's liveness locks). */
+  isAlive(instanceId: string): Promise<boolean>;
+  /** How long shutdown lets live turns finish before stopping them (SHUTDOWN_GRACE_MS). */
+  shutdownGraceMs: number;
   /** Overrides of the stream's tunables (tests). */
   streamOptions?: StreamOrchestratorDependencies['options'];
   download?: Download;
@@ -65,8 +72,8 @@ const HISTORY_PER_CHANNEL = 50;
 const HISTORY_CHANNELS = 5_000;
 /** A turn holding its channel longer than this is presumed stuck and its lock handed on. */
 const CHANNEL_HOLD_TIMEOUT_MS = 15 * 60_000;
-/** How long shutdown lets live turns finish before stopping them. */
-const SHUTDOWN_GRACE_MS = 10_000;
+/** How long intake waits out a database outage before telling the member it could not. */
+const OUTAGE_HOLD_MS = 120_000;
 const SETTINGS_REFRESH_MS = 30_000;
 const MESSAGE_ROUTE = /^\/channels\/(\d+)\/messages(?:\/\d+)?$/;
 
@@ -84,6 +91,7 @@ export class DiscordBot {
   private readonly shutdownController = new AbortController();
   private readonly commands: SlashCommand[];
   private readonly commandRouter: CommandRouter;
+  private readonly notices: MemberNotices;
   private router: MessageRouter | undefined;
   private runner: TurnRunner | undefined;
 
@@ -130,7 +138,9 @@ export class DiscordBot {
       logger,
       runTurn: (channelId, batch, lease) =>
         this.runner?.run(channelId, batch, lease) ?? Promise.resolve(),
+      weigh: (trigger) => trigger.message.content.length,
     });
+    this.notices = new MemberNotices({ clock, logger });
   }
 
   /** Attaches to the client's events; call before login. */
@@ -139,8 +149,9 @@ export class DiscordBot {
     client.once('clientReady', (ready) => {
       this.onReady(ready.user.id, ready.user.displayName);
       void this.registerCommands(ready);
+      void this.recoverUnanswered();
     });
-    client.on('messageCreate', (message) => void this.router?.onMessageCreate(message));
+    client.on('messageCreate', (message) => this.router?.onMessageCreate(message));
     client.on('messageUpdate', (old, message) => this.router?.onMessageUpdate(old, message));
     client.on('messageDelete', (message) => this.router?.onMessageDelete(message));
     client.on('channelDelete', (channel) => this.history.forgetChannel(channel.id));
@@ -172,17 +183,62 @@ export class DiscordBot {
     return this.scheduler.whenIdle();
   }
 
-  /** Stops taking triggers, lets live turns finish for a while, then stops them; all are recorded. */
+  /**
+   * Graceful shutdown: stop taking triggers; messages accepted but not started are given back
+   * (their claims released, so another process or the next start answers them); live turns get
+   * `shutdownGraceMs` to finish, then are stopped and recorded `stopped`.
+   */
   async shutdown(): Promise<void> {
     this.router?.close();
+    await this.router?.drained();
+    const unstarted = this.scheduler.close().map((trigger) => trigger.message.id);
+    if (unstarted.length > 0) {
+      await releaseClaims(this.options.db, unstarted, this.options.instanceId).then(
+        () =>
+          this.options.logger.info({ messages: unstarted.length }, 'waiting messages handed back'),
+        (error: unknown) =>
+          this.options.logger.warn({ err: error }, 'could not hand messages back'),
+      );
+    }
     const grace = new AbortController();
     await Promise.race([
       this.scheduler.whenIdle(),
-      this.options.clock.sleep(SHUTDOWN_GRACE_MS, grace.signal).catch(() => undefined),
+      this.options.clock.sleep(this.options.shutdownGraceMs, grace.signal).catch(() => undefined),
     ]);
     grace.abort();
     this.shutdownController.abort(new Error('shutting down'));
     await this.scheduler.whenIdle();
+  }
+
+  /**
+   * Answers member messages owed by a process that stopped (or handed back at its shutdown):
+   * run once connected, then periodically (index.ts maintenance). Never throws.
+   */
+  async recoverUnanswered(): Promise<void> {
+    const router = this.router;
+    if (router === undefined) return;
+    await recoverUnanswered({
+      db: this.options.db,
+      client: this.options.client,
+      clock: this.options.clock,
+      logger: this.options.logger,
+      instanceId: this.options.instanceId,
+      isAlive: (instanceId) => this.options.isAlive(instanceId),
+      answer: (message) => router.recover(message),
+    }).catch((error: unknown) => {
+      this.options.logger.warn({ err: error }, 'could not look for unanswered messages');
+    });
+  }
+
+  /** Claims whose outcome the members have seen; written in the background, best effort. */
+  private settle(messageIds: readonly string[]): void {
+    void retryTransient(() => settleClaims(this.options.db, messageIds), {
+      clock: this.options.clock,
+      signal: this.shutdownController.signal,
+      maxElapsedMs: OUTAGE_HOLD_MS,
+    }).catch((error: unknown) => {
+      this.options.logger.warn({ err: error }, 'could not settle answered messages');
+    });
   }
 
   private onReady(botUserId: string, botName: string): void {
@@ -218,6 +274,7 @@ export class DiscordBot {
       download: options.download ?? fetchDownload,
       shutdownSignal: this.shutdownController.signal,
       loadSettings: (scopeId) => this.settings.get(scopeId),
+      settle: (messageIds) => this.settle(messageIds),
       placeOf: (channelId) => this.placeOf(channelId),
     });
     this.router = new MessageRouter({
@@ -229,6 +286,18 @@ export class DiscordBot {
       scheduler: this.scheduler,
       rateLimiter: new MemberRateLimiter(),
       dailyBudget,
+      notices: this.notices,
+      settle: (messageIds) => this.settle(messageIds),
+      databaseStep: (step) =>
+        retryTransient(step, {
+          clock: options.clock,
+          signal: this.shutdownController.signal,
+          maxElapsedMs: OUTAGE_HOLD_MS,
+          onRetry: ({ attempt, error }) => {
+            if (attempt === 1)
+              options.logger.warn({ err: error }, 'database unreachable: holding a message');
+          },
+        }),
       clock: options.clock,
       logger: options.logger,
       instanceId: options.instanceId,

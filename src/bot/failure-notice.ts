@@ -3,7 +3,6 @@ import type { Logger } from '../core/logger.ts';
 import { allowedMentionsFor, type MessageTarget } from './delivery/message-target.ts';
 import type { Locale } from './i18n/locale.ts';
 import { translate } from './i18n/messages.ts';
-import type { Trigger } from './trigger.ts';
 import { describeFailure } from './user-facing-error.ts';
 
 /** The Retry button's custom id: this prefix, then the id of the member message to re-ask. */
@@ -12,7 +11,8 @@ export const RETRY_BUTTON_PREFIX = 'retry:';
 /** A short localized message with an incident id (also logged) and, when useful, a Retry button. */
 export async function postFailureNotice(options: {
   error: unknown;
-  trigger: Trigger;
+  /** The member message the notice answers (and a Retry re-asks). */
+  replyTo: string;
   place: { target: MessageTarget };
   locale: Locale;
   logger: Logger;
@@ -23,12 +23,12 @@ export async function postFailureNotice(options: {
     await options.place.target.send({
       content: failure.text,
       allowedMentions: allowedMentionsFor({ allowUserMentions: false }),
-      replyTo: options.trigger.message.id,
+      replyTo: options.replyTo,
       ...(failure.retryable
         ? {
             components: [
               {
-                customId: `${RETRY_BUTTON_PREFIX}${options.trigger.message.id}`,
+                customId: `${RETRY_BUTTON_PREFIX}${options.replyTo}`,
                 label: translate(options.locale, 'button.retry'),
               },
             ],

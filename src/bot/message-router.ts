@@ -1,19 +1,19 @@
 import { PermissionFlagsBits, type Message, type PartialMessage } from 'discord.js';
 import type { Clock } from '../core/clock.ts';
 import type { Logger } from '../core/logger.ts';
+import { LruMap } from '../core/lru-map.ts';
 import type { ScopeSettings } from '../core/settings.ts';
 import type { Database } from '../db/database.ts';
 import { claimMessage } from '../db/claim-repository.ts';
 import { ensureScope } from '../db/scope-settings-repository.ts';
 import { forgetUserMessage, reviseUserMessage } from '../db/turn-repository.ts';
-import type { StopRegistry } from '../stream/stop-registry.ts';
+import type { StopCandidate, StopRegistry } from '../stream/stop-registry.ts';
 import type { ChannelHistory } from './channel-history.ts';
+import { ChannelIntake } from './channel-intake.ts';
 import type { ChannelTurnScheduler } from './channel-turn-scheduler.ts';
 import type { DailyBudget } from './daily-budget.ts';
-import { allowedMentionsFor } from './delivery/message-target.ts';
-import { resolveLocale } from './i18n/locale.ts';
-import { translate, type MessageKey } from './i18n/messages.ts';
 import type { InboundMessage } from './inbound-message.ts';
+import type { MemberNotices } from './member-notices.ts';
 import type { MemberRateLimiter } from './member-rate-limiter.ts';
 import {
   isSupportedChannel,
@@ -25,8 +25,13 @@ import type { SettingsCache } from './settings-cache.ts';
 import type { TriggerDetector } from './trigger-detector.ts';
 import type { Trigger } from './trigger.ts';
 
-/** One notice of a kind per member per minute: a notice must never become spam itself. */
-const NOTICE_INTERVAL_MS = 60_000;
+/** Messages of one channel waiting for intake at most (a burst beyond it is refused, and told). */
+const INTAKE_BACKLOG_PER_CHANNEL = 500;
+/** Scopes known to exist, remembered to skip their upsert. */
+const KNOWN_SCOPES = 10_000;
+
+/** Runs a database step, retrying it through a short outage; throws when the outage lasts. */
+export type DatabaseStep = <T>(step: () => Promise<T>) => Promise<T>;
 
 export interface MessageRouterOptions {
   db: Database;
@@ -37,6 +42,11 @@ export interface MessageRouterOptions {
   scheduler: ChannelTurnScheduler<Trigger>;
   rateLimiter: MemberRateLimiter;
   dailyBudget: DailyBudget;
+  notices: MemberNotices;
+  /** Wraps every database step of intake (default: run it once). */
+  databaseStep?: DatabaseStep;
+  /** Releases the claim of a message that will not be answered here (withdrawn, refused). */
+  settle?(messageIds: readonly string[]): void;
   clock: Clock;
   logger: Logger;
   instanceId: string;
@@ -46,17 +56,25 @@ export interface MessageRouterOptions {
 
 /**
  * Phase 1 of the message flow (seed 003): channel check, history window, natural stop, trigger,
- * member rate limit and daily budget, the multi-process claim, then the channel's scheduler.
- * A message that does not trigger costs no database access (settings are cached).
+ * member rate limit and daily budget, the multi-process claim, then the channel's scheduler —
+ * in gateway order per channel (ChannelIntake). A message that does not trigger costs no
+ * database access (settings are cached). Every message that triggers the bot ends up answered,
+ * refused with a reason (rate limit, budget, queue full, storage trouble) or stopped.
  */
 export class MessageRouter {
   private readonly options: MessageRouterOptions;
-  private readonly knownScopes = new Set<string>();
-  private readonly notices = new Map<string, number>();
+  private readonly knownScopes = new LruMap<string, true>(KNOWN_SCOPES);
+  private readonly intake: ChannelIntake;
+  private readonly databaseStep: DatabaseStep;
   private accepting = true;
 
   constructor(options: MessageRouterOptions) {
     this.options = options;
+    this.databaseStep = options.databaseStep ?? ((step) => step());
+    this.intake = new ChannelIntake({
+      maxBacklog: INTAKE_BACKLOG_PER_CHANNEL,
+      onError: (error) => options.logger.error({ err: error }, 'could not handle a message'),
+    });
   }
 
   /** Stops taking new triggers (shutdown); stops and history still work. */
@@ -64,9 +82,14 @@ export class MessageRouter {
     this.accepting = false;
   }
 
-  async onMessageCreate(message: Message): Promise<void> {
+  /** Resolves once every message received so far has been through intake. */
+  drained(): Promise<void> {
+    return this.intake.drained();
+  }
+
+  onMessageCreate(message: Message): void {
     try {
-      await this.route(message);
+      this.receive(message);
     } catch (error) {
       this.options.logger.error(
         { err: error, messageId: message.id },
@@ -79,13 +102,12 @@ export class MessageRouter {
     if (message.partial || message.content === null) return;
     // Discord also sends updates when a link's embed resolves: nothing to store then.
     if (!old.partial && old.content === message.content) return;
-    this.options.history.update(message.channelId, {
-      id: message.id,
-      content: message.cleanContent,
-    });
+    const content = message.cleanContent;
+    this.options.history.update(message.channelId, { id: message.id, content });
     if (message.author?.id !== this.options.botUserId) {
+      // The same readable form a new message is stored in (mentions as @names, never raw ids).
       void this.storeMessageChange(message.id, () =>
-        reviseUserMessage(this.options.db, message.id, message.content ?? ''),
+        reviseUserMessage(this.options.db, message.id, content),
       );
     }
   }
@@ -94,6 +116,28 @@ export class MessageRouter {
     this.options.history.remove(message.channelId, message.id);
     if (message.author?.id === this.options.botUserId) return;
     void this.storeMessageChange(message.id, () => forgetUserMessage(this.options.db, message.id));
+  }
+
+  /**
+   * A message whose claim this process took over after a restart (it was never answered): it
+   * goes through intake like a new one, without counting against the member's rate again.
+   */
+  recover(message: Message): void {
+    const inbound = toInboundMessage(message, this.options.botUserId);
+    this.intake.enqueue(message.channelId, () => this.route(message, inbound, { recovered: true }));
+  }
+
+  /** Submits a trigger to its channel's scheduler (also used by the Retry button). */
+  submit(trigger: Trigger, settings: ScopeSettings, replyTo: Message | undefined): boolean {
+    const outcome = this.options.scheduler.submit(trigger.message.channelId, trigger, {
+      policy: settings.queuePolicy,
+      depth: settings.queueDepth,
+    });
+    if (outcome !== 'rejected') return true;
+    this.options.settle?.([trigger.message.id]);
+    if (replyTo !== undefined)
+      void this.options.notices.tell(replyTo, 'note.queue_full', {}, settings);
+    return false;
   }
 
   /** Edits and deletes reach the stored user turns too: context and /export follow the member. */
@@ -109,71 +153,101 @@ export class MessageRouter {
     }
   }
 
-  private async route(message: Message): Promise<void> {
+  /** What can be decided at once; the rest waits its turn in the channel's intake. */
+  private receive(message: Message): void {
     const { botUserId } = this.options;
     if (!isSupportedChannel(message.channel)) {
       if (message.author.id !== botUserId && message.mentions.users.has(botUserId)) {
-        await this.notify(message, 'note.channel_unsupported', {}, undefined);
+        void this.options.notices.tell(message, 'note.channel_unsupported', {}, undefined);
       }
       return;
     }
     this.options.history.add(message.channelId, toHistoryMessage(message));
     if (message.author.id === botUserId) return;
-
     const inbound = toInboundMessage(message, botUserId);
+    const accepted = this.intake.enqueue(message.channelId, () => this.route(message, inbound));
+    if (!accepted && addressedToBot(inbound)) {
+      void this.options.notices.tell(message, 'note.queue_full', {}, undefined);
+    }
+  }
+
+  private async route(
+    message: Message,
+    inbound: InboundMessage,
+    { recovered }: { recovered: boolean } = { recovered: false },
+  ): Promise<void> {
     const scope = scopeOf(inbound);
-    const settings = await this.options.settings.get(scope.id);
-    const isModerator = this.isModerator(message);
-    if (this.stopped(inbound, settings, isModerator)) return;
+    let settings: ScopeSettings | undefined;
+    let reason: Trigger['reason'] | undefined;
+    try {
+      settings = await this.databaseStep(() => this.options.settings.get(scope.id));
+      const isModerator = this.isModerator(message);
+      if (this.stopOrWithdraw(inbound, settings, isModerator)) return;
 
-    const reason = this.options.detector.detect(inbound, settings);
-    if (reason === undefined || !this.accepting) return;
-    const now = this.options.clock.now();
-    const limit = {
-      scopeId: scope.id,
-      memberId: inbound.authorId,
-      perMinute: settings.memberTurnsPerMinute,
-      now,
-    };
-    if (!this.options.rateLimiter.tryTake(limit)) {
-      const seconds = Math.ceil(this.options.rateLimiter.retryAfterMs(limit) / 1000);
-      await this.notify(message, 'note.member_rate_limited', { seconds }, settings);
-      return;
+      reason =
+        this.options.detector.detect(inbound, settings) ?? (recovered ? 'mention' : undefined);
+      if (reason === undefined || !this.accepting) return;
+      const now = this.options.clock.now();
+      const limit = {
+        scopeId: scope.id,
+        memberId: inbound.authorId,
+        perMinute: settings.memberTurnsPerMinute,
+        now,
+      };
+      if (!recovered && !this.options.rateLimiter.tryTake(limit)) {
+        const seconds = Math.ceil(this.options.rateLimiter.retryAfterMs(limit) / 1000);
+        await this.options.notices.tell(message, 'note.member_rate_limited', { seconds }, settings);
+        return;
+      }
+      const budget = settings.dailyTokenBudget;
+      if (await this.databaseStep(() => this.options.dailyBudget.exhausted(scope.id, budget))) {
+        if (recovered) this.options.settle?.([message.id]);
+        await this.options.notices.tell(message, 'note.budget_exhausted', {}, settings);
+        return;
+      }
+      const claimed =
+        recovered ||
+        (await this.databaseStep(() =>
+          claimMessage(this.options.db, message.id, this.options.instanceId, message.channelId),
+        ));
+      if (!claimed) return;
+      if (!this.knownScopes.has(scope.id)) {
+        await this.databaseStep(() => ensureScope(this.options.db, scope.id, scope.kind));
+        this.knownScopes.set(scope.id, true);
+      }
+      const trigger: Trigger = {
+        message: inbound,
+        reason,
+        memberPermissions: message.member?.permissionsIn(message.channelId).bitfield.toString(),
+        isModerator,
+      };
+      this.submit(trigger, settings, message);
+    } catch (error) {
+      // The database stayed out of reach (or another step failed): say so, never drop silently.
+      this.options.logger.error({ err: error, messageId: message.id }, 'could not take a message');
+      if (reason !== undefined || addressedToBot(inbound)) {
+        await this.options.notices.tell(message, 'note.storage_trouble', {}, settings);
+      }
     }
-    if (await this.options.dailyBudget.exhausted(scope.id, settings.dailyTokenBudget)) {
-      await this.notify(message, 'note.budget_exhausted', {}, settings);
-      return;
-    }
-    if (!(await claimMessage(this.options.db, message.id, this.options.instanceId))) return;
-    if (!this.knownScopes.has(scope.id)) {
-      await ensureScope(this.options.db, scope.id, scope.kind);
-      this.knownScopes.add(scope.id);
-    }
-    const trigger: Trigger = {
-      message: inbound,
-      reason,
-      memberPermissions: message.member?.permissionsIn(message.channelId).bitfield.toString(),
-      isModerator,
-    };
-    this.submit(trigger, settings, message);
   }
 
-  /** Submits a trigger to its channel's scheduler (also used by the Retry button). */
-  submit(trigger: Trigger, settings: ScopeSettings, replyTo: Message | undefined): void {
-    const outcome = this.options.scheduler.submit(trigger.message.channelId, trigger, {
-      policy: settings.queuePolicy,
-      depth: settings.queueDepth,
-    });
-    if (outcome === 'rejected' && replyTo !== undefined) {
-      void this.notify(replyTo, 'note.queue_full', {}, settings);
-    }
-  }
-
-  /** Whether the message stops the channel's live turn (it then triggers nothing else). */
-  private stopped(inbound: InboundMessage, settings: ScopeSettings, isModerator: boolean): boolean {
-    if (this.options.stops.liveTurn(inbound.channelId) === undefined) return false;
-    const decision = this.options.stops.consider({
-      channelId: inbound.channelId,
+  /**
+   * A stop from a member stops the live turn that answers them (or any, for a moderator) and
+   * withdraws their messages still waiting in the channel: neither is answered. True when the
+   * message did either (it then triggers nothing else).
+   */
+  private stopOrWithdraw(
+    inbound: InboundMessage,
+    settings: ScopeSettings,
+    isModerator: boolean,
+  ): boolean {
+    const { stops, scheduler, logger } = this.options;
+    const channelId = inbound.channelId;
+    const ownWaiting = (trigger: Trigger): boolean => trigger.message.authorId === inbound.authorId;
+    const hasLive = stops.liveTurn(channelId) !== undefined;
+    if (!hasLive && scheduler.waiting(channelId) === 0) return false;
+    const candidate: StopCandidate = {
+      channelId,
       messageId: inbound.id,
       authorId: inbound.authorId,
       authorName: inbound.authorName,
@@ -183,14 +257,18 @@ export class MessageRouter {
         inbound.mentionsBot ||
         inbound.repliesToBot ||
         this.options.detector.mentionsTriggerWord(inbound, settings),
-    });
-    if (decision.stopped) {
-      this.options.logger.info(
-        { channelId: inbound.channelId, turnId: decision.request.turnId },
-        'stopped by a member',
-      );
+    };
+    if (!stops.isStop(candidate)) return false;
+    const decision = hasLive ? stops.consider(candidate) : undefined;
+    if (decision?.stopped === true) {
+      logger.info({ channelId, turnId: decision.request.turnId }, 'stopped by a member');
     }
-    return decision.stopped;
+    const withdrawn = scheduler.withdraw(channelId, ownWaiting);
+    if (withdrawn.length > 0) {
+      this.options.settle?.(withdrawn.map((trigger) => trigger.message.id));
+      logger.info({ channelId, withdrawn: withdrawn.length }, 'a member withdrew waiting messages');
+    }
+    return decision?.stopped === true || withdrawn.length > 0;
   }
 
   private isModerator(message: Message): boolean {
@@ -198,28 +276,9 @@ export class MessageRouter {
     const permissions = message.member?.permissionsIn(message.channelId);
     return permissions?.has(PermissionFlagsBits.ManageMessages) ?? false;
   }
+}
 
-  private async notify(
-    message: Message,
-    key: MessageKey,
-    params: Record<string, string | number>,
-    settings: ScopeSettings | undefined,
-  ): Promise<void> {
-    const now = this.options.clock.now();
-    const noticeKey = `${key}:${message.author.id}`;
-    if ((this.notices.get(noticeKey) ?? 0) > now) return;
-    this.notices.set(noticeKey, now + NOTICE_INTERVAL_MS);
-    if (this.notices.size > 10_000) {
-      for (const [entry, until] of this.notices) if (until <= now) this.notices.delete(entry);
-    }
-    const locale = resolveLocale(settings?.language, message.guild?.preferredLocale);
-    try {
-      await message.reply({
-        content: translate(locale, key, params),
-        allowedMentions: { ...allowedMentionsFor({ allowUserMentions: false }) },
-      });
-    } catch (error) {
-      this.options.logger.debug({ err: error }, 'could not post a notice');
-    }
-  }
+/** Addressed to the bot whatever the scope's settings say: a mention, a reply to it, a DM. */
+function addressedToBot(inbound: InboundMessage): boolean {
+  return inbound.mentionsBot || inbound.repliesToBot || inbound.isDM;
 }

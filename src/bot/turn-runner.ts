@@ -4,7 +4,7 @@ import type { Clock } from '../core/clock.ts';
 import { ProviderError } from '../core/errors.ts';
 import type { Logger } from '../core/logger.ts';
 import type { ScopeSettings } from '../core/settings.ts';
-import type { ToolContext, ToolExecutor } from '../core/tool.ts';
+import type { ToolAuthor, ToolContext, ToolExecutor } from '../core/tool.ts';
 import type { Database } from '../db/database.ts';
 import { openApiKey } from '../db/scope-settings-repository.ts';
 import { recordUserTurn } from '../db/turn-repository.ts';
@@ -67,6 +67,8 @@ export interface TurnRunnerOptions {
   /** Aborted at shutdown: live turns stop and are recorded. */
   shutdownSignal: AbortSignal;
   loadSettings(scopeId: string): Promise<ScopeSettings>;
+  /** The members have seen the outcome of these messages (claims-ledger). */
+  settle(messageIds: readonly string[]): void;
   placeOf(channelId: string): Promise<TurnPlace | undefined>;
 }
 
@@ -92,7 +94,44 @@ export class TurnRunner {
     const settings = await this.options.loadSettings(scopeId);
     const locale = resolveLocale(settings.language, place.guildLocale);
     const logger = this.options.logger.child({ channelId, scopeId, messageId: last.message.id });
-    const signal = AbortSignal.any([lease.signal, this.options.shutdownSignal]);
+    // Stoppable from here on, by every member the batch answers: a stop or /reset while the
+    // context is still being assembled is honoured, not lost.
+    const live = this.options.stops.begin({
+      channelId,
+      turnId: randomUUID(),
+      requesterIds: batchAuthors(batch).map((author) => author.id),
+    });
+    try {
+      await this.runLive({ channelId, batch, last, place, scopeId, settings, locale, logger }, [
+        live.signal,
+        lease.signal,
+        this.options.shutdownSignal,
+      ]);
+    } finally {
+      live.end();
+      // Answered, refused or stopped: nothing is owed any more. A turn cut short by shutdown
+      // stays owed, and the next start tells its members (unanswered-recovery.ts).
+      if (!this.options.shutdownSignal.aborted) {
+        this.options.settle(batch.map((trigger) => trigger.message.id));
+      }
+    }
+  }
+
+  private async runLive(
+    turn: {
+      channelId: string;
+      batch: readonly Trigger[];
+      last: Trigger;
+      place: TurnPlace;
+      scopeId: string;
+      settings: ScopeSettings;
+      locale: Locale;
+      logger: Logger;
+    },
+    signals: AbortSignal[],
+  ): Promise<void> {
+    const { channelId, batch, last, place, scopeId, settings, locale, logger } = turn;
+    const signal = AbortSignal.any(signals);
 
     let model: ResolvedModel;
     try {
@@ -104,7 +143,7 @@ export class TurnRunner {
     } catch (error) {
       await postFailureNotice({
         error: notConfigured(error),
-        trigger: last,
+        replyTo: last.message.id,
         place,
         locale,
         logger,
@@ -119,9 +158,10 @@ export class TurnRunner {
       guildId: last.message.guildId,
       channelId,
       userId: last.message.authorId,
+      authors: batchAuthors(batch),
       messageId: last.message.id,
       turnId,
-      memberPermissions: last.memberPermissions,
+      memberPermissions: sharedPermissions(batch),
       locale,
       timeZone: settings.timezone,
       featureFlags: settings.featureFlags,
@@ -165,7 +205,6 @@ export class TurnRunner {
           settings,
           place,
           replyTo: last.message.id,
-          requesterId: last.message.authorId,
           locale,
           signal,
         });
@@ -179,7 +218,11 @@ export class TurnRunner {
         );
       }
     } catch (error) {
-      await postFailureNotice({ error, trigger: last, place, locale, logger });
+      if (signal.aborted) {
+        logger.info({ reason: describeAbort(signal.reason) }, 'stopped before the reply started');
+        return;
+      }
+      await postFailureNotice({ error, replyTo: last.message.id, place, locale, logger });
       return;
     }
     if (outcome === undefined || request === undefined) return;
@@ -188,7 +231,13 @@ export class TurnRunner {
       { scopeId, outcome, model },
     );
     if (outcome.status === 'failed' && outcome.error !== undefined && !signal.aborted) {
-      await postFailureNotice({ error: outcome.error, trigger: last, place, locale, logger });
+      await postFailureNotice({
+        error: outcome.error,
+        replyTo: last.message.id,
+        place,
+        locale,
+        logger,
+      });
     }
     if (outcome.stop !== undefined && !this.options.shutdownSignal.aborted) {
       await this.acknowledgeStop({
@@ -213,15 +262,9 @@ export class TurnRunner {
     settings: ScopeSettings;
     place: TurnPlace;
     replyTo: string;
-    requesterId: string;
     locale: Locale;
     signal: AbortSignal;
   }): Promise<TurnOutcome> {
-    const live = this.options.stops.begin({
-      channelId: options.toolContext.channelId,
-      turnId: options.turnId,
-      requesterId: options.requesterId,
-    });
     const sink = new DiscordSink({
       target: options.place.target,
       budgets: this.options.budgets,
@@ -234,23 +277,18 @@ export class TurnRunner {
       replyTo: options.replyTo,
       limit: DISCORD_MESSAGE_LIMIT,
     });
-    try {
-      return await this.options.orchestrator.run({
-        turnId: options.turnId,
-        model: options.model.chatModel,
-        request: options.request,
-        tools: options.tools,
-        toolContext: options.toolContext,
-        sink,
-        humanizerDegree: options.settings.humanizerDegree,
-        deliveryMode: options.settings.deliveryMode,
-        signal: AbortSignal.any([live.signal, options.signal]),
-        describeTool: (call) =>
-          `-# ${translate(options.locale, 'status.tool', { tool: call.name })}`,
-      });
-    } finally {
-      live.end();
-    }
+    return this.options.orchestrator.run({
+      turnId: options.turnId,
+      model: options.model.chatModel,
+      request: options.request,
+      tools: options.tools,
+      toolContext: options.toolContext,
+      sink,
+      humanizerDegree: options.settings.humanizerDegree,
+      deliveryMode: options.settings.deliveryMode,
+      signal: options.signal,
+      describeTool: (call) => `-# ${translate(options.locale, 'status.tool', { tool: call.name })}`,
+    });
   }
 
   private async acknowledgeStop(options: {
@@ -266,6 +304,12 @@ export class TurnRunner {
     const stop = options.outcome.stop;
     if (stop === undefined) return;
     const turnId = randomUUID();
+    // The acknowledgement answers the member who stopped: they (or a moderator) may stop it too.
+    const live = this.options.stops.begin({
+      channelId: options.toolContext(turnId).channelId,
+      turnId,
+      requesterIds: [stop.request.authorId],
+    });
     const acknowledgement = await this.stream({
       turnId,
       model: options.model,
@@ -279,10 +323,9 @@ export class TurnRunner {
       settings: options.settings,
       place: options.place,
       replyTo: stop.request.messageId,
-      requesterId: stop.request.authorId,
       locale: options.locale,
-      signal: this.options.shutdownSignal,
-    });
+      signal: AbortSignal.any([live.signal, this.options.shutdownSignal]),
+    }).finally(() => live.end());
     options.logger.info({ turnId, status: acknowledgement.status }, 'acknowledged a stop');
   }
 
@@ -303,4 +346,31 @@ export class TurnRunner {
       }).catch((error: unknown) => logger.warn({ err: error }, 'could not record the user turn'));
     }
   }
+}
+
+/** The distinct authors of a batch, in order of their first message. */
+function batchAuthors(batch: readonly Trigger[]): ToolAuthor[] {
+  const authors = new Map<string, ToolAuthor>();
+  for (const { message } of batch) {
+    if (!authors.has(message.authorId)) {
+      authors.set(message.authorId, { id: message.authorId, name: message.authorName });
+    }
+  }
+  return [...authors.values()];
+}
+
+/** Least privilege: the permission bits EVERY author of the batch holds (undefined in DMs). */
+function sharedPermissions(batch: readonly Trigger[]): string | undefined {
+  let shared: bigint | undefined;
+  for (const trigger of batch) {
+    if (trigger.memberPermissions === undefined) return undefined;
+    const bits = BigInt(trigger.memberPermissions);
+    shared = shared === undefined ? bits : shared & bits;
+  }
+  return shared?.toString();
+}
+
+function describeAbort(reason: unknown): string {
+  if (typeof reason === 'object' && reason !== null && 'kind' in reason) return String(reason.kind);
+  return reason instanceof Error ? reason.message : 'aborted';
 }

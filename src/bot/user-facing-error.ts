@@ -38,7 +38,7 @@ function classify(error: unknown): {
   if (error instanceof SecretError)
     return { key: 'error.secret_unreadable', params: {}, retryable: true };
   if (error instanceof UserFacingError && isMessageKey(error.messageKey)) {
-    return { key: error.messageKey, params: error.params, retryable: false };
+    return { key: error.messageKey, params: error.params, retryable: error.retryable };
   }
   return { key: 'error.unknown', params: {}, retryable: true };
 }

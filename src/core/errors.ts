@@ -86,15 +86,18 @@ export class ToolError extends BotError {
 export class UserFacingError extends BotError {
   readonly messageKey: string;
   readonly params: Readonly<Record<string, string | number>>;
+  /** Whether asking again can help (the notice then offers a Retry button). */
+  readonly retryable: boolean;
 
   constructor(
     messageKey: string,
     params: Record<string, string | number> = {},
-    options?: { cause?: unknown },
+    options?: { cause?: unknown; retryable?: boolean },
   ) {
     super(`user_${messageKey}`, messageKey, options);
     this.messageKey = messageKey;
     this.params = params;
+    this.retryable = options?.retryable ?? false;
   }
 }
 

@@ -1,22 +1,103 @@
-import { lt } from 'drizzle-orm';
+import { and, eq, gt, inArray, isNotNull, isNull, lt } from 'drizzle-orm';
 import type { Database } from './database.ts';
 import { messageClaims } from './schema.ts';
 
+/** The owner of a claim handed back at shutdown: any process may take it over. */
+export const RELEASED_CLAIM = 'released';
+
+/** A member message claimed and not yet answered, refused or stopped. */
+export interface UnsettledClaim {
+  messageId: string;
+  channelId: string;
+  instanceId: string;
+  claimedAt: Date;
+}
+
 /**
  * Claims `key` (a message id, or `retry:<interaction id>`) for this process. True for exactly
- * one caller across every process sharing the database.
+ * one caller across every process sharing the database. A member message also names its
+ * channel: the claim is then a ledger entry until `settleClaims`.
  */
 export async function claimMessage(
   db: Database,
   key: string,
   instanceId: string,
+  channelId?: string,
 ): Promise<boolean> {
   const claimed = await db
     .insert(messageClaims)
-    .values({ key, instanceId })
+    .values({ key, instanceId, channelId })
     .onConflictDoNothing()
     .returning({ key: messageClaims.key });
   return claimed.length === 1;
+}
+
+/** The member has seen the outcome of these messages: nothing is owed for them any more. */
+export async function settleClaims(db: Database, keys: readonly string[]): Promise<void> {
+  if (keys.length === 0) return;
+  await db
+    .update(messageClaims)
+    .set({ settledAt: new Date() })
+    .where(and(inArray(messageClaims.key, [...keys]), isNull(messageClaims.settledAt)));
+}
+
+/** Hands claims back (shutdown before their turn started): another process may answer them. */
+export async function releaseClaims(
+  db: Database,
+  keys: readonly string[],
+  instanceId: string,
+): Promise<void> {
+  if (keys.length === 0) return;
+  await db
+    .update(messageClaims)
+    .set({ instanceId: RELEASED_CLAIM })
+    .where(and(inArray(messageClaims.key, [...keys]), eq(messageClaims.instanceId, instanceId)));
+}
+
+/** Member messages claimed since `since` and still owed an outcome. */
+export async function unsettledClaims(db: Database, since: Date): Promise<UnsettledClaim[]> {
+  const rows = await db
+    .select({
+      messageId: messageClaims.key,
+      channelId: messageClaims.channelId,
+      instanceId: messageClaims.instanceId,
+      claimedAt: messageClaims.claimedAt,
+    })
+    .from(messageClaims)
+    .where(
+      and(
+        isNull(messageClaims.settledAt),
+        isNotNull(messageClaims.channelId),
+        gt(messageClaims.claimedAt, since),
+      ),
+    )
+    .orderBy(messageClaims.claimedAt);
+  return rows.flatMap((row) =>
+    row.channelId === null ? [] : [{ ...row, channelId: row.channelId }],
+  );
+}
+
+/**
+ * Moves an unsettled claim from `from` (a stopped process, or RELEASED_CLAIM) to `to`; true for
+ * exactly one of several processes trying at once.
+ */
+export async function takeOverClaim(
+  db: Database,
+  key: string,
+  takeOver: { from: string; to: string },
+): Promise<boolean> {
+  const moved = await db
+    .update(messageClaims)
+    .set({ instanceId: takeOver.to })
+    .where(
+      and(
+        eq(messageClaims.key, key),
+        eq(messageClaims.instanceId, takeOver.from),
+        isNull(messageClaims.settledAt),
+      ),
+    )
+    .returning({ key: messageClaims.key });
+  return moved.length === 1;
 }
 
 /** Drops claims older than `before` (Discord never redelivers an event that old). */

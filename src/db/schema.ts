@@ -239,14 +239,29 @@ export const reminders = pgTable(
  * "This process answers this message" (or this Retry press): unique per key, so two processes
  * connected to the same gateway shard never both reply.
  */
+/**
+ * The right to answer a message (or a Retry press, or an interaction), one process at a time.
+ * For member messages it is also the ledger of the promise that each is answered: `settledAt`
+ * stays empty until the member has seen the outcome (a reply, a notice, a stop), so a claim
+ * of a process that died — or one handed back at shutdown (`instanceId` RELEASED_CLAIM) — is
+ * found and answered after a restart.
+ */
 export const messageClaims = pgTable(
   'message_claims',
   {
     key: text('key').primaryKey(),
     instanceId: text('instance_id').notNull(),
     claimedAt: timestamp('claimed_at', { withTimezone: true }).notNull().defaultNow(),
+    /** The message's channel (member messages only), to fetch it again after a restart. */
+    channelId: text('channel_id'),
+    settledAt: timestamp('settled_at', { withTimezone: true }),
   },
-  (table) => [index('message_claims_claimed_at_idx').on(table.claimedAt)],
+  (table) => [
+    index('message_claims_claimed_at_idx').on(table.claimedAt),
+    index('message_claims_unsettled_idx')
+      .on(table.claimedAt)
+      .where(sql`${table.settledAt} is null and ${table.channelId} is not null`),
+  ],
 );
 
 /** Tokens a scope spent per UTC day, for the optional daily budget. */

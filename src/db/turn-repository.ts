@@ -218,3 +218,15 @@ export async function recentRepliesSinceReset(
     .orderBy(desc(conversationTurns.createdAt), desc(conversationTurns.id))
     .limit(limit);
 }
+
+/** Whether a turn answering this member message was started (its user turn is recorded first). */
+export async function turnStartedFor(db: Database, messageId: string): Promise<boolean> {
+  const rows = await db
+    .select({ id: conversationTurns.id })
+    .from(conversationTurns)
+    .where(
+      and(eq(conversationTurns.role, 'user'), eq(conversationTurns.triggerMessageId, messageId)),
+    )
+    .limit(1);
+  return rows.length > 0;
+}

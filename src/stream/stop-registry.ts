@@ -119,6 +119,14 @@ export class StopRegistry {
       : { turnId: entry.turnId, requesterIds: [...entry.requesterIds] };
   }
 
+  /** Whether the message asks to stop at all, whoever wrote it and whatever is live. */
+  isStop(message: Pick<StopCandidate, 'content' | 'addressedToBot'>): boolean {
+    return (
+      this.matcher.isStandalone(message.content) ||
+      (message.addressedToBot && this.matcher.contains(message.content))
+    );
+  }
+
   /** Decides whether `message` stops the channel's live turn, and stops it if so. */
   consider(message: StopCandidate): StopDecision {
     const entry = this.live.get(message.channelId);
@@ -126,10 +134,7 @@ export class StopRegistry {
     if (!entry.requesterIds.has(message.authorId) && !message.authorIsModerator) {
       return { stopped: false, reason: 'not-requester' };
     }
-    const isStop =
-      this.matcher.isStandalone(message.content) ||
-      (message.addressedToBot && this.matcher.contains(message.content));
-    if (!isStop) return { stopped: false, reason: 'not-a-stop' };
+    if (!this.isStop(message)) return { stopped: false, reason: 'not-a-stop' };
     if (entry.controller.signal.aborted) return { stopped: false, reason: 'already-stopping' };
     const request: StopRequest = {
       kind: 'stop-request',

@@ -94,6 +94,46 @@ describe.each(testBackends())('memory tools on $name', (backend) => {
     expect(bobsContext.personal.map((memory) => memory.content)).toEqual(['Bob plays the cello']);
   });
 
+  it('in a batch of several authors, writes only about the member the model names, with least privilege', async () => {
+    const batch: ToolContext = {
+      ...guildContext(GUILD_B, BOB, '0'), // Alice holds Manage Server, Bob does not: AND = 0
+      authors: [
+        { id: ALICE, name: 'alice' },
+        { id: BOB, name: 'bob' },
+      ],
+    };
+    expect(await run(batch, 'remember_fact', { scope: 'user', fact: 'likes tea' })).toMatchObject({
+      ok: false,
+      error: containing('several members'),
+    });
+    expect(
+      await run(batch, 'remember_fact', { scope: 'user', fact: 'likes tea', member: 'Carol' }),
+    ).toMatchObject({ ok: false, error: containing('not one of the members') });
+    expect(
+      await run(batch, 'remember_fact', { scope: 'user', fact: 'likes tea', member: 'Alice' }),
+    ).toMatchObject({ ok: true });
+    expect(
+      await run(batch, 'remember_fact', { scope: 'user', fact: 'likes coffee', member: BOB }),
+    ).toMatchObject({ ok: true });
+    const owners = await database.rawQuery(
+      sql`select owner_id, author_id, content from memories where scope_id = ${GUILD_B} and kind = 'user' order by owner_id`,
+    );
+    expect(owners).toEqual([
+      { owner_id: ALICE, author_id: ALICE, content: 'likes tea' },
+      { owner_id: BOB, author_id: BOB, content: 'likes coffee' },
+    ]);
+
+    const carol = guildContext(GUILD_B, '230000000000000003');
+    await run(carol, 'remember_fact', { scope: 'server', fact: 'Carol runs the book club' });
+    const carolsMemory = await idOf(carol, 'book club');
+    const forgotten = await run(batch, 'forget_fact', {
+      scope: 'server',
+      memoryId: carolsMemory,
+      member: 'alice',
+    });
+    expect(forgotten).toMatchObject({ ok: false, error: containing('Manage Server') });
+  });
+
   it("cannot list or forget another member's personal memory, even with its id", async () => {
     const bobsMemory = await idOf(guildContext(GUILD_A, BOB), 'cello');
     const alice = guildContext(GUILD_A, ALICE, MANAGE_GUILD);

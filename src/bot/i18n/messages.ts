@@ -38,6 +38,11 @@ const en = {
   'note.budget_exhausted': "This server has used today's AI token budget. It resets at 00:00 UTC.",
   'note.retry_not_yours': 'Only the person who asked can retry this.',
   'note.retry_expired': "I can't find the original message to retry anymore.",
+  'note.storage_trouble':
+    "I'm having trouble reaching my storage and couldn't take your message. Please ask again in a minute.",
+  'note.restarted':
+    'I was restarting and your message got cut off. Please ask again (or press Retry).',
+  'note.retry_busy': "I'm still answering other messages here. Try Retry again in a moment.",
   'command.missing_permission': 'You need the **{permission}** permission to do this here.',
   'command.cooldown': 'Slow down a little: you can use this again in {seconds} s.',
   'command.failed': 'Something went wrong with this command. Please try again.',
@@ -86,6 +91,11 @@ const ja: Record<MessageKey, string> = {
     'このサーバーは今日のAIトークン予算を使い切りました。UTC 0:00 にリセットされます。',
   'note.retry_not_yours': '再試行できるのは質問した本人だけです。',
   'note.retry_expired': '再試行する元のメッセージが見つかりません。',
+  'note.storage_trouble':
+    '保存先に接続できず、メッセージを受け付けられませんでした。少ししてからもう一度どうぞ。',
+  'note.restarted':
+    '再起動中だったため、メッセージへの返信が途切れました。もう一度どうぞ（または再試行を押してください）。',
+  'note.retry_busy': 'まだ他のメッセージに返信中です。少ししてからもう一度再試行してください。',
   'command.missing_permission': 'ここでこれを行うには **{permission}** 権限が必要です。',
   'command.cooldown': '少し待ってください。{seconds}秒後にもう一度使えます。',
   'command.failed': 'コマンドの実行中に問題が発生しました。もう一度お試しください。',

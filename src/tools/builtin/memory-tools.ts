@@ -13,6 +13,7 @@ import {
 } from '../../db/memory-repository.ts';
 import { holdsPermissions } from '../tool-availability.ts';
 import { defineTool, type ToolDefinition } from '../tool-definition.ts';
+import { actingMember, MEMBER_ARGUMENT_DESCRIPTION } from './acting-member.ts';
 import { scopeOfContext } from './context-scope.ts';
 
 export interface MemoryLimits {
@@ -35,6 +36,8 @@ const UUID = /^[\da-f]{8}-[\da-f]{4}-[\da-f]{4}-[\da-f]{4}-[\da-f]{12}$/i;
 /** Discord's Manage Server bit: lets a member make the bot forget any server memory. */
 const MANAGE_GUILD = 1n << 5n;
 
+const memberField = z.string().max(100).optional().describe(MEMBER_ARGUMENT_DESCRIPTION);
+
 const scopeField = z
   .enum(['server', 'user'])
   .describe(
@@ -42,9 +45,10 @@ const scopeField = z
   );
 
 /**
- * remember_fact, forget_fact and list_memories. A personal memory is ALWAYS about the author of
- * the message being answered: no argument names a user, so text in a message cannot make the
- * bot write into someone else's profile. Memories live in the scope they were made in: a DM's
+ * remember_fact, forget_fact and list_memories. A personal memory is ALWAYS about a member whose
+ * message is being answered (with several in a coalesced batch, the model names which one; any
+ * other name is refused), so text in a message cannot make the bot write into the profile of
+ * someone who did not ask. Memories live in the scope they were made in: a DM's
  * never reach a guild, one guild's never reach another. In a DM the scope "server" is refused
  * (there is no server to share with) rather than quietly stored as something else.
  */
@@ -64,14 +68,16 @@ export function createMemoryTools(options: {
     input: z.strictObject({
       scope: scopeField,
       fact: z.string().trim().min(1).max(limits.maxFactChars).describe('The fact, one sentence.'),
+      member: memberField,
     }),
     availability: { enabledByDefault: true },
     async execute(input, { context }) {
-      const owner = ownerFor(input.scope, context);
+      const member = actingMember(context, input.member);
+      const owner = ownerFor(input.scope, context, member.id);
       const result = await addMemory(db, {
         scope: scopeOfContext(context),
         owner,
-        authorId: context.userId,
+        authorId: member.id,
         content: oneLine(input.fact),
         limit: limitOf(owner),
       });
@@ -103,15 +109,17 @@ export function createMemoryTools(options: {
         // A refinement, not z.uuid(): its long pattern would reach every vendor's schema.
         .refine((value) => UUID.test(value), 'must be a memory id from list_memories')
         .describe('The id shown by list_memories.'),
+      member: memberField,
     }),
     availability: { enabledByDefault: true },
     async execute(input, { context }) {
-      const owner = ownerFor(input.scope, context);
+      const member = actingMember(context, input.member);
+      const owner = ownerFor(input.scope, context, member.id);
       const memory = await findMemory(db, { scopeId: context.scopeId, owner, id: input.memoryId });
       if (memory === undefined) {
         throw new ToolError('memory_not_found', `There is no ${labelOf(owner)} with that id.`);
       }
-      if (owner.kind === 'server' && !mayForgetServerMemory(memory, context)) {
+      if (owner.kind === 'server' && !mayForgetServerMemory(memory, context, member.id)) {
         throw new ToolError(
           'memory_forbidden',
           'Only the member who taught this server memory, or a member with Manage Server, can make you forget it.',
@@ -128,6 +136,7 @@ export function createMemoryTools(options: {
       "List what you remember: this server's shared facts and the personal facts about the person you are answering, with their ids.",
     input: z.strictObject({
       scope: scopeField.optional().describe('Only one kind; both when omitted.'),
+      member: memberField,
     }),
     availability: { enabledByDefault: true },
     async execute(input, { context }) {
@@ -145,7 +154,10 @@ export function createMemoryTools(options: {
         );
       }
       if (input.scope !== 'server') {
-        const owner: MemoryOwner = { kind: 'user', ownerId: context.userId };
+        const owner: MemoryOwner = {
+          kind: 'user',
+          ownerId: actingMember(context, input.member).id,
+        };
         sections.push(
           section(
             'Personal memories of the person you are answering',
@@ -154,7 +166,7 @@ export function createMemoryTools(options: {
           ),
         );
       }
-      if (sections.length === 0) ownerFor('server', context); // throws the DM explanation
+      if (sections.length === 0) ownerFor('server', context, context.userId); // the DM explanation
       return sections.join('\n\n');
     },
   });
@@ -162,9 +174,9 @@ export function createMemoryTools(options: {
   return [remember, forget, list];
 }
 
-function ownerFor(scope: 'server' | 'user', context: ToolContext): MemoryOwner {
+function ownerFor(scope: 'server' | 'user', context: ToolContext, memberId: string): MemoryOwner {
   scopeOfContext(context);
-  if (scope === 'user') return { kind: 'user', ownerId: context.userId };
+  if (scope === 'user') return { kind: 'user', ownerId: memberId };
   if (context.guildId === undefined) {
     throw new ToolError(
       'memory_scope',
@@ -174,10 +186,9 @@ function ownerFor(scope: 'server' | 'user', context: ToolContext): MemoryOwner {
   return { kind: 'server' };
 }
 
-function mayForgetServerMemory(memory: Memory, context: ToolContext): boolean {
-  return (
-    memory.authorId === context.userId || holdsPermissions(context.memberPermissions, MANAGE_GUILD)
-  );
+/** The member who taught it, or Manage Server held by every member being answered. */
+function mayForgetServerMemory(memory: Memory, context: ToolContext, memberId: string): boolean {
+  return memory.authorId === memberId || holdsPermissions(context.memberPermissions, MANAGE_GUILD);
 }
 
 function labelOf(owner: MemoryOwner): string {

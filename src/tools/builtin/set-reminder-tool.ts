@@ -4,6 +4,7 @@ import { ToolError } from '../../core/errors.ts';
 import type { Database } from '../../db/database.ts';
 import { createReminder } from '../../db/reminder-repository.ts';
 import { defineTool, type ToolDefinition } from '../tool-definition.ts';
+import { actingMember, MEMBER_ARGUMENT_DESCRIPTION } from './acting-member.ts';
 import { scopeOfContext } from './context-scope.ts';
 import { DEFAULT_TIME_ZONE } from './current-time-tool.ts';
 import { formatZoned, isValidTimeZone, zonedLocalToEpoch } from './zoned-time.ts';
@@ -62,6 +63,7 @@ export function createSetReminderTool(options: {
           .regex(LOCAL_DATE_TIME, 'must look like 2026-03-01T09:00 (optionally with an offset)')
           .optional()
           .describe('Date-time, ISO 8601.'),
+        member: z.string().max(100).optional().describe(MEMBER_ARGUMENT_DESCRIPTION),
       })
       .refine((input) => (input.inMinutes === undefined) !== (input.at === undefined), {
         message: 'give exactly one of inMinutes or at',
@@ -69,6 +71,7 @@ export function createSetReminderTool(options: {
     availability: { enabledByDefault: true },
     async execute(input, { context }) {
       const scope = scopeOfContext(context);
+      const member = actingMember(context, input.member);
       const now = options.clock.now();
       const timeZone =
         context.timeZone !== undefined && isValidTimeZone(context.timeZone)
@@ -94,7 +97,7 @@ export function createSetReminderTool(options: {
       const result = await createReminder(options.db, {
         scope,
         channelId: context.channelId,
-        userId: context.userId,
+        userId: member.id,
         messageId: context.messageId,
         content: input.message.replace(/\s+/g, ' '),
         dueAt: new Date(dueAt),
