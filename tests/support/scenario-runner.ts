@@ -103,6 +103,11 @@ export class BotProcess {
     return this.#output.lines();
   }
 
+  /** Calls `listener` with every line from now on; returns the unsubscribe. */
+  subscribe(listener: (line: LogLine) => void): () => void {
+    return this.#output.subscribe(listener);
+  }
+
   /** All output as text (for failure messages). */
   output(): string {
     return this.#output.text();

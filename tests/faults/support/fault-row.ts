@@ -1,0 +1,91 @@
+/**
+ * One row of the fault table as one test. The row's `run` injects its fault, lifts it, and
+ * returns what it measured; the row is written to the table whatever happens, then asserted:
+ * 0 lost turns, 0 records left `streaming`, the channel answers the next mention. A row that
+ * fails today because of a known open defect names it in `knownDefect` ("12.4 failed Discord
+ * writes are silent"): it is skipped with that reason in the table — never weakened.
+ */
+import { expect, inject, it } from 'vitest';
+import { appendFaultRow, type FaultRowResult } from './fault-table.ts';
+import type { Measurement } from './fault-world.ts';
+
+export interface RowOutcome {
+  /** How many mentions the fault hit. */
+  runs: number;
+  measurement: Measurement;
+  /** What the member saw, in a few words. */
+  memberSaw: string;
+  /** End of the fault → the next mention answered; undefined when it was not answered. */
+  recoveryMs: number | undefined;
+}
+
+export function faultRow(definition: {
+  fault: string;
+  knownDefect?: string;
+  run: () => Promise<RowOutcome>;
+}): void {
+  const file = inject('faultTableFile');
+  const { fault, knownDefect } = definition;
+  if (knownDefect !== undefined) {
+    appendFaultRow(file, emptyRow({ fault, skipped: knownDefect }));
+    it.skip(`${fault} (known defect ${knownDefect})`, () => undefined);
+    return;
+  }
+  it(`${fault}: 0 lost turns, 0 records left streaming, the next mention is answered`, async () => {
+    let outcome: RowOutcome | undefined;
+    try {
+      outcome = await definition.run();
+    } catch (error) {
+      appendFaultRow(file, { ...emptyRow({ fault }), memberSaw: `row failed: ${String(error)}` });
+      throw error;
+    }
+    const { measurement } = outcome;
+    const passed =
+      measurement.lostTurns === 0 &&
+      measurement.streamingRecords === 0 &&
+      outcome.recoveryMs !== undefined;
+    appendFaultRow(file, {
+      fault,
+      runs: outcome.runs,
+      lostTurns: measurement.lostTurns,
+      streamingRecords: measurement.streamingRecords,
+      memberSaw: outcome.memberSaw,
+      recoveryMs: outcome.recoveryMs,
+      passed,
+    });
+    const lost = measurement.verdicts.filter((verdict) => verdict.outcome === 'lost');
+    expect(lost, 'lost turns').toEqual([]);
+    expect(measurement.streamingRecords, 'records left streaming').toBe(0);
+    expect(outcome.recoveryMs, 'the next mention was answered').toBeDefined();
+  });
+}
+
+function emptyRow(input: { fault: string; skipped?: string }): FaultRowResult {
+  return {
+    fault: input.fault,
+    runs: 0,
+    lostTurns: 0,
+    streamingRecords: 0,
+    memberSaw: '',
+    recoveryMs: undefined,
+    passed: false,
+    ...(input.skipped === undefined ? {} : { skipped: input.skipped }),
+  };
+}
+
+/** A few words for what the member saw for a verdict's message. */
+export function describeSeen(verdicts: Measurement['verdicts']): string {
+  const parts = new Set<string>();
+  for (const verdict of verdicts) {
+    const message = verdict.seen;
+    if (verdict.outcome === 'lost') parts.add('nothing');
+    else if (message === undefined) parts.add(verdict.outcome);
+    else {
+      const text = message.content.replace(/\s+/g, ' ').slice(0, 48);
+      parts.add(
+        `${verdict.outcome}: "${text}${message.content.length > 48 ? '…' : ''}"${message.hasButtons ? ' + Retry' : ''}`,
+      );
+    }
+  }
+  return [...parts].join('; ');
+}
