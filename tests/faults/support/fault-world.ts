@@ -55,7 +55,12 @@ export class FaultWorld {
 
   private constructor(harness: BotHarness<FaultWorldShape>) {
     this.harness = harness;
-    harness.llm.handle(() => textScript(NEXT_MENTION_ANSWER));
+    this.healProvider();
+  }
+
+  /** The provider answers every request with NEXT_MENTION_ANSWER again. */
+  healProvider(): void {
+    this.harness.llm.handle(() => textScript(NEXT_MENTION_ANSWER));
   }
 
   static async start(options: { env?: Record<string, string> } = {}): Promise<FaultWorld> {
