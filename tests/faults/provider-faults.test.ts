@@ -10,6 +10,7 @@ import { describeSeen, faultRow } from './support/fault-row.ts';
 import { FaultWorld, NEXT_MENTION_ANSWER } from './support/fault-world.ts';
 import type { TriggerRecord } from './support/turn-accounting.ts';
 
+const FIRST_PART = 'Here is the first part of a long answer.';
 const SERVER_ERROR: Script = {
   steps: [
     {
@@ -73,7 +74,9 @@ describe('provider faults', () => {
       }
       const triggers = await mentionEach(channelId, 'are you there?');
       const recoveryMs = await world.nextMentionAnswered(channelId, Date.now());
-      const measurement = await world.measure(triggers, [channelId]);
+      const measurement = await world.measure(triggers, [channelId], {
+        modelTexts: ['Answered after the rate limit.'],
+      });
       return {
         runs: triggers.length,
         measurement,
@@ -95,15 +98,14 @@ describe('provider faults', () => {
         );
         for (const _member of world.members) {
           world.harness.llm.enqueue({
-            steps: [
-              { type: 'text', text: 'Here is the first part of a long answer.\n\n' },
-              cut.step,
-            ],
+            steps: [{ type: 'text', text: `${FIRST_PART}\n\n` }, cut.step],
           });
         }
         const triggers = await mentionEach(channelId, 'tell me a long story');
         const recoveryMs = await world.nextMentionAnswered(channelId, Date.now());
-        const measurement = await world.measure(triggers, [channelId]);
+        const measurement = await world.measure(triggers, [channelId], {
+          modelTexts: [FIRST_PART],
+        });
         return {
           runs: triggers.length,
           measurement,
@@ -150,7 +152,9 @@ describe('provider faults', () => {
         );
         recoveryMs = retried ? Date.now() - endedAt : undefined;
       }
-      const measurement = await world.measure([trigger], [channelId]);
+      const measurement = await world.measure([trigger], [channelId], {
+        modelTexts: ['Let me think about that…'],
+      });
       const next = await world.nextMentionAnswered(channelId, Date.now());
       return {
         runs: 1,

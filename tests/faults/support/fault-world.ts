@@ -9,7 +9,7 @@
  * it runs; on the embedded PGlite (one process at a time) they are read after a SIGKILL — which
  * leaves `streaming` rows exactly as they were — and the bot is started again.
  */
-import type { APIMessage } from 'discord-api-types/v10';
+import { PermissionFlagsBits, type APIMessage } from 'discord-api-types/v10';
 import { sql } from 'drizzle-orm';
 import { updateScopeSettings } from '../../../src/db/scope-settings-repository.ts';
 import { startHarness, type BotHarness } from '../../bot/support/bot-harness.ts';
@@ -32,10 +32,23 @@ export const NEXT_MENTION_ANSWER = 'Still here, all good.';
 function buildWorld(discord: FakeDiscord) {
   const messagesGuild = discord.createGuild({ name: 'Faults' });
   const editGuild = discord.createGuild({ name: 'Faults (edit mode)' });
+  const moderators = [messagesGuild, editGuild].map((guild) =>
+    discord.createRole({
+      guildId: guild.id,
+      name: 'moderators',
+      permissions: PermissionFlagsBits.ManageMessages,
+    }),
+  );
+  // alice moderates (she may delete the bot's messages); carol asks the "next mention".
   const members = ['alice', 'bob', 'carol'].map((username) => {
     const user = discord.createUser({ username });
-    discord.addMember({ guildId: messagesGuild.id, userId: user.id });
-    discord.addMember({ guildId: editGuild.id, userId: user.id });
+    for (const [index, guild] of [messagesGuild, editGuild].entries()) {
+      discord.addMember({ guildId: guild.id, userId: user.id });
+      const role = moderators[index];
+      if (username === 'alice' && role !== undefined) {
+        discord.build.updateMember({ guildId: guild.id, userId: user.id, roleIds: [role.id] });
+      }
+    }
     return user;
   });
   return { messagesGuild, editGuild, members };
@@ -168,6 +181,7 @@ export class FaultWorld {
   async measure(
     triggers: readonly TriggerRecord[],
     channelIds: readonly string[],
+    options: { modelTexts?: readonly string[] } = {},
   ): Promise<Measurement> {
     const turns = await this.#turnsIn(channelIds);
     const botMessages = channelIds.flatMap((channelId) =>
@@ -184,6 +198,7 @@ export class FaultWorld {
       botMessages,
       turns,
       authorOf: (messageId) => this.#authors.get(messageId),
+      modelTexts: [NEXT_MENTION_ANSWER, ...(options.modelTexts ?? [])],
     });
     return {
       verdicts,
@@ -204,7 +219,7 @@ export class FaultWorld {
     try {
       await this.harness.withDatabase(async (db) => {
         const result: unknown = await db.execute(
-          sql`select role, status, channel_id, trigger_message_id, discord_message_ids, created_at
+          sql`select role, status, channel_id, trigger_message_id, discord_message_ids, content, created_at
               from conversation_turns
               where channel_id in (${sql.join(
                 channelIds.map((id) => sql`${id}`),
@@ -218,6 +233,7 @@ export class FaultWorld {
             channelId: String(row['channel_id']),
             triggerMessageId: (row['trigger_message_id'] as string | null) ?? null,
             discordMessageIds: (row['discord_message_ids'] as string[] | null) ?? [],
+            content: String(row['content'] ?? ''),
             createdAt: new Date(row['created_at'] as string | Date),
           });
         }

@@ -5,11 +5,12 @@
  *
  *   accepted (a user turn row) → the next assistant turn of its channel covers it (a coalesced
  *     batch is recorded user rows first, then one assistant row):
- *       complete with a message still in the channel → answered
- *       stopped                                      → stopped
- *       failed and a notice replies to it or to the turn's trigger (not the turn's own text) → told
- *       otherwise (no assistant row, still `streaming`, failed in silence, complete but
- *       nothing visible)                             → lost
+ *       complete, and its whole recorded text is in the channel    → answered
+ *       stopped                                                     → stopped
+ *       failed, or complete but cut short on screen, and a notice (a bot message that is
+ *         not model text) replies to it or to the turn's trigger      → told
+ *       otherwise (no assistant row, still `streaming`, failed in silence, a reply cut short
+ *         without a word — issue 12.4's "gap")                       → lost
  *   not accepted → told when a bot message replies to it, or when its author got a note (a bot
  *     message that belongs to no turn) in that channel — "told once" covers later drops;
  *     otherwise lost.
@@ -37,6 +38,7 @@ export interface RecordedTurn {
   channelId: string;
   triggerMessageId: string | null;
   discordMessageIds: readonly string[];
+  content: string;
   createdAt: Date;
 }
 
@@ -57,7 +59,18 @@ export function accountForTriggers(input: {
   turns: readonly RecordedTurn[];
   /** Every trigger's author, by message id, for notes that reply to another of their messages. */
   authorOf?: (messageId: string) => string | undefined;
+  /** What the model was scripted to say: a bot message inside one of these is reply text. */
+  modelTexts?: readonly string[];
 }): TriggerVerdict[] {
+  const modelTexts = (input.modelTexts ?? []).map(compact);
+  const isModelText = (message: VisibleBotMessage, turn?: RecordedTurn): boolean => {
+    const text = compact(message.content);
+    if (text === '') return false;
+    return (
+      modelTexts.some((model) => model.includes(text)) ||
+      (turn !== undefined && compact(turn.content).includes(text))
+    );
+  };
   const byCreation = [...input.turns].sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime());
   const turnMessageIds = new Set(
     byCreation
@@ -66,7 +79,9 @@ export function accountForTriggers(input: {
   );
   const replyingTo = (messageId: string | null) =>
     input.botMessages.filter((message) => messageId !== null && message.replyTo === messageId);
-  const notes = input.botMessages.filter((message) => !turnMessageIds.has(message.id));
+  const notes = input.botMessages.filter(
+    (message) => !turnMessageIds.has(message.id) && !isModelText(message),
+  );
 
   return input.triggers.map((trigger): TriggerVerdict => {
     const userTurn = byCreation.find(
@@ -109,16 +124,26 @@ export function accountForTriggers(input: {
     const own = input.botMessages.filter((message) =>
       assistant.discordMessageIds.includes(message.id),
     );
-    if (assistant.status === 'complete') {
-      return { trigger, outcome: own.length > 0 ? 'answered' : 'lost', seen: own[0] };
-    }
     if (assistant.status === 'stopped') return { trigger, outcome: 'stopped', seen: own[0] };
     if (assistant.status === 'streaming') return { trigger, outcome: 'lost', seen: own[0] };
+    const shown = compact(own.map((message) => message.content).join(''));
+    if (
+      assistant.status === 'complete' &&
+      own.length > 0 &&
+      shown.includes(compact(assistant.content))
+    ) {
+      return { trigger, outcome: 'answered', seen: own[0] };
+    }
     const notice = [...replyingTo(trigger.id), ...replyingTo(assistant.triggerMessageId)].find(
-      (message) => !turnMessageIds.has(message.id),
+      (message) => !turnMessageIds.has(message.id) && !isModelText(message, assistant),
     );
     return { trigger, outcome: notice === undefined ? 'lost' : 'told', seen: notice ?? own[0] };
   }
+}
+
+/** Text without whitespace: chunking and block joins may move it, never the words. */
+function compact(text: string): string {
+  return text.replace(/\s+/g, '');
 }
 
 /** Assistant turns still `streaming` (a live turn, or one nobody will ever finish). */
