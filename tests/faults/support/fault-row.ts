@@ -10,6 +10,8 @@ import { appendFaultRow, type FaultRowResult } from './fault-table.ts';
 import type { Measurement } from './fault-world.ts';
 
 export interface RowOutcome {
+  /** Further checks of the row (double replies, memory), each with what it measured. */
+  checks?: Array<{ name: string; passed: boolean }>;
   /** How many mentions the fault hit. */
   runs: number;
   measurement: Measurement;
@@ -22,13 +24,17 @@ export interface RowOutcome {
 export function faultRow(definition: {
   fault: string;
   knownDefect?: string;
+  /** Why the row cannot run on this machine (e.g. no PostgreSQL server); undefined when it can. */
+  unavailable?: string | undefined;
   run: () => Promise<RowOutcome>;
 }): void {
   const file = inject('faultTableFile');
-  const { fault, knownDefect } = definition;
-  if (knownDefect !== undefined) {
-    appendFaultRow(file, emptyRow({ fault, skipped: knownDefect }));
-    it.skip(`${fault} (known defect ${knownDefect})`, () => undefined);
+  const { fault, knownDefect, unavailable } = definition;
+  if (knownDefect !== undefined || unavailable !== undefined) {
+    const reason =
+      knownDefect === undefined ? `${unavailable ?? ''}` : `known defect ${knownDefect}`;
+    appendFaultRow(file, emptyRow({ fault, skipped: reason }));
+    it.skip(`${fault} (skipped: ${reason})`, () => undefined);
     return;
   }
   it(`${fault}: 0 lost turns, 0 records left streaming, the next mention is answered`, async () => {
@@ -40,10 +46,12 @@ export function faultRow(definition: {
       throw error;
     }
     const { measurement } = outcome;
+    const checks = outcome.checks ?? [];
     const passed =
       measurement.lostTurns === 0 &&
       measurement.streamingRecords === 0 &&
-      outcome.recoveryMs !== undefined;
+      outcome.recoveryMs !== undefined &&
+      checks.every((check) => check.passed);
     appendFaultRow(file, {
       fault,
       runs: outcome.runs,
@@ -57,6 +65,7 @@ export function faultRow(definition: {
     expect(lost, 'lost turns').toEqual([]);
     expect(measurement.streamingRecords, 'records left streaming').toBe(0);
     expect(outcome.recoveryMs, 'the next mention was answered').toBeDefined();
+    expect(checks.filter((check) => !check.passed).map((check) => check.name)).toEqual([]);
   });
 }
 

@@ -165,10 +165,14 @@ export class FaultWorld {
    * "The channel answers the next mention": a fresh mention, answered with the default script.
    * Returns the time from `since` (the end of the fault) to the answer, or undefined.
    */
-  async nextMentionAnswered(channelId: string, since: number): Promise<number | undefined> {
+  async nextMentionAnswered(
+    channelId: string,
+    since: number,
+    authorId = this.members[2]?.id ?? '',
+  ): Promise<number | undefined> {
     const trigger = this.mention({
       channelId,
-      authorId: this.members[2]?.id ?? '',
+      authorId,
       text: 'are you still there?',
     });
     const answered = await this.until(() =>
@@ -233,7 +237,7 @@ export class FaultWorld {
             channelId: String(row['channel_id']),
             triggerMessageId: (row['trigger_message_id'] as string | null) ?? null,
             discordMessageIds: (row['discord_message_ids'] as string[] | null) ?? [],
-            content: String(row['content'] ?? ''),
+            content: (row['content'] as string | null) ?? '',
             createdAt: new Date(row['created_at'] as string | Date),
           });
         }
