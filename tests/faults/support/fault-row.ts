@@ -88,7 +88,9 @@ export function describeSeen(verdicts: Measurement['verdicts']): string {
   for (const verdict of verdicts) {
     const message = verdict.seen;
     if (verdict.outcome === 'lost') {
-      parts.add(message === undefined ? 'LOST: nothing' : 'LOST: a reply cut short, no notice');
+      parts.add(
+        message === undefined ? 'LOST: no reply, no notice' : 'LOST: a reply cut short, no notice',
+      );
     } else if (message === undefined) parts.add(verdict.outcome);
     else {
       const text = message.content.replace(/\s+/g, ' ').slice(0, 48);
