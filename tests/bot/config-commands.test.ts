@@ -11,12 +11,7 @@ import { loadScopeSettings } from '../../src/db/scope-settings-repository.ts';
 import type { FakeDiscord } from '../fake-discord/fake-discord.ts';
 import { modelLookup } from '../support/llm-stand-in/model-routes.ts';
 import { textScript } from '../support/llm-stand-in/script.ts';
-import {
-  startHarness,
-  TEST_API_KEY,
-  waitForTurn,
-  type BotHarness,
-} from './support/bot-harness.ts';
+import { startHarness, TEST_API_KEY, waitForTurn, type BotHarness } from './support/bot-harness.ts';
 import { chatRequests } from './support/chat-requests.ts';
 import { commandsRegistered } from './support/slash-commands.ts';
 
