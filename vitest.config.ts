@@ -1,11 +1,78 @@
-import { defineConfig } from 'vitest/config';
+import { configDefaults, defineConfig, type TestProjectInlineConfiguration } from 'vitest/config';
+
+/**
+ * Files that start the real bot process (`node src/index.ts`). On a busy 2-core machine a start
+ * alone can take tens of seconds, so their tests get minutes, not the unit tests' 20 s; their
+ * waits are for events, with ceilings (tests/support/scenario-runner.ts), so a healthy run is
+ * never slower for it.
+ */
+const BOT_PROCESS_FILES = [
+  'tests/bot/**/*.test.ts',
+  'tests/startup.test.ts',
+  'tests/support/scenario-runner.test.ts',
+  'tests/support/test-resources.test.ts',
+];
+const BOT_PROCESS_TIMEOUT_MS = 180_000;
+const FAULT_SUITE_FILES = ['tests/faults/**/*.test.ts'];
+const FAULT_SUITE_TIMEOUT_MS = 300_000;
+
+const projects: TestProjectInlineConfiguration[] = [
+  {
+    extends: true,
+    test: {
+      name: 'unit',
+      include: ['src/**/*.test.ts', 'tests/**/*.test.ts'],
+      exclude: [...configDefaults.exclude, ...BOT_PROCESS_FILES, ...FAULT_SUITE_FILES],
+      testTimeout: 20_000,
+      hookTimeout: 30_000,
+    },
+  },
+  {
+    extends: true,
+    test: {
+      name: 'e2e',
+      include: BOT_PROCESS_FILES,
+      testTimeout: BOT_PROCESS_TIMEOUT_MS,
+      hookTimeout: BOT_PROCESS_TIMEOUT_MS,
+    },
+  },
+  {
+    extends: true,
+    test: {
+      name: 'faults',
+      include: FAULT_SUITE_FILES,
+      testTimeout: FAULT_SUITE_TIMEOUT_MS,
+      hookTimeout: FAULT_SUITE_TIMEOUT_MS,
+      globalSetup: ['tests/faults/support/fault-table-setup.ts'],
+    },
+  },
+];
+
+// With a PostgreSQL server (CI sets TEST_DATABASE_URL), the bot end-to-end files run again
+// with the bot on a fresh database of that server (tests/support/bot-database.ts).
+if (process.env.TEST_DATABASE_URL) {
+  projects.push({
+    extends: true,
+    test: {
+      name: 'e2e-postgres',
+      include: ['tests/bot/**/*.test.ts'],
+      // Files that start no bot, or start it without the harness, have nothing to add here.
+      exclude: [
+        ...configDefaults.exclude,
+        'tests/bot/e2e-smoke.test.ts',
+        'tests/bot/daily-budget.test.ts',
+      ],
+      env: { E2E_DATABASE: 'postgres' },
+      testTimeout: BOT_PROCESS_TIMEOUT_MS,
+      hookTimeout: BOT_PROCESS_TIMEOUT_MS,
+    },
+  });
+}
 
 export default defineConfig({
   test: {
-    include: ['src/**/*.test.ts', 'tests/**/*.test.ts'],
     environment: 'node',
-    testTimeout: 20_000,
-    hookTimeout: 30_000,
     pool: 'forks',
+    projects,
   },
 });

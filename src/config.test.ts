@@ -1,7 +1,7 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, writeFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import { parseConfig, readEnvironment, secretValues } from './config.ts';
 import { ConfigError } from './core/errors.ts';
 
@@ -123,14 +123,21 @@ describe('parseConfig', () => {
 
 describe('readEnvironment', () => {
   it('reads .env and lets the process environment win', () => {
-    const directory = mkdtempSync(path.join(tmpdir(), 'config-'));
+    const directory = temporaryFolder('config-');
     writeFileSync(path.join(directory, '.env'), 'DISCORD_TOKEN=from-file\nLOG_LEVEL=debug\n');
     const environment = readEnvironment(directory, { LOG_LEVEL: 'warn' });
     expect(environment).toMatchObject({ DISCORD_TOKEN: 'from-file', LOG_LEVEL: 'warn' });
   });
 
   it('works without a .env file', () => {
-    const directory = mkdtempSync(path.join(tmpdir(), 'config-'));
+    const directory = temporaryFolder('config-');
     expect(readEnvironment(directory, { A: 'b' })).toEqual({ A: 'b' });
   });
 });
+
+/** A temporary folder removed when the current test ends, passed or failed. */
+function temporaryFolder(prefix: string): string {
+  const folder = mkdtempSync(path.join(tmpdir(), prefix));
+  onTestFinished(() => rmSync(folder, { recursive: true, force: true }));
+  return folder;
+}

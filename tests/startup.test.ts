@@ -1,18 +1,19 @@
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
+import { makeTemporaryFolder, removeTemporaryFolder } from './support/test-resources.ts';
 
 const ENTRYPOINT = path.resolve('src/index.ts');
 
 function start(environment: Record<string, string>): ReturnType<typeof spawnSync> {
-  const directory = mkdtempSync(path.join(tmpdir(), 'start-'));
+  const directory = makeTemporaryFolder('start-');
+  onTestFinished(() => removeTemporaryFolder(directory));
+  // A ceiling for a process that should exit at once (spawnSync then kills it).
   return spawnSync(process.execPath, [ENTRYPOINT], {
     cwd: directory,
     env: { PATH: process.env.PATH ?? '', ...environment },
     encoding: 'utf8',
-    timeout: 15_000,
+    timeout: 120_000,
   });
 }
 

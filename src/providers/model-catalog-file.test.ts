@@ -1,7 +1,7 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, writeFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import { ConfigError } from '../core/errors.ts';
 import { loadModelCatalogOverrides, parseModelCatalogOverrides } from './model-catalog-file.ts';
 
@@ -39,7 +39,7 @@ describe('MODEL_CATALOG overrides', () => {
   });
 
   it('reports an unreadable file and invalid JSON as configuration problems', () => {
-    const directory = mkdtempSync(path.join(tmpdir(), 'catalog-'));
+    const directory = temporaryFolder('catalog-');
     const broken = path.join(directory, 'catalog.json');
     writeFileSync(broken, '{ "models": ');
     expect(problemsOf(() => loadModelCatalogOverrides(broken))).toEqual([
@@ -54,3 +54,10 @@ describe('MODEL_CATALOG overrides', () => {
     });
   });
 });
+
+/** A temporary folder removed when the current test ends, passed or failed. */
+function temporaryFolder(prefix: string): string {
+  const folder = mkdtempSync(path.join(tmpdir(), prefix));
+  onTestFinished(() => rmSync(folder, { recursive: true, force: true }));
+  return folder;
+}

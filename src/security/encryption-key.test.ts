@@ -1,7 +1,7 @@
-import { mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, statSync, writeFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import { ConfigError } from '../core/errors.ts';
 import type { Logger } from '../core/logger.ts';
 import { silentLogger } from '../core/logger.ts';
@@ -27,7 +27,7 @@ describe('resolveEncryptionKey', () => {
   });
 
   it('generates a key once into DATA_DIR with 0600 permissions, warns, then reuses it', () => {
-    const dataDir = path.join(mkdtempSync(path.join(tmpdir(), 'key-')), 'data');
+    const dataDir = path.join(temporaryFolder('key-'), 'data');
     const { logger, warnings } = recordingLogger();
     const first = resolveEncryptionKey({ configured: undefined, dataDir, logger });
     const file = path.join(dataDir, GENERATED_KEY_FILE);
@@ -42,10 +42,17 @@ describe('resolveEncryptionKey', () => {
   });
 
   it('refuses a damaged key file rather than silently replacing it', () => {
-    const dataDir = mkdtempSync(path.join(tmpdir(), 'key-'));
+    const dataDir = temporaryFolder('key-');
     writeFileSync(path.join(dataDir, GENERATED_KEY_FILE), 'not-a-key');
     expect(() =>
       resolveEncryptionKey({ configured: undefined, dataDir, logger: silentLogger }),
     ).toThrow(ConfigError);
   });
 });
+
+/** A temporary folder removed when the current test ends, passed or failed. */
+function temporaryFolder(prefix: string): string {
+  const folder = mkdtempSync(path.join(tmpdir(), prefix));
+  onTestFinished(() => rmSync(folder, { recursive: true, force: true }));
+  return folder;
+}

@@ -68,7 +68,7 @@ describe(`${CHANNELS} channels streaming at once`, () => {
         );
       },
     });
-  }, 60_000);
+  });
   afterAll(() => harness.dispose());
 
   it.each(['messages', 'edit'] as const)(

@@ -11,13 +11,7 @@ import { loadScopeSettings } from '../../src/db/scope-settings-repository.ts';
 import type { FakeDiscord } from '../fake-discord/fake-discord.ts';
 import { modelLookup } from '../support/llm-stand-in/model-routes.ts';
 import { textScript } from '../support/llm-stand-in/script.ts';
-import {
-  seedDatabase,
-  startHarness,
-  TEST_API_KEY,
-  waitForTurn,
-  type BotHarness,
-} from './support/bot-harness.ts';
+import { startHarness, TEST_API_KEY, waitForTurn, type BotHarness } from './support/bot-harness.ts';
 import { chatRequests } from './support/chat-requests.ts';
 import { commandsRegistered } from './support/slash-commands.ts';
 
@@ -285,10 +279,13 @@ describe('configuration commands', () => {
   it('keeps the key out of the database files and the bot’s logs', async () => {
     const { bot, dataDir, world } = harness;
     expect(await bot.stop()).toEqual({ code: 0, signal: null });
-    // The scan can see what the database stores in plain text: the persona is there.
-    const files = filesUnder(dataDir);
+    // The embedded database's files are in DATA_DIR (a server's are not ours to read): the scan
+    // can see what it stores in plain text — the persona is there.
+    const files = harness.database.kind === 'pglite' ? filesUnder(dataDir) : [];
     const persona = Buffer.from(PERSONA_INSTRUCTIONS);
-    expect(files.some((file) => readFileSync(file).includes(persona))).toBe(true);
+    if (harness.database.kind === 'pglite') {
+      expect(files.some((file) => readFileSync(file).includes(persona))).toBe(true);
+    }
     for (const secret of [SERVER_KEY, REFUSED_KEY]) {
       expect(bot.output()).not.toContain(secret);
       const needles = [secret, Buffer.from(secret).toString('base64')].map((needle) =>
@@ -299,7 +296,7 @@ describe('configuration commands', () => {
         for (const needle of needles) expect(bytes.includes(needle), file).toBe(false);
       }
     }
-    await seedDatabase(dataDir, async (db) => {
+    await harness.withDatabase(async (db) => {
       const settings = await loadScopeSettings(db, world.guild.id);
       expect(settings.apiKeyCiphertext).toBeDefined();
       expect(settings.apiKeyCiphertext).not.toContain(SERVER_KEY);

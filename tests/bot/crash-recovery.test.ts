@@ -10,7 +10,6 @@ import { textScript } from '../support/llm-stand-in/script.ts';
 import {
   botMessagesIn,
   createWorld,
-  seedDatabase,
   startHarness,
   waitForTurn,
   type BotHarness,
@@ -70,7 +69,7 @@ describe('a crash mid-stream', () => {
     ).not.toContain('Never sent');
 
     expect(await bot.stop()).toEqual({ code: 0, signal: null });
-    await seedDatabase(harness.dataDir, async (db) => {
+    await harness.withDatabase(async (db) => {
       const turns = await recentTurns(db, channel.id, { limit: 10 });
       const assistant = turns.filter((turn) => turn.role === 'assistant');
       expect(assistant.map((turn) => turn.status)).toEqual(['complete', 'failed']);

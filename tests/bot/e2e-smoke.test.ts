@@ -10,7 +10,7 @@ describe('the bot end to end (smoke)', () => {
   let bot: BotProcess;
 
   beforeAll(async () => {
-    discord = await startFakeDiscord({ rateLimitTimeScale: 0.1 });
+    discord = await startFakeDiscord({ rateLimitTimeScale: 0.1, waitTimeoutMs: 60_000 });
     llm = await LlmStandIn.start();
     bot = startBot({
       discord,

@@ -3,13 +3,13 @@
  * are the caller's own, DMs are their own scope) and /doctor reporting a missing permission, a
  * rejected key and MCP server states with what to do.
  */
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { PermissionFlagsBits, type APIEmbed } from 'discord-api-types/v10';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { modelLookup } from '../support/llm-stand-in/model-routes.ts';
 import { textScript } from '../support/llm-stand-in/script.ts';
+import { makeTemporaryFolder, removeTemporaryFolder } from '../support/test-resources.ts';
 import {
   createWorld,
   startHarness,
@@ -43,8 +43,7 @@ function setup(discord: BotHarness['discord']) {
   return { ...world, carol, locked };
 }
 
-function mcpConfigFile(): string {
-  const directory = mkdtempSync(path.join(tmpdir(), 'mcp-config-'));
+function mcpConfigFile(directory: string): string {
   const file = path.join(directory, 'mcp.json');
   const stdioServer = path.resolve(import.meta.dirname, '../mcp-servers/stdio-server.ts');
   writeFileSync(
@@ -69,12 +68,19 @@ function field(embed: APIEmbed | undefined, name: string): string {
 
 describe('/memory and /doctor', () => {
   let harness: BotHarness<ReturnType<typeof setup>>;
+  const configFolder = makeTemporaryFolder('mcp-config-');
 
   beforeAll(async () => {
-    harness = await startHarness({ setup, env: { MCP_CONFIG: mcpConfigFile() } });
+    harness = await startHarness({ setup, env: { MCP_CONFIG: mcpConfigFile(configFolder) } });
     await commandsRegistered(harness.discord, harness.bot);
   });
-  afterAll(() => harness.dispose());
+  afterAll(async () => {
+    try {
+      await harness?.dispose();
+    } finally {
+      removeTemporaryFolder(configFolder);
+    }
+  });
 
   function memory(userId: string, channelId: string, subcommand: string, options = {}) {
     return harness.discord.invokeSlashCommand({

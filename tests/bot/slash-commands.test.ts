@@ -58,7 +58,7 @@ describe('slash command registration by definition hash', () => {
   let discord: FakeDiscord;
 
   beforeAll(async () => {
-    discord = await startFakeDiscord({ rateLimitTimeScale: 0.1 });
+    discord = await startFakeDiscord({ rateLimitTimeScale: 0.1, waitTimeoutMs: 60_000 });
   });
   afterAll(() => discord.close());
 

@@ -1,5 +1,6 @@
 import { GatewayIntentBits } from 'discord-api-types/v10';
 import { systemClock, type Clock } from '../../src/core/clock.ts';
+import { DEFAULT_WAIT_TIMEOUT_MS } from './events/event-hub.ts';
 import type { BucketDefinition } from './rules/rate-limiter.ts';
 
 /** The per-route buckets the fake enforces, by name. */
@@ -42,6 +43,11 @@ export interface FakeDiscordOptions {
    * need the Channel partial instead), so it is off by default.
    */
   dispatchDirectMessageChannelCreate?: boolean;
+  /**
+   * The deadline of `waits.*` that do not set their own. Default 10 s; suites that drive a
+   * separate bot process on a busy machine give it more (a ceiling, never a sleep).
+   */
+  waitTimeoutMs?: number;
 }
 
 export interface ResolvedOptions {
@@ -58,6 +64,7 @@ export interface ResolvedOptions {
   buckets: Record<BucketName, BucketDefinition>;
   globalRequestsPerSecond: number;
   dispatchDirectMessageChannelCreate: boolean;
+  waitTimeoutMs: number;
 }
 
 const HOUR_MS = 3_600_000;
@@ -110,5 +117,6 @@ export function resolveOptions(options: FakeDiscordOptions = {}): ResolvedOption
     buckets,
     globalRequestsPerSecond: options.globalRequestsPerSecond ?? 50,
     dispatchDirectMessageChannelCreate: options.dispatchDirectMessageChannelCreate ?? false,
+    waitTimeoutMs: options.waitTimeoutMs ?? DEFAULT_WAIT_TIMEOUT_MS,
   };
 }

@@ -104,7 +104,7 @@ export class FakeDiscord {
       avatar: null,
       acceptsDirectMessages: true,
     });
-    const hub = new EventHub();
+    const hub = new EventHub({ defaultTimeoutMs: options.waitTimeoutMs });
     this.#gatewayServer = new GatewayServer({
       world,
       hub,

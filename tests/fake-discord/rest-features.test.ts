@@ -203,6 +203,22 @@ describe('fault injection', () => {
     ]);
   });
 
+  it('answers a route with 403 Missing Permissions a given number of times', async () => {
+    discord.faults.forbidRoute({
+      method: 'POST',
+      route: '/channels/:channelId/messages',
+      times: 1,
+    });
+    const path = `/channels/${channelId}/messages`;
+    const refused = await raw(discord, 'POST', path, { body: { content: 'no' } });
+    expect(refused.status).toBe(403);
+    expect(refused.body).toEqual({ message: 'Missing Permissions', code: 50013 });
+    expect((await raw(discord, 'POST', path, { body: { content: 'yes' } })).status).toBe(200);
+    expect(
+      discord.requests({ route: '/channels/:channelId/messages' }).map((entry) => entry.fault),
+    ).toEqual(['forbidden', null]);
+  });
+
   it('storms a route with 429s of any scope; discord.js waits retry_after each time', async () => {
     discord.faults.rateLimitStorm({
       route: '/channels/:channelId/messages',

@@ -270,7 +270,7 @@ describe.each(ADAPTERS)('the $vendor adapter', ({ vendor, model: modelId, create
     expect(parts[1]).toMatchObject({ error: { kind: 'network' } });
   });
 
-  it('ends within 100 ms of an abort and closes the HTTP stream', async () => {
+  it('ends on an abort while the stream is held open, and closes the HTTP stream', async () => {
     const gate = createGate();
     standIn.enqueue({
       steps: [
@@ -280,20 +280,17 @@ describe.each(ADAPTERS)('the $vendor adapter', ({ vendor, model: modelId, create
     });
     const controller = new AbortController();
     const parts: StreamPart[] = [];
-    let abortedAt = 0;
     for await (const part of model.stream(userRequest(modelId), controller.signal)) {
       parts.push(part);
       if (parts.length === 1) {
         // Abort from outside the loop, as a stop command would, while the stream is held open.
-        setImmediate(() => {
-          abortedAt = performance.now();
-          controller.abort();
-        });
+        setImmediate(() => controller.abort());
       }
     }
-    const endedAfterMs = performance.now() - abortedAt;
+    // The gate is still closed: only the abort can have ended the loop (no wall-clock bound —
+    // a busy machine may take its time, a stream that ignored the abort would never end).
+    expect(gate.released).toBe(false);
     expect(parts).toEqual([{ type: 'text-delta', text: 'Thinking about it' }]);
-    expect(endedAfterMs).toBeLessThan(100);
     const request = standIn.requests.at(-1);
     await request?.settled;
     expect(request?.clientClosed).toBe(true);

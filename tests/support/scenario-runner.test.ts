@@ -8,7 +8,7 @@ let discord: FakeDiscord;
 let bot: BotProcess | undefined;
 
 beforeAll(async () => {
-  discord = await startFakeDiscord();
+  discord = await startFakeDiscord({ waitTimeoutMs: 60_000 });
   const guild = discord.createGuild({ name: 'Scenario server' });
   discord.createChannel({ guildId: guild.id, name: 'general' });
 });

@@ -11,16 +11,28 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { FakeDiscord } from '../fake-discord/fake-discord.ts';
 import { ProcessOutput, type LogLine } from './process-output.ts';
+import {
+  makeTemporaryFolder,
+  removeTemporaryFolder,
+  signalProcessGroup,
+  trackProcessGroup,
+  untrackProcessGroup,
+} from './test-resources.ts';
 
 export type { LogLine };
 
 const ENTRYPOINT = path.resolve(import.meta.dirname, '../../src/index.ts');
-const DEFAULT_TIMEOUT_MS = 20_000;
+/**
+ * A ceiling, not an expectation: waits resolve on the event itself. A busy 2-core machine
+ * (other suites, other engineers) can take tens of seconds to start a process, so start-up and
+ * log waits allow two minutes before they fail with the bot's output.
+ */
+export const DEFAULT_WAIT_CEILING_MS = 120_000;
+/** How long `stop()` lets SIGTERM work (the bot's own shutdown grace is 15 s by default). */
+const DEFAULT_STOP_TIMEOUT_MS = 60_000;
 /** The bot's own log line once discord.js is ready. */
 const CONNECTED_LOG = /connected to Discord/;
 
@@ -72,7 +84,7 @@ export class BotProcess {
   constructor(options: ScenarioOptions) {
     this.#options = options;
     this.#ownsDataDir = options.dataDir === undefined;
-    this.dataDir = options.dataDir ?? mkdtempSync(path.join(tmpdir(), 'bot-scenario-'));
+    this.dataDir = options.dataDir ?? makeTemporaryFolder('bot-scenario-');
     this.#environment = this.#buildEnvironment();
   }
 
@@ -91,6 +103,11 @@ export class BotProcess {
     return this.#output.lines();
   }
 
+  /** Calls `listener` with every line from now on; returns the unsubscribe. */
+  subscribe(listener: (line: LogLine) => void): () => void {
+    return this.#output.subscribe(listener);
+  }
+
   /** All output as text (for failure messages). */
   output(): string {
     return this.#output.text();
@@ -101,16 +118,26 @@ export class BotProcess {
     if (this.running) throw new Error('the bot is already running');
     this.#watchGateway();
     this.#runStart = this.#output.lines().length;
+    // Its own process group (pgid = pid): a kill reaches the children it starts (MCP servers)
+    // too, and the group is registered so a dying test worker takes it along.
     const child = spawn(process.execPath, ['--max-semi-space-size=8', ENTRYPOINT], {
       cwd: this.dataDir,
       env: this.#environment,
       stdio: ['ignore', 'pipe', 'pipe'],
+      detached: true,
     });
+    const groupId = child.pid;
+    if (groupId !== undefined) trackProcessGroup(groupId);
     this.#child = child;
     this.#output.capture(child);
     this.#exit = new Promise((resolve) => {
       child.once('exit', (code, signal) => {
         this.#stopWatchingGateway?.();
+        if (groupId !== undefined) {
+          // Anything the bot left behind in its group (a child it did not end) goes with it.
+          signalProcessGroup(groupId, 'SIGKILL');
+          untrackProcessGroup(groupId);
+        }
         resolve({ code, signal });
       });
     });
@@ -173,11 +200,11 @@ export class BotProcess {
     if (child === undefined || exit === undefined) throw new Error('the bot was never started');
     if (!this.running) return exit;
     child.kill('SIGTERM');
-    const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    const timeoutMs = options.timeoutMs ?? DEFAULT_STOP_TIMEOUT_MS;
     let timer: NodeJS.Timeout | undefined;
     const timedOut = new Promise<never>((_resolve, reject) => {
       timer = setTimeout(() => {
-        child.kill('SIGKILL');
+        if (child.pid !== undefined) signalProcessGroup(child.pid, 'SIGKILL');
         reject(
           new Error(`the bot did not exit within ${timeoutMs} ms of SIGTERM\n${this.output()}`),
         );
@@ -190,12 +217,12 @@ export class BotProcess {
     }
   }
 
-  /** SIGKILL: a crash, with no chance to clean up. */
+  /** SIGKILL to the bot's whole process group: a crash, with no chance to clean up. */
   async kill(): Promise<ExitResult> {
+    const child = this.#child;
     const exit = this.#exit;
-    if (this.#child === undefined || exit === undefined)
-      throw new Error('the bot was never started');
-    if (this.running) this.#child.kill('SIGKILL');
+    if (child === undefined || exit === undefined) throw new Error('the bot was never started');
+    if (this.running && child.pid !== undefined) signalProcessGroup(child.pid, 'SIGKILL');
     return exit;
   }
 
@@ -205,10 +232,17 @@ export class BotProcess {
     this.start();
   }
 
-  /** Kills the bot if still running and removes the temporary data directory. */
+  /**
+   * Kills the bot (its whole group) if still running and removes the temporary data directory.
+   * Safe to call twice, and after a failed start.
+   */
   async dispose(): Promise<void> {
-    if (this.running) await this.kill();
-    if (this.#ownsDataDir) rmSync(this.dataDir, { recursive: true, force: true });
+    try {
+      if (this.running) await this.kill();
+    } finally {
+      this.#stopWatchingGateway?.();
+      if (this.#ownsDataDir) removeTemporaryFolder(this.dataDir);
+    }
   }
 
   /**
@@ -255,7 +289,7 @@ export class BotProcess {
     const exit = this.#exit;
     return new Promise<T>((resolve, reject) => {
       let settled = false;
-      const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+      const timeoutMs = options.timeoutMs ?? DEFAULT_WAIT_CEILING_MS;
       const finish = (): void => {
         settled = true;
         unsubscribe();

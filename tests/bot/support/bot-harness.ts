@@ -1,12 +1,17 @@
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { silentLogger } from '../../../src/core/logger.ts';
 import { openDatabase, type Database } from '../../../src/db/database.ts';
+import {
+  createBotDatabase,
+  e2eDatabaseKind,
+  type BotDatabase,
+  type BotDatabaseKind,
+} from '../../support/bot-database.ts';
 import type { FakeDiscordOptions } from '../../fake-discord/fake-discord-options.ts';
 import { startFakeDiscord, type FakeDiscord } from '../../fake-discord/fake-discord.ts';
 import { LlmStandIn } from '../../support/llm-stand-in/llm-stand-in.ts';
 import { startBot, type BotProcess } from '../../support/scenario-runner.ts';
+import { makeTemporaryFolder, removeTemporaryFolder } from '../../support/test-resources.ts';
 
 export interface BotHarness<World = undefined> {
   discord: FakeDiscord;
@@ -14,6 +19,11 @@ export interface BotHarness<World = undefined> {
   llm: LlmStandIn;
   bot: BotProcess;
   dataDir: string;
+  /** The database the bot runs on (this vitest project's: PGlite, or PostgreSQL). */
+  database: BotDatabase;
+  /** Opens the bot's database (migrated) for `action` — on PGlite only while the bot is stopped. */
+  withDatabase(action: (db: Database) => Promise<void>): Promise<void>;
+  /** Ends the bot (its whole process group), the stand-ins, the database and the DATA_DIR. */
   dispose(): Promise<void>;
 }
 
@@ -22,8 +32,10 @@ export const TEST_MODEL = 'gpt-5.4-mini';
 
 /**
  * The real bot process (`node src/index.ts`) against the loopback Discord and the LLM
- * stand-in (OpenAI wire format), on an embedded database in a fresh DATA_DIR. `seed` writes
+ * stand-in (OpenAI wire format), on the embedded database in a fresh DATA_DIR — or, in the
+ * `e2e-postgres` project, on a fresh database of the TEST_DATABASE_URL server. `seed` writes
  * to that database before the bot starts (settings a slash command would otherwise set).
+ * Whatever fails on the way, everything started so far is ended again.
  */
 export async function startHarness<World = undefined>(
   options: {
@@ -32,41 +44,69 @@ export async function startHarness<World = undefined>(
     /** Builds the Discord world before the bot starts (its ids are known to `seed`). */
     setup?: (discord: FakeDiscord) => World;
     seed?: (db: Database, world: World) => Promise<void>;
+    /** Default: the kind of this vitest project (`E2E_DATABASE`). */
+    databaseKind?: BotDatabaseKind;
   } = {},
 ): Promise<BotHarness<World>> {
-  const discord = await startFakeDiscord({ rateLimitTimeScale: 0.1, ...options.discord });
-  const llm = await LlmStandIn.start();
-  const dataDir = mkdtempSync(path.join(tmpdir(), 'bot-e2e-'));
-  const world = options.setup?.(discord) as World;
-  const seed = options.seed;
-  if (seed !== undefined) await seedDatabase(dataDir, (db) => seed(db, world));
-  const bot = startBot({
-    discord,
-    dataDir,
-    env: {
-      OPENAI_BASE_URL: llm.openAIBaseUrl,
-      OPENAI_API_KEY: TEST_API_KEY,
-      DEFAULT_PROVIDER: 'openai',
-      DEFAULT_MODEL: TEST_MODEL,
-      ...options.env,
-    },
-  });
-  await bot.waitUntilConnected();
-  return {
-    discord,
-    world,
-    llm,
-    bot,
-    dataDir,
-    async dispose() {
-      await bot.dispose();
-      await llm.close();
-      await discord.close();
-    },
+  const teardown: Array<() => Promise<unknown>> = [];
+  const dispose = async (): Promise<void> => {
+    const errors: unknown[] = [];
+    for (const step of teardown.splice(0).reverse())
+      await step().catch((error: unknown) => errors.push(error));
+    if (errors.length > 0) throw new AggregateError(errors, 'the harness did not end cleanly');
   };
+  try {
+    const discord = await startFakeDiscord({
+      rateLimitTimeScale: 0.1,
+      waitTimeoutMs: 60_000,
+      ...options.discord,
+    });
+    teardown.push(() => discord.close());
+    const llm = await LlmStandIn.start();
+    teardown.push(() => llm.close());
+    const dataDir = makeTemporaryFolder('bot-e2e-');
+    teardown.push(() => Promise.resolve(removeTemporaryFolder(dataDir)));
+    const database = await createBotDatabase({
+      kind: options.databaseKind ?? e2eDatabaseKind(),
+      dataDir,
+    });
+    teardown.push(() => database.dispose());
+    const withDatabase = async (action: (db: Database) => Promise<void>): Promise<void> => {
+      const handle = await database.open();
+      try {
+        await action(handle.db);
+      } finally {
+        await handle.close();
+      }
+    };
+    const world = options.setup?.(discord) as World;
+    const seed = options.seed;
+    if (seed !== undefined) await withDatabase((db) => seed(db, world));
+    const bot = startBot({
+      discord,
+      dataDir,
+      env: {
+        ...database.environment,
+        OPENAI_BASE_URL: llm.openAIBaseUrl,
+        OPENAI_API_KEY: TEST_API_KEY,
+        DEFAULT_PROVIDER: 'openai',
+        DEFAULT_MODEL: TEST_MODEL,
+        ...options.env,
+      },
+    });
+    teardown.push(() => bot.dispose());
+    await bot.waitUntilConnected();
+    return { discord, world, llm, bot, dataDir, database, withDatabase, dispose };
+  } catch (error) {
+    await dispose().catch(() => undefined);
+    throw error;
+  }
 }
 
-/** Opens the embedded database of a DATA_DIR the bot is not running on, migrated. */
+/**
+ * Opens the embedded database of a DATA_DIR the bot is not running on, migrated. (A harness's
+ * `withDatabase` does the same on whichever database its bot uses.)
+ */
 export async function seedDatabase(
   dataDir: string,
   seed: (db: Database) => Promise<void>,
@@ -109,7 +149,7 @@ export function botPings(discord: FakeDiscord) {
 }
 
 /** The bot's "turn finished" log line for the turn answering `messageId`. */
-export function waitForTurn(bot: BotProcess, messageId: string, timeoutMs = 15_000) {
+export function waitForTurn(bot: BotProcess, messageId: string, timeoutMs = 60_000) {
   return bot.waitForLog(
     (line) => line.json?.['msg'] === 'turn finished' && line.json['messageId'] === messageId,
     { timeoutMs },

@@ -42,6 +42,11 @@ type Listener = (event: FakeDiscordEvent) => void;
  */
 export class EventHub {
   readonly #listeners = new Set<Listener>();
+  readonly #defaultTimeoutMs: number;
+
+  constructor(options: { defaultTimeoutMs?: number } = {}) {
+    this.#defaultTimeoutMs = options.defaultTimeoutMs ?? DEFAULT_WAIT_TIMEOUT_MS;
+  }
 
   emit(event: FakeDiscordEvent): void {
     for (const listener of [...this.#listeners]) listener(event);
@@ -62,7 +67,7 @@ export class EventHub {
     options: WaitOptions = {},
   ): Promise<T> {
     return new Promise<T>((resolve, reject) => {
-      const timeoutMs = options.timeoutMs ?? DEFAULT_WAIT_TIMEOUT_MS;
+      const timeoutMs = options.timeoutMs ?? this.#defaultTimeoutMs;
       const finish = (): void => {
         unsubscribe();
         clearTimeout(timer);

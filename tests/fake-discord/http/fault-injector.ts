@@ -9,6 +9,7 @@ export interface FaultTarget {
 
 export type Fault =
   | { kind: 'server-error'; status: 500 | 502 | 503 | 504 }
+  | { kind: 'forbidden' }
   | {
       kind: 'rate-limit-storm';
       retryAfterMs: number;
@@ -23,7 +24,7 @@ interface ActiveFault {
 }
 
 /**
- * Faults a test arms for matching requests: 5xx responses (as a flaky edge would send),
+ * Faults a test arms for matching requests: 5xx responses (as a flaky edge would send), 403s,
  * 429 storms with any scope, and slow responses. Each fires `times` times, in arming order.
  */
 export class FaultInjector {
@@ -32,6 +33,14 @@ export class FaultInjector {
   /** Answers matching requests with a 5xx status (discord.js retries these, then throws). */
   failRoute(target: FaultTarget & { status?: 500 | 502 | 503 | 504 }): void {
     this.#add(target, { kind: 'server-error', status: target.status ?? 500 });
+  }
+
+  /**
+   * Answers matching requests with 403 50013 Missing Permissions, as Discord does when a
+   * moderator takes a permission away between two writes.
+   */
+  forbidRoute(target: FaultTarget): void {
+    this.#add(target, { kind: 'forbidden' });
   }
 
   /** Answers matching requests with 429 and `retry_after`, as a storm of shared or global limits. */

@@ -31,7 +31,7 @@ export function errorReply(
   };
 }
 
-/** An injected 5xx or 429 storm (delays are applied before replying, never here). */
+/** An injected 5xx, 403 or 429 storm (delays are applied before replying, never here). */
 export function faultReply(input: {
   fault: Exclude<Fault, { kind: 'delay' }>;
   route: RouteDefinition | undefined;
@@ -46,6 +46,14 @@ export function faultReply(input: {
       body: { message: `${fault.status}: Server Error`, code: 0 },
       headers: {},
       fault: 'server-error',
+    };
+  }
+  if (fault.kind === 'forbidden') {
+    return {
+      status: 403,
+      body: { message: 'Missing Permissions', code: 50013 },
+      headers: {},
+      fault: 'forbidden',
     };
   }
   const global = fault.scope === 'global';
