@@ -133,6 +133,10 @@ export class MessageRouter {
       policy: settings.queuePolicy,
       depth: settings.queueDepth,
     });
+    this.options.logger.debug(
+      { messageId: trigger.message.id, channelId: trigger.message.channelId, outcome },
+      'message accepted',
+    );
     if (outcome !== 'rejected') return true;
     this.options.settle?.([trigger.message.id]);
     if (replyTo !== undefined)
