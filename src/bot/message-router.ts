@@ -7,6 +7,7 @@ import { claimMessage } from '../db/claim-repository.ts';
 import { ensureScope } from '../db/scope-settings-repository.ts';
 import { forgetUserMessage, reviseUserMessage } from '../db/turn-repository.ts';
 import type { StopRegistry } from '../stream/stop-registry.ts';
+import { botAddressForms } from './bot-address-forms.ts';
 import type { ChannelHistory } from './channel-history.ts';
 import type { ChannelTurnScheduler } from './channel-turn-scheduler.ts';
 import type { DailyBudget } from './daily-budget.ts';
@@ -124,7 +125,7 @@ export class MessageRouter {
     const scope = scopeOf(inbound);
     const settings = await this.options.settings.get(scope.id);
     const isModerator = this.isModerator(message);
-    if (this.stopped(inbound, settings, isModerator)) return;
+    if (this.stopped(inbound, botAddressForms(message, settings.triggerWords), isModerator)) return;
 
     const reason = this.options.detector.detect(inbound, settings);
     if (reason === undefined || !this.accepting) return;
@@ -170,7 +171,11 @@ export class MessageRouter {
   }
 
   /** Whether the message stops the channel's live turn (it then triggers nothing else). */
-  private stopped(inbound: InboundMessage, settings: ScopeSettings, isModerator: boolean): boolean {
+  private stopped(
+    inbound: InboundMessage,
+    addressForms: readonly string[],
+    isModerator: boolean,
+  ): boolean {
     if (this.options.stops.liveTurn(inbound.channelId) === undefined) return false;
     const decision = this.options.stops.consider({
       channelId: inbound.channelId,
@@ -179,10 +184,7 @@ export class MessageRouter {
       authorName: inbound.authorName,
       content: inbound.content,
       authorIsModerator: isModerator,
-      addressedToBot:
-        inbound.mentionsBot ||
-        inbound.repliesToBot ||
-        this.options.detector.mentionsTriggerWord(inbound, settings),
+      addressForms,
     });
     if (decision.stopped) {
       this.options.logger.info(

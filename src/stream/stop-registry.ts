@@ -48,8 +48,12 @@ export interface StopCandidate {
   content: string;
   /** The author may stop anyone's turn (the caller checks the permission). */
   authorIsModerator: boolean;
-  /** A mention of the bot, a reply to it, or its trigger word (the caller decides). */
-  addressedToBot: boolean;
+  /**
+   * How the message may name the bot: its mention as the message shows it ("@Tomodachi") and
+   * the scope's trigger words. "@Tomodachi stop" is a stop; "@Tomodachi how do I cancel my
+   * order?" is a message to answer, and so is "@Bob stop" (said to someone else).
+   */
+  addressForms: readonly string[];
 }
 
 export type StopDecision =
@@ -75,10 +79,10 @@ interface Entry {
 
 /**
  * Per-channel registry of the live turn and its natural stop. A message stops the turn only
- * when its author is the member being answered (or a moderator) AND it is a stop phrase on its
- * own ("okay stop", "stop, I get it") or addressed to the bot and containing one. Another
- * member's "wait, what?" — or the requester's "wait, what about X?" to someone else — stops
- * nothing.
+ * when its author is the member being answered (or a moderator) AND the message IS a stop: a
+ * stop phrase with only small words around it ("okay stop", "stop, I get it", "やめてください"),
+ * possibly naming the bot. Another member's "wait, what?" stops nothing, and neither does the
+ * requester's "@bot how do I cancel my order?" or "wait, what about X?": those are new messages.
  */
 export class StopRegistry {
   private readonly matcher: StopPhraseMatcher;
@@ -120,10 +124,9 @@ export class StopRegistry {
     if (message.authorId !== entry.requesterId && !message.authorIsModerator) {
       return { stopped: false, reason: 'not-requester' };
     }
-    const isStop =
-      this.matcher.isStandalone(message.content) ||
-      (message.addressedToBot && this.matcher.contains(message.content));
-    if (!isStop) return { stopped: false, reason: 'not-a-stop' };
+    if (!this.matcher.isStandalone(message.content, { addressForms: message.addressForms })) {
+      return { stopped: false, reason: 'not-a-stop' };
+    }
     if (entry.controller.signal.aborted) return { stopped: false, reason: 'already-stopping' };
     const request: StopRequest = {
       kind: 'stop-request',
