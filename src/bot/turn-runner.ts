@@ -233,6 +233,7 @@ export class TurnRunner {
       }),
       replyTo: options.replyTo,
       limit: DISCORD_MESSAGE_LIMIT,
+      gapNotice: `-# ${translate(options.locale, 'delivery.gap')}`,
     });
     try {
       return await this.options.orchestrator.run({

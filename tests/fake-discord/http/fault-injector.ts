@@ -9,6 +9,7 @@ export interface FaultTarget {
 
 export type Fault =
   | { kind: 'server-error'; status: 500 | 502 | 503 | 504 }
+  | { kind: 'refusal'; code: 50001 | 50013 }
   | {
       kind: 'rate-limit-storm';
       retryAfterMs: number;
@@ -23,8 +24,8 @@ interface ActiveFault {
 }
 
 /**
- * Faults a test arms for matching requests: 5xx responses (as a flaky edge would send),
- * 429 storms with any scope, and slow responses. Each fires `times` times, in arming order.
+ * Faults a test arms for matching requests: 5xx responses (as a flaky edge would send), 403
+ * refusals, 429 storms with any scope, and slow responses. Each fires `times` times, in arming order.
  */
 export class FaultInjector {
   readonly #faults: ActiveFault[] = [];
@@ -32,6 +33,14 @@ export class FaultInjector {
   /** Answers matching requests with a 5xx status (discord.js retries these, then throws). */
   failRoute(target: FaultTarget & { status?: 500 | 502 | 503 | 504 }): void {
     this.#add(target, { kind: 'server-error', status: target.status ?? 500 });
+  }
+
+  /**
+   * Answers matching requests with 403 and Discord's Missing Access (50001, the default) or
+   * Missing Permissions (50013), as when a permission is taken away mid-reply.
+   */
+  refuseRoute(target: FaultTarget & { code?: 50001 | 50013 }): void {
+    this.#add(target, { kind: 'refusal', code: target.code ?? 50001 });
   }
 
   /** Answers matching requests with 429 and `retry_after`, as a storm of shared or global limits. */

@@ -31,7 +31,7 @@ export function errorReply(
   };
 }
 
-/** An injected 5xx or 429 storm (delays are applied before replying, never here). */
+/** An injected 5xx, 403 refusal or 429 storm (delays are applied before replying, never here). */
 export function faultReply(input: {
   fault: Exclude<Fault, { kind: 'delay' }>;
   route: RouteDefinition | undefined;
@@ -46,6 +46,17 @@ export function faultReply(input: {
       body: { message: `${fault.status}: Server Error`, code: 0 },
       headers: {},
       fault: 'server-error',
+    };
+  }
+  if (fault.kind === 'refusal') {
+    return {
+      status: 403,
+      body: {
+        message: fault.code === 50001 ? 'Missing Access' : 'Missing Permissions',
+        code: fault.code,
+      },
+      headers: {},
+      fault: 'refusal',
     };
   }
   const global = fault.scope === 'global';
