@@ -163,7 +163,7 @@ describe('DiscordSink', () => {
     sink.pushMessage('b');
     const { messageIds, failure } = await sink.flush();
     expect(failure).toMatchObject({ code: 'delivery_forbidden' });
-    expect(sink.failure?.failure).toBe('forbidden');
+    expect(failure?.cause).toMatchObject({ failure: 'forbidden' });
     expect(messageIds).toEqual([]);
     expect(target.visible()).toEqual([]);
     expect(target.refused).toHaveLength(1);

@@ -3,7 +3,7 @@ import type { Logger } from '../../core/logger.ts';
 import type { DeliveryResult, DeliverySink } from '../../stream/delivery-sink.ts';
 import { DeliveryLedger } from './delivery-ledger.ts';
 import { EditSlots, newNonce, type Slot } from './edit-slots.ts';
-import type { AllowedMentions, MessageTarget, TargetWriteError } from './message-target.ts';
+import type { AllowedMentions, MessageTarget } from './message-target.ts';
 import { StatusLine } from './status-line.ts';
 import type { TypingAllowance } from './typing-allowance.ts';
 import { TypingKeeper } from './typing-keeper.ts';
@@ -27,8 +27,6 @@ export interface DiscordSinkOptions {
    * a later block never lands after a gap without saying so.
    */
   gapNotice: string;
-  /** The sink's retry delays (default WRITE_RETRY_DELAYS_MS). */
-  retryDelaysMs?: readonly number[];
 }
 
 interface Creation {
@@ -78,11 +76,6 @@ export class DiscordSink implements DeliverySink {
       logger: options.logger,
       channelId: options.target.channelId,
     });
-  }
-
-  /** Set when Discord refused to let the bot write here at all (403, or the channel is gone). */
-  get failure(): TargetWriteError | undefined {
-    return this.ledger.fatal;
   }
 
   pushMessage(chunk: string): void {
@@ -243,7 +236,6 @@ export class DiscordSink implements DeliverySink {
       clock: this.options.clock,
       logger: this.options.logger,
       signal: this.stopController.signal,
-      delaysMs: this.options.retryDelaysMs,
       beforeRetry: () => this.nextToken(),
     });
   }
