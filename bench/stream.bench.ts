@@ -71,7 +71,7 @@ const countingSink = (): DeliverySink & { count: number } => ({
   setTyping: () => undefined,
   setStatus: () => undefined,
   discardPending: () => undefined,
-  flush: () => Promise.resolve([]),
+  flush: () => Promise.resolve({ messageIds: [], failure: undefined }),
 });
 
 function runPipeline(deltas: readonly string[], degree: HumanizerDegree): number {

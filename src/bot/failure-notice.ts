@@ -1,4 +1,4 @@
-import { ProviderError, UserFacingError } from '../core/errors.ts';
+import { DeliveryError, ProviderError, UserFacingError } from '../core/errors.ts';
 import type { Logger } from '../core/logger.ts';
 import { allowedMentionsFor, type MessageTarget } from './delivery/message-target.ts';
 import type { Locale } from './i18n/locale.ts';
@@ -19,6 +19,7 @@ export async function postFailureNotice(options: {
 }): Promise<void> {
   const failure = describeFailure(options.error, options.locale);
   options.logger.warn({ err: options.error, incidentId: failure.incidentId }, 'turn failed');
+  if (!canPostIn(options.error)) return;
   try {
     await options.place.target.send({
       content: failure.text,
@@ -41,6 +42,17 @@ export async function postFailureNotice(options: {
       'could not post the failure notice',
     );
   }
+}
+
+/**
+ * Discord refused the bot this channel (403) or the channel is gone: a notice could not be
+ * posted either, and trying only adds to Discord's count of refused requests.
+ */
+function canPostIn(error: unknown): boolean {
+  return !(
+    error instanceof DeliveryError &&
+    (error.code === 'delivery_forbidden' || error.code === 'delivery_gone')
+  );
 }
 
 /** No key at all for the provider reads "not set up yet", not "your key was rejected". */

@@ -8,6 +8,7 @@ import { claimMessage } from '../db/claim-repository.ts';
 import { ensureScope } from '../db/scope-settings-repository.ts';
 import { forgetUserMessage, reviseUserMessage } from '../db/turn-repository.ts';
 import type { StopCandidate, StopRegistry } from '../stream/stop-registry.ts';
+import { botAddressForms } from './bot-address-forms.ts';
 import type { ChannelHistory } from './channel-history.ts';
 import { ChannelIntake } from './channel-intake.ts';
 import type { ChannelTurnScheduler } from './channel-turn-scheduler.ts';
@@ -186,7 +187,10 @@ export class MessageRouter {
     try {
       settings = await this.databaseStep(() => this.options.settings.get(scope.id));
       const isModerator = this.isModerator(message);
-      if (this.stopOrWithdraw(inbound, settings, isModerator)) return;
+      if (
+        this.stopOrWithdraw(inbound, botAddressForms(message, settings.triggerWords), isModerator)
+      )
+        return;
 
       reason =
         this.options.detector.detect(inbound, settings) ?? (recovered ? 'mention' : undefined);
@@ -242,7 +246,7 @@ export class MessageRouter {
    */
   private stopOrWithdraw(
     inbound: InboundMessage,
-    settings: ScopeSettings,
+    addressForms: readonly string[],
     isModerator: boolean,
   ): boolean {
     const { stops, scheduler, logger } = this.options;
@@ -257,10 +261,7 @@ export class MessageRouter {
       authorName: inbound.authorName,
       content: inbound.content,
       authorIsModerator: isModerator,
-      addressedToBot:
-        inbound.mentionsBot ||
-        inbound.repliesToBot ||
-        this.options.detector.mentionsTriggerWord(inbound, settings),
+      addressForms,
     };
     if (!stops.isStop(candidate)) return false;
     const decision = hasLive ? stops.consider(candidate) : undefined;

@@ -42,11 +42,6 @@ export class TriggerDetector {
     return undefined;
   }
 
-  /** Whether the message names the bot by one of the scope's trigger words. */
-  mentionsTriggerWord(message: InboundMessage, settings: ScopeSettings): boolean {
-    return this.matcherFor(settings).matches(message.content);
-  }
-
   /** The every-N counter counts messages since the bot last answered in the channel. */
   private answered(channelId: string, reason: TriggerReason): TriggerReason {
     this.counters.delete(channelId);

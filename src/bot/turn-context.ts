@@ -21,7 +21,10 @@ import type { Trigger } from './trigger.ts';
 
 /** Replies are chat-sized; a long code answer still fits. The model's own cap may be lower. */
 const MAX_REPLY_TOKENS = 8_192;
-/** The bot's stored replies read per turn (about the channel window's 50 messages' worth). */
+/**
+ * The bot's stored replies read per turn: at least the channel window's 50 messages, because a
+ * bot message without a stored turn is taken for a notice and left out of the context.
+ */
 const STORED_REPLIES = 50;
 
 export interface PreparedTurn {

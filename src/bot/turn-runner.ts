@@ -276,6 +276,7 @@ export class TurnRunner {
       }),
       replyTo: options.replyTo,
       limit: DISCORD_MESSAGE_LIMIT,
+      gapNotice: `-# ${translate(options.locale, 'delivery.gap')}`,
     });
     return this.options.orchestrator.run({
       turnId: options.turnId,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ProviderError, SecretError, UserFacingError } from '../core/errors.ts';
+import { DeliveryError, ProviderError, SecretError, UserFacingError } from '../core/errors.ts';
 import { describeFailure } from './user-facing-error.ts';
 
 const PROVIDER_BODY =
@@ -65,5 +65,14 @@ describe('describeFailure', () => {
       'en',
     );
     expect(crash.text).not.toContain('Cannot read');
+  });
+
+  it('says in both languages that part of the reply did not reach Discord, with a Retry', () => {
+    const failure = new DeliveryError('write_failed', 'HTTPError 503 on POST /channels/1/messages');
+    const english = describeFailure(failure, 'en');
+    expect(english.text).toContain("Discord didn't accept part of my reply");
+    expect(english.text).not.toContain('HTTPError');
+    expect(english.retryable).toBe(true);
+    expect(describeFailure(failure, 'ja').text).toContain('返信の一部');
   });
 });

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { ProviderError, SecretError, UserFacingError } from '../core/errors.ts';
+import { DeliveryError, ProviderError, SecretError, UserFacingError } from '../core/errors.ts';
 import type { Locale } from './i18n/locale.ts';
 import { isMessageKey, translate, type MessageKey } from './i18n/messages.ts';
 
@@ -34,6 +34,9 @@ function classify(error: unknown): {
   if (error instanceof ProviderError) {
     // Auth/quota/model need an admin; a Retry after the fix is still useful, so keep it.
     return { key: `error.${error.kind}`, params: {}, retryable: error.kind !== 'content_filter' };
+  }
+  if (error instanceof DeliveryError && error.code === 'delivery_write_failed') {
+    return { key: 'error.delivery', params: {}, retryable: true };
   }
   if (error instanceof SecretError)
     return { key: 'error.secret_unreadable', params: {}, retryable: true };

@@ -1,5 +1,17 @@
 import type { Clock } from '../core/clock.ts';
+import type { DeliveryError } from '../core/errors.ts';
 import type { Logger } from '../core/logger.ts';
+
+/** What a turn's delivery came to. Failures are data here: the orchestrator records them. */
+export interface DeliveryResult {
+  /** Every message the reply spans on the platform (also when part of it is missing). */
+  messageIds: string[];
+  /**
+   * Set when writes failed for good (after the sink's retries): the reply on the platform is
+   * incomplete or absent, and the turn ends `failed` with this reason.
+   */
+  failure: DeliveryError | undefined;
+}
 
 /**
  * The port through which a turn reaches the chat platform. The pipeline decides WHAT to send
@@ -31,17 +43,17 @@ export interface DeliverySink {
   /** Drops everything queued but not yet sent (a stop). */
   discardPending(): void;
   /**
-   * Waits until every queued write is done and answers the ids of every message this turn
-   * spans. Rejects (a DeliveryError) when writes failed for good or `signal` aborted.
+   * Waits until every queued write is done (or failed for good) and answers what was
+   * delivered. Rejects only when `signal` aborted the wait.
    */
-  flush(signal?: AbortSignal): Promise<string[]>;
+  flush(signal?: AbortSignal): Promise<DeliveryResult>;
 }
 
 /** The sink's flush, bounded so a broken sink cannot keep a turn (and its record) open. */
 export async function flushWithin(
   sink: DeliverySink,
   options: { clock: Clock; timeoutMs: number; logger: Logger },
-): Promise<string[]> {
+): Promise<DeliveryResult> {
   const timeout = new AbortController();
   const timer = new AbortController();
   void options.clock.sleep(options.timeoutMs, timer.signal).then(

@@ -1,216 +1,154 @@
+import { DEFAULT_STOP_LEXICON, DEFAULT_STOP_PHRASES, type StopLexicon } from './stop-lexicon.ts';
+
+export { DEFAULT_STOP_LEXICON, DEFAULT_STOP_PHRASES } from './stop-lexicon.ts';
+
 /**
- * Natural-language stop phrases (English and Japanese). Every phrase is an escaped literal —
- * a phrase like `c++` or `(stop)` can never break or widen the pattern — and matched with
- * Unicode-aware boundaries, so "stop" never matches inside "nonstop" or "stopwatch" and
- * 待って is found in 待ってください but 十分 is not in 十分な.
+ * Natural-language stops (English and Japanese). A message is a stop only when it IS one: the
+ * whole message, once normalised, splits into lexicon entries — lead-ins, at least one stop
+ * phrase, small words after it — optionally naming the bot ("@Tomodachi stop"). One word outside
+ * the lexicon ("how do I cancel my order", "wait, what about X") makes it a new message, and a
+ * question mark makes it a question unless it is a request ("can you stop?", "やめてくれる？").
+ *
+ * There is no regular expression built from phrases: entries are compared as literals (a phrase
+ * like `c++` can neither break nor widen anything — anchor fault 6) and the split is a search
+ * over (position, seen a phrase, is a request) states, linear in the message length.
  */
-
-export const DEFAULT_STOP_PHRASES: readonly string[] = [
-  'stop',
-  'stop it',
-  'stop talking',
-  'enough',
-  "that's enough",
-  'that is enough',
-  'wait',
-  'hold on',
-  'hang on',
-  'pause',
-  'quit',
-  'quit it',
-  'nevermind',
-  'never mind',
-  'nvm',
-  'cut it out',
-  'knock it off',
-  'shut up',
-  'be quiet',
-  'shh',
-  'shush',
-  'halt',
-  'cancel',
-  'やめて',
-  'やめろ',
-  '止めて',
-  'ストップ',
-  'もういい',
-  '待って',
-  'まって',
-  '十分',
-  'じゅうぶん',
-  '黙って',
-  'だまって',
-  '静かに',
-];
-
-/** Small polite words that may come before a phrase and still leave it "on its own". */
-const LEADING_WORDS = [
-  'ok',
-  'okay',
-  'k',
-  'alright',
-  'all right',
-  'please',
-  'pls',
-  'plz',
-  'hey',
-  'oh',
-  'ah',
-  'uh',
-  'um',
-  'hmm',
-  'no',
-  'nah',
-  'ugh',
-  'so',
-  'wow',
-  'dude',
-  'man',
-  'bro',
-  'lol',
-  'just',
-  'now',
-  'ちょっと',
-  'ちょ',
-  'ねえ',
-  'ねぇ',
-  'あの',
-  'あのさ',
-  'もう',
-  'おい',
-  'いや',
-];
-
-/** …and after it: "stop please", "stop, I get it", "やめてください". */
-const TRAILING_WORDS = [
-  'please',
-  'pls',
-  'plz',
-  'now',
-  'already',
-  'right now',
-  'for now',
-  'a sec',
-  'a second',
-  'for a sec',
-  'for a second',
-  'a moment',
-  'a minute',
-  'thanks',
-  'thank you',
-  'thx',
-  'ty',
-  'lol',
-  'lmao',
-  'haha',
-  'i get it',
-  'i got it',
-  'got it',
-  'ok',
-  'okay',
-  'man',
-  'dude',
-  'bro',
-  'there',
-  'it',
-  'talking',
-  'right there',
-  'ください',
-  '下さい',
-  'くれ',
-  'よ',
-  'ね',
-  'って',
-  'ってば',
-  'して',
-  'です',
-  'だ',
-  'だよ',
-  'でしょ',
-];
-
-/** Japanese endings that may directly follow a Japanese phrase in a longer message. */
-const JAPANESE_FOLLOWERS = ['ください', '下さい', 'くれ', 'して', 'です', 'だ', 'よ', 'ね', 'って'];
-
-function escapeRegExp(literal: string): string {
-  return literal.replace(/[.*+?^${}()|[\]\\/-]/g, '\\$&');
-}
-
-/** Longest first, so "stop it" is preferred to "stop" and "ってば" to "って". */
-function alternation(literals: readonly string[]): string {
-  return [...new Set(literals)]
-    .sort((a, b) => b.length - a.length)
-    .map((literal) => escapeRegExp(literal).replace(/ /g, '\\s+'))
-    .join('|');
-}
-
-const hasJapanese = (text: string): boolean =>
-  /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}]/u.test(text);
-
-/** Between two words: whitespace, or nothing where Japanese (written without spaces) meets. */
-const GAP = String.raw`(?:\s+|(?<=[^\x00-\x7F])\s*|\s*(?=[^\x00-\x7F]))`;
-
 export interface StopPhraseMatcher {
-  /** The message is a stop phrase on its own, allowing small polite wrappers. */
-  isStandalone(text: string): boolean;
-  /** The message contains a stop phrase anywhere (for messages addressed to the bot). */
-  contains(text: string): boolean;
+  /**
+   * Whether the message is a stop on its own. `addressForms` are the ways the message may name
+   * the bot ("@Tomodachi" as the message shows the mention, trigger words): they count as filler.
+   */
+  isStandalone(text: string, options?: { addressForms?: readonly string[] }): boolean;
+}
+
+/** A stop is short; anything longer is a message (and the search stays cheap). */
+const MAX_STOP_LENGTH = 120;
+
+type Kind = keyof StopLexicon | 'address';
+
+interface Entry {
+  text: string;
+  kind: Kind;
+}
+
+interface State {
+  position: number;
+  sawPhrase: boolean;
+  isRequest: boolean;
 }
 
 export function createStopPhraseMatcher(
   phrases: readonly string[] = DEFAULT_STOP_PHRASES,
 ): StopPhraseMatcher {
-  // Phrases go through the same normalisation as messages, so "Stop!" configured matches "stop".
-  const cleaned = phrases.map(normalize).filter((phrase) => phrase !== '');
-  const phrase = alternation(cleaned);
-  const standalone = new RegExp(
-    String.raw`^(?:(?:${alternation(LEADING_WORDS)})${GAP})*(?:${phrase})(?:${GAP}(?:${phrase}|${alternation(TRAILING_WORDS)}))*$`,
-    'u',
-  );
-  const latin = cleaned.filter((literal) => !hasJapanese(literal));
-  const japanese = cleaned.filter(hasJapanese);
-  const patterns: RegExp[] = [];
-  if (latin.length > 0) {
-    patterns.push(
-      new RegExp(String.raw`(?<![\p{L}\p{N}_])(?:${alternation(latin)})(?![\p{L}\p{N}_])`, 'u'),
-    );
-  }
-  if (japanese.length > 0) {
-    patterns.push(
-      new RegExp(
-        String.raw`(?<!\p{Script=Han})(?:${alternation(japanese)})(?=$|[\s\p{P}\p{S}]|${alternation(JAPANESE_FOLLOWERS)})`,
-        'u',
-      ),
-    );
-  }
+  const lexicon =
+    phrases === DEFAULT_STOP_PHRASES
+      ? (defaultEntries ??= entriesOf(DEFAULT_STOP_LEXICON))
+      : entriesOf({ ...DEFAULT_STOP_LEXICON, phrases });
   return {
-    isStandalone(text) {
-      const normalized = normalize(text);
-      // A question is a question, not a stop ("wait?", "enough?").
-      if (normalized === '' || /[?？]/.test(text)) return false;
-      return standalone.test(normalized);
-    },
-    contains(text) {
-      const normalized = normalize(text);
-      return patterns.some((pattern) => pattern.test(normalized));
+    isStandalone(text, options = {}) {
+      const normalized = normalizeForStop(text);
+      if (normalized === '' || normalized.length > MAX_STOP_LENGTH) return false;
+      const addresses = (options.addressForms ?? [])
+        .map((form) => ({ text: normalizeForStop(form), kind: 'address' as const }))
+        .filter((entry) => entry.text !== '');
+      return splitsIntoStop(normalized, [...lexicon, ...addresses], isQuestion(text));
     },
   };
 }
 
-/** Sentence punctuation and markdown, dropped before matching (symbols like `+`, `#` stay). */
-const PUNCTUATION = /[.,!?;:…~"“”„«»「」『』()（）[\]{}、。！？・—–*_`|\\/]/g;
+let defaultEntries: Entry[] | undefined;
+
+function entriesOf(lexicon: StopLexicon): Entry[] {
+  return (Object.keys(lexicon) as Array<keyof StopLexicon>).flatMap((kind) =>
+    lexicon[kind]
+      .map((text) => ({ text: normalizeForStop(text), kind }))
+      .filter((entry) => entry.text !== ''),
+  );
+}
+
+/** What each kind of entry does to the search state; undefined where it may not stand. */
+function advance(state: State, kind: Kind): Omit<State, 'position'> | undefined {
+  const { sawPhrase, isRequest } = state;
+  switch (kind) {
+    case 'phrases':
+      return { sawPhrase: true, isRequest };
+    case 'anywhere':
+    case 'address':
+      return { sawPhrase, isRequest };
+    case 'leading':
+      return sawPhrase ? undefined : { sawPhrase, isRequest };
+    case 'requestOpeners':
+      return sawPhrase ? undefined : { sawPhrase, isRequest: true };
+    case 'trailing':
+      return sawPhrase ? { sawPhrase, isRequest } : undefined;
+    case 'requestEndings':
+      return sawPhrase ? { sawPhrase, isRequest: true } : undefined;
+  }
+}
+
+function splitsIntoStop(text: string, entries: readonly Entry[], isQuestion: boolean): boolean {
+  const seen = new Set<string>();
+  const pending: State[] = [{ position: 0, sawPhrase: false, isRequest: false }];
+  for (let state = pending.pop(); state !== undefined; state = pending.pop()) {
+    const position = text[state.position] === ' ' ? state.position + 1 : state.position;
+    if (position >= text.length) {
+      if (state.sawPhrase && (state.isRequest || !isQuestion)) return true;
+      continue;
+    }
+    for (const entry of entries) {
+      if (!text.startsWith(entry.text, position)) continue;
+      const end = position + entry.text.length;
+      if (isWordCharacter(text.at(end - 1)) && isWordCharacter(text[end])) continue;
+      const next = advance(state, entry.kind);
+      if (next === undefined) continue;
+      const key = `${end}:${next.sawPhrase}:${next.isRequest}`;
+      if (seen.has(key)) continue;
+      seen.add(key);
+      pending.push({ position: end, ...next });
+    }
+  }
+  return false;
+}
+
+/** A question mark asks, unless it only loudens an exclamation ("STOP?!"). */
+function isQuestion(text: string): boolean {
+  return /[?？]/.test(text.replace(/[!！]+[?？]+[!！?？]*|[?？]+[!！]+[!！?？]*/g, '!'));
+}
+
+/** Latin letters and digits need a space between words; Japanese is written without one. */
+function isWordCharacter(character: string | undefined): boolean {
+  return character !== undefined && /[\p{Script=Latin}\p{N}_]/u.test(character);
+}
+
+/** Stands for a raw Discord token (an unresolved mention, a channel, a timestamp): never filler. */
+const OPAQUE_TOKEN = ' \uE000 ';
+const EMOTICON =
+  /(?<=^|\s)(?:[:;=8x][-'^o]?[)(\][dpo3/\\|*]+|\^[_.-]?\^|t[_.]t|;_;|<3)(?=[\s\p{P}]|$)/gu;
 
 /**
- * Lowercase, straight apostrophes, without Discord tokens, emoji and punctuation (replaced by
- * spaces), whitespace collapsed: "Okay, STOP!! 😅" → "okay stop".
+ * The one normalisation, for messages and lexicon entries alike, so they can never disagree:
+ * NFKC (full-width letters), lowercase, emoji and emoticons dropped, apostrophes removed ("that's"
+ * → "thats"), punctuation and symbols become spaces ("@" stays, for mentions), katakana becomes
+ * hiragana, long-vowel marks, small vowels and っ go, and a letter repeated in a row counts once
+ * ("stooop", "やめてええ"). "Okay, STOP!! 😅" → "okay stop"; "ストップ！" → "すとぷ".
  */
-function normalize(text: string): string {
+export function normalizeForStop(text: string): string {
   return text
+    .normalize('NFKC')
     .toLowerCase()
-    .replace(/[’‘]/g, "'")
-    .replace(/<[^<>\s]*>/g, ' ')
-    .replace(/\p{Extended_Pictographic}|\uFE0F|\u200D/gu, ' ')
-    .replace(PUNCTUATION, ' ')
+    .replace(/<a?:\w+:\d+>/g, ' ')
+    .replace(/<[^<>\s]*>/g, OPAQUE_TOKEN)
+    .replace(/:[\w~-]+:/g, ' ')
+    .replace(
+      /\p{Extended_Pictographic}|\p{Emoji_Modifier}|\p{Regional_Indicator}|\uFE0F|\u200D|\u20E3/gu,
+      ' ',
+    )
+    .replace(EMOTICON, ' ')
+    .replace(/['’‘`´]/g, '')
+    .replace(/[^\P{P}@]|\p{S}/gu, ' ')
+    .replace(/[\u30A1-\u30F6]/g, (katakana) => String.fromCharCode(katakana.charCodeAt(0) - 0x60))
+    .replace(/[ーぁぃぅぇぉっ]/g, '')
+    .replace(/(\p{L})\1+/gu, '$1')
     .replace(/\s+/g, ' ')
     .trim();
 }

@@ -8,7 +8,7 @@ const message = (overrides: Partial<StopCandidate>): StopCandidate => ({
   authorName: 'Alice',
   content: 'stop',
   authorIsModerator: false,
-  addressedToBot: false,
+  addressForms: ['@Tomodachi'],
   ...overrides,
 });
 
@@ -62,22 +62,27 @@ describe('StopRegistry', () => {
     expect(live.signal.aborted).toBe(true);
   });
 
-  it('does not stop on a question to someone else, but does when it is addressed to the bot', () => {
+  it('answers a question instead of swallowing it, even one addressed to the bot (issue 12.3)', () => {
     const registry = new StopRegistry();
     const live = registry.begin({
       channelId: 'channel-1',
       turnId: 'turn-1',
       requesterIds: ['alice'],
     });
-    expect(registry.consider(message({ content: 'wait, what about X?' }))).toEqual({
-      stopped: false,
-      reason: 'not-a-stop',
-    });
+    for (const content of [
+      'wait, what about X?',
+      '@Tomodachi wait, what about X?',
+      '@Tomodachi how do I cancel my order?',
+      'stop sending me emails is what he said',
+    ]) {
+      expect(registry.consider(message({ content }))).toEqual({
+        stopped: false,
+        reason: 'not-a-stop',
+      });
+    }
     expect(live.signal.aborted).toBe(false);
-    expect(
-      registry.consider(message({ content: '<@42> wait, what about X?', addressedToBot: true }))
-        .stopped,
-    ).toBe(true);
+    expect(registry.consider(message({ content: '@Tomodachi stop, please' })).stopped).toBe(true);
+    expect(live.signal.aborted).toBe(true);
   });
 
   it('stops once: a second stop while the first winds down starts nothing', () => {

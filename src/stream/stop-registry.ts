@@ -48,8 +48,12 @@ export interface StopCandidate {
   content: string;
   /** The author may stop anyone's turn (the caller checks the permission). */
   authorIsModerator: boolean;
-  /** A mention of the bot, a reply to it, or its trigger word (the caller decides). */
-  addressedToBot: boolean;
+  /**
+   * How the message may name the bot: its mention as the message shows it ("@Tomodachi") and
+   * the scope's trigger words. "@Tomodachi stop" is a stop; "@Tomodachi how do I cancel my
+   * order?" is a message to answer, and so is "@Bob stop" (said to someone else).
+   */
+  addressForms: readonly string[];
 }
 
 export type StopDecision =
@@ -76,10 +80,10 @@ interface Entry {
 
 /**
  * Per-channel registry of the live turn and its natural stop. A message stops the turn only
- * when its author is the member being answered (or a moderator) AND it is a stop phrase on its
- * own ("okay stop", "stop, I get it") or addressed to the bot and containing one. Another
- * member's "wait, what?" — or the requester's "wait, what about X?" to someone else — stops
- * nothing.
+ * when its author is the member being answered (or a moderator) AND the message IS a stop: a
+ * stop phrase with only small words around it ("okay stop", "stop, I get it", "やめてください"),
+ * possibly naming the bot. Another member's "wait, what?" stops nothing, and neither does the
+ * requester's "@bot how do I cancel my order?" or "wait, what about X?": those are new messages.
  */
 export class StopRegistry {
   private readonly matcher: StopPhraseMatcher;
@@ -120,11 +124,8 @@ export class StopRegistry {
   }
 
   /** Whether the message asks to stop at all, whoever wrote it and whatever is live. */
-  isStop(message: Pick<StopCandidate, 'content' | 'addressedToBot'>): boolean {
-    return (
-      this.matcher.isStandalone(message.content) ||
-      (message.addressedToBot && this.matcher.contains(message.content))
-    );
+  isStop(message: Pick<StopCandidate, 'content' | 'addressForms'>): boolean {
+    return this.matcher.isStandalone(message.content, { addressForms: message.addressForms });
   }
 
   /** Decides whether `message` stops the channel's live turn, and stops it if so. */

@@ -378,6 +378,21 @@ describe('StreamOrchestrator: failures', () => {
     expect(journal.finishes).toHaveLength(1);
   });
 
+  it('records a turn whose writes failed for good as failed, with the reason and the messages it spans', async () => {
+    const { run, sink, journal } = turnFixture({
+      scripts: [[...textDeltas('One.\n\nTwo.', 3), stepEnd()]],
+    });
+    const failure = new DeliveryError('write_failed', 'part of the reply could not be written');
+    sink.failDeliveryWith(failure);
+    const outcome = await run();
+    expect(outcome.status).toBe('failed');
+    expect(outcome.error).toBe(failure);
+    expect(outcome.messageIds).toEqual(['m1', 'm2']);
+    expect(journal.finishes.map((entry) => entry.end)).toEqual([
+      expect.objectContaining({ status: 'failed', discordMessageIds: ['m1', 'm2'] }),
+    ]);
+  });
+
   it('records the turn even when the sink never finishes flushing', async () => {
     const { run, sink, journal, clock } = turnFixture({
       streamOptions: { flushTimeoutMs: 5000 },

@@ -135,24 +135,29 @@ export class StreamOrchestrator {
       status = 'failed';
       error = emptyReplyError(metrics.finishReason, turn.model.provider);
     }
-    const messageIds = await flushWithin(turn.sink, {
+    const delivered = await flushWithin(turn.sink, {
       clock: this.clock,
       timeoutMs: this.options.flushTimeoutMs,
       logger,
     }).then(
-      (ids) => ids,
-      (flushError: unknown) => {
-        logger.error({ err: flushError }, 'delivery did not complete');
-        if (status === 'complete') {
-          status = 'failed';
-          error =
-            flushError instanceof BotError
-              ? flushError
-              : new BotError('delivery', 'delivery failed', { cause: flushError });
-        }
-        return [] as string[];
-      },
+      (result) => result,
+      (flushError: unknown) => ({
+        messageIds: [] as string[],
+        failure:
+          flushError instanceof BotError
+            ? flushError
+            : new BotError('delivery', 'delivery did not complete', { cause: flushError }),
+      }),
     );
+    const { messageIds } = delivered;
+    if (delivered.failure !== undefined) {
+      logger.error({ err: delivered.failure }, 'delivery did not complete');
+      // A reply missing on Discord is a failed turn, whatever the model did (issue 12.4).
+      if (status === 'complete') {
+        status = 'failed';
+        error = delivered.failure;
+      }
+    }
     const snapshot = metrics.snapshot();
     const stopReason: unknown = signal.reason;
     const outcome: TurnOutcome = {

@@ -216,7 +216,7 @@ describe('fault injection', () => {
     expect((await raw(discord, 'POST', path, { body: { content: 'yes' } })).status).toBe(200);
     expect(
       discord.requests({ route: '/channels/:channelId/messages' }).map((entry) => entry.fault),
-    ).toEqual(['forbidden', null]);
+    ).toEqual(['refusal', null]);
   });
 
   it('storms a route with 429s of any scope; discord.js waits retry_after each time', async () => {
@@ -249,6 +249,40 @@ describe('fault injection', () => {
       'x-ratelimit-global': 'true',
       'x-ratelimit-scope': 'global',
     });
+  });
+
+  it('refuses a route with 403 and Missing Access or Missing Permissions', async () => {
+    discord.faults.refuseRoute({
+      method: 'POST',
+      route: '/channels/:channelId/messages',
+      times: 1,
+    });
+    const refused = await raw(discord, 'POST', `/channels/${channelId}/messages`, {
+      body: { content: 'no', allowed_mentions: { parse: [] } },
+    });
+    expect(refused.status).toBe(403);
+    expect(refused.body).toMatchObject({ code: 50001 });
+    expect(discord.requests({ route: '/channels/:channelId/messages' })[0]?.fault).toBe('refusal');
+  });
+
+  it('answers a repeated create with enforce_nonce with the message it already made', async () => {
+    const body = {
+      content: 'once',
+      nonce: 'n-1',
+      enforce_nonce: true,
+      allowed_mentions: { parse: [] },
+    };
+    const first = await raw(discord, 'POST', `/channels/${channelId}/messages`, { body });
+    const again = await raw(discord, 'POST', `/channels/${channelId}/messages`, { body });
+    const unenforced = await raw(discord, 'POST', `/channels/${channelId}/messages`, {
+      body: { ...body, enforce_nonce: false },
+    });
+    expect((again.body as { id: string }).id).toBe((first.body as { id: string }).id);
+    expect((unenforced.body as { id: string }).id).not.toBe((first.body as { id: string }).id);
+    expect(discord.readChannel(channelId).map((message) => message.content)).toEqual([
+      'once',
+      'once',
+    ]);
   });
 
   it('slows a route down and records the delay', async () => {

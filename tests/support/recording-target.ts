@@ -17,6 +17,10 @@ export class RecordingTarget implements MessageTarget {
   readonly writes: RecordedWrite[] = [];
   private nextId = 1000;
   private readonly failures: Array<{ kind: 'send' | 'edit'; failure: TargetFailure }> = [];
+  /** Every write that was refused by a scripted failure, in order. */
+  readonly refused: Array<
+    { kind: 'send'; message: OutgoingMessage } | { kind: 'edit'; id: string; edit: MessageEdit }
+  > = [];
   readonly channelId: string;
   private readonly now: () => number;
 
@@ -25,19 +29,28 @@ export class RecordingTarget implements MessageTarget {
     this.now = now;
   }
 
-  failNext(kind: 'send' | 'edit', failure: TargetFailure): void {
-    this.failures.push({ kind, failure });
+  /** The next `times` writes of this kind fail with `failure` (default once). */
+  failNext(kind: 'send' | 'edit', failure: TargetFailure, times = 1): void {
+    for (let index = 0; index < times; index += 1) this.failures.push({ kind, failure });
   }
 
   send(message: OutgoingMessage): Promise<string> {
-    this.throwIfScripted('send');
+    const refusal = this.takeFailure('send');
+    if (refusal !== undefined) {
+      this.refused.push({ kind: 'send', message });
+      return Promise.reject(refusal);
+    }
     const id = String(this.nextId++);
     this.writes.push({ kind: 'send', id, message, at: this.now() });
     return Promise.resolve(id);
   }
 
   edit(messageId: string, edit: MessageEdit): Promise<void> {
-    this.throwIfScripted('edit');
+    const refusal = this.takeFailure('edit');
+    if (refusal !== undefined) {
+      this.refused.push({ kind: 'edit', id: messageId, edit });
+      return Promise.reject(refusal);
+    }
     this.writes.push({ kind: 'edit', id: messageId, edit, at: this.now() });
     return Promise.resolve();
   }
@@ -70,10 +83,10 @@ export class RecordingTarget implements MessageTarget {
     );
   }
 
-  private throwIfScripted(kind: 'send' | 'edit'): void {
+  private takeFailure(kind: 'send' | 'edit'): TargetWriteError | undefined {
     const index = this.failures.findIndex((failure) => failure.kind === kind);
-    if (index === -1) return;
+    if (index === -1) return undefined;
     const [failure] = this.failures.splice(index, 1);
-    throw new TargetWriteError(failure?.failure ?? 'other', `scripted ${kind} failure`);
+    return new TargetWriteError(failure?.failure ?? 'other', `scripted ${kind} failure`);
   }
 }

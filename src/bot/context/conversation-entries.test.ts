@@ -77,4 +77,38 @@ describe('toConversationEntries', () => {
       'half an answ\n[interrupted: the member asked you to stop here]',
     ]);
   });
+
+  it("never feeds the bot's notices back as its own replies: only stored turns are its words", () => {
+    const entries = toConversationEntries({
+      botUserId: BOT,
+      window: [
+        message({ id: '1', content: 'hi', createdAt: 1 }),
+        message({ id: '2', authorId: BOT, content: 'Hello!', createdAt: 2 }),
+        message({ id: '3', content: 'again', createdAt: 3 }),
+        message({
+          id: '4',
+          authorId: BOT,
+          content: "You're sending messages a little fast. Try again in 30 s.",
+          createdAt: 4,
+        }),
+        message({ id: '5', content: 'help?', createdAt: 5 }),
+        message({
+          id: '6',
+          authorId: BOT,
+          content: 'Something went wrong while answering.\n-# Incident `0badf00d`',
+          createdAt: 6,
+        }),
+      ],
+      storedTurns: [
+        { content: 'Hello!', discordMessageIds: ['2'], createdAt: 2, status: 'complete' },
+      ],
+      after: undefined,
+    });
+    expect(entries.map(({ role, text }) => ({ role, text }))).toEqual([
+      { role: 'user', text: '[ann (id 200)]: hi' },
+      { role: 'assistant', text: 'Hello!' },
+      { role: 'user', text: '[ann (id 200)]: again' },
+      { role: 'user', text: '[ann (id 200)]: help?' },
+    ]);
+  });
 });

@@ -20,6 +20,12 @@ export interface ConversationEntry {
  * generated, which wins over the bot's Discord messages: those may be humanized, split, or
  * cut by a stop). Authors are labelled from Discord data the member cannot edit, so text in a
  * message can never pose as another speaker or as an assistant turn (anchor fault 9).
+ *
+ * A bot message counts as the bot's reply only when it belongs to a stored assistant turn. Its
+ * other messages — rate-limit, queue-full, budget and failure notices, reminders — are the
+ * bot's edge talking, not the model: fed back as the model's own words they would teach it to
+ * apologise for rate limits (issue 12.11). The caller loads at least as many stored replies as
+ * the window holds messages, so every reply in the window has its turn.
  */
 export function toConversationEntries(options: {
   botUserId: string;
@@ -38,9 +44,7 @@ export function toConversationEntries(options: {
     if (options.after !== undefined && message.createdAt <= options.after) continue;
     if (message.authorId === options.botUserId) {
       const turn = turnByMessageId.get(message.id);
-      if (turn === undefined) {
-        entries.push({ role: 'assistant', text: message.content, createdAt: message.createdAt });
-      } else if (!used.has(turn)) {
+      if (turn !== undefined && !used.has(turn)) {
         used.add(turn);
         entries.push({ role: 'assistant', text: describeTurn(turn), createdAt: message.createdAt });
       }

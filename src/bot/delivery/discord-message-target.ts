@@ -3,6 +3,8 @@ import {
   ButtonBuilder,
   ButtonStyle,
   DiscordAPIError,
+  HTTPError,
+  RateLimitError,
   RESTJSONErrorCodes,
   type MessageCreateOptions,
   type SendableChannels,
@@ -32,6 +34,10 @@ export class DiscordMessageTarget implements MessageTarget {
       content: message.content,
       allowedMentions: toDiscordMentions(message.allowedMentions),
     };
+    if (message.nonce !== undefined) {
+      options.nonce = message.nonce;
+      options.enforceNonce = true;
+    }
     if (message.replyTo !== undefined) {
       options.reply = { messageReference: message.replyTo, failIfNotExists: false };
     }
@@ -92,7 +98,20 @@ export function toDiscordMentions(mentions: AllowedMentions): {
   };
 }
 
-function classify(error: unknown): TargetWriteError {
+/** Network failures discord.js gives up on (it retried timeouts and resets 3 times already). */
+const NETWORK_CODES: ReadonlySet<string> = new Set([
+  'ECONNRESET',
+  'ECONNREFUSED',
+  'ECONNABORTED',
+  'EPIPE',
+  'ETIMEDOUT',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'UND_ERR_SOCKET',
+  'UND_ERR_CONNECT_TIMEOUT',
+]);
+
+export function classify(error: unknown): TargetWriteError {
   if (error instanceof DiscordAPIError) {
     switch (error.code) {
       case RESTJSONErrorCodes.UnknownMessage:
@@ -108,10 +127,35 @@ function classify(error: unknown): TargetWriteError {
       default:
         break;
     }
+    if (error.status === 403)
+      return new TargetWriteError('forbidden', error.message, { cause: error });
     if (error.status === 429)
       return new TargetWriteError('rate_limited', error.message, { cause: error });
+    if (error.status >= 500)
+      return new TargetWriteError('transient', error.message, { cause: error });
+  }
+  if (error instanceof RateLimitError) {
+    return new TargetWriteError('rate_limited', error.message, {
+      cause: error,
+      retryAfterMs: error.retryAfter,
+    });
+  }
+  // discord.js throws HTTPError for a 5xx after its own retries.
+  if (error instanceof HTTPError && error.status >= 500) {
+    return new TargetWriteError('transient', error.message, { cause: error });
+  }
+  if (error instanceof Error && isNetworkFailure(error)) {
+    return new TargetWriteError('transient', error.message, { cause: error });
   }
   return new TargetWriteError('other', error instanceof Error ? error.message : 'write failed', {
     cause: error,
   });
+}
+
+function isNetworkFailure(error: Error): boolean {
+  if (error.name === 'AbortError' || error.name === 'TimeoutError') return true;
+  const code = (error as { code?: unknown }).code;
+  if (typeof code === 'string' && NETWORK_CODES.has(code)) return true;
+  // undici's "fetch failed" carries the socket error as its cause.
+  return error.cause instanceof Error && error.cause !== error && isNetworkFailure(error.cause);
 }

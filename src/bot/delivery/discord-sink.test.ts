@@ -1,32 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { silentLogger } from '../../core/logger.ts';
-import { ManualClock, settle } from '../../stream/testing/manual-clock.ts';
-import { RecordingTarget } from '../../../tests/support/recording-target.ts';
-import { DiscordSink } from './discord-sink.ts';
-import { allowedMentionsFor } from './message-target.ts';
-import { TypingAllowance } from './typing-allowance.ts';
-import { WriteBudgets } from './write-budgets.ts';
-
-function harness(options: { limit?: number; replyTo?: string; typingPerSecond?: number } = {}) {
-  const clock = new ManualClock();
-  const target = new RecordingTarget('900000000000000001', () => clock.now());
-  const budgets = new WriteBudgets(clock);
-  const typing = new TypingAllowance(clock, options.typingPerSecond);
-  const sink = new DiscordSink({
-    target,
-    budgets,
-    typing,
-    clock,
-    logger: silentLogger,
-    allowedMentions: allowedMentionsFor({ allowUserMentions: false }),
-    replyTo: options.replyTo ?? '800000000000000001',
-    limit: options.limit ?? 2000,
-  });
-  /** Discord's observed 5 writes per 5 s, as the headers of a first response would say. */
-  const emptyBucket = (resetAfterMs = 5_000): void =>
-    budgets.observe(target.channelId, { limit: 5, remaining: 0, resetAfterMs });
-  return { clock, target, budgets, typing, sink, emptyBucket };
-}
+import { settle } from '../../stream/testing/manual-clock.ts';
+import { sinkHarness as harness } from '../../../tests/support/sink-harness.ts';
 
 describe('DiscordSink', () => {
   it('replies to the trigger with the first message only, always with explicit allowed mentions', async () => {
@@ -35,7 +9,7 @@ describe('DiscordSink', () => {
     sink.pushMessage('two');
     await settle();
     sink.pushMessage('three');
-    const ids = await sink.flush();
+    const { messageIds: ids } = await sink.flush();
     const sends = target.contentWrites();
     expect(sends.every((write) => write.kind === 'send')).toBe(true);
     expect(ids).toHaveLength(target.contentWrites().length);
@@ -59,7 +33,7 @@ describe('DiscordSink', () => {
     await settle();
     expect(target.contentWrites()).toHaveLength(0);
     await clock.advance(5_000);
-    const ids = await sink.flush();
+    const { messageIds: ids } = await sink.flush();
     expect(target.visible()).toEqual(['aaaa\nbbbb', 'cccc\ndddd']);
     expect(ids).toHaveLength(2);
   });
@@ -95,7 +69,7 @@ describe('DiscordSink', () => {
     sink.updateCurrent('Second');
     await clock.advance(1_000);
     await clock.advance(1_000);
-    const ids = await sink.flush();
+    const { messageIds: ids } = await sink.flush();
     expect(target.contentWrites().map((write) => write.kind)).toEqual(['send', 'edit', 'send']);
     expect(target.visible()).toEqual(['Hello world', 'Second']);
     expect(ids).toHaveLength(2);
@@ -112,7 +86,7 @@ describe('DiscordSink', () => {
     await settle();
     target.failNext('edit', 'too_old_to_edit');
     sink.updateCurrent('first and more');
-    const ids = await sink.flush();
+    const { messageIds: ids } = await sink.flush();
     expect(ids).toHaveLength(2);
     expect(target.visible()).toEqual(['first', 'first and more']);
   });
@@ -161,7 +135,7 @@ describe('DiscordSink', () => {
     expect(target.visible()).toEqual(['Using `remember_fact`…']);
     sink.setStatus(undefined);
     sink.pushMessage('done');
-    const ids = await sink.flush();
+    const { messageIds: ids } = await sink.flush();
     expect(target.visible()).toEqual(['done']);
     expect(ids).toHaveLength(1);
   });
@@ -187,8 +161,11 @@ describe('DiscordSink', () => {
     target.failNext('send', 'forbidden');
     sink.pushMessage('a');
     sink.pushMessage('b');
-    await expect(sink.flush()).rejects.toThrow(/may not write/);
-    expect(sink.failure?.failure).toBe('forbidden');
+    const { messageIds, failure } = await sink.flush();
+    expect(failure).toMatchObject({ code: 'delivery_forbidden' });
+    expect(failure?.cause).toMatchObject({ failure: 'forbidden' });
+    expect(messageIds).toEqual([]);
     expect(target.visible()).toEqual([]);
+    expect(target.refused).toHaveLength(1);
   });
 });

@@ -1,11 +1,14 @@
 import type { Clock } from '../../core/clock.ts';
-import { DeliveryError } from '../../core/errors.ts';
 import type { Logger } from '../../core/logger.ts';
-import type { DeliverySink } from '../../stream/delivery-sink.ts';
-import { type AllowedMentions, type MessageTarget, TargetWriteError } from './message-target.ts';
+import type { DeliveryResult, DeliverySink } from '../../stream/delivery-sink.ts';
+import { DeliveryLedger } from './delivery-ledger.ts';
+import { EditSlots, newNonce, type Slot } from './edit-slots.ts';
+import type { AllowedMentions, MessageTarget } from './message-target.ts';
+import { StatusLine } from './status-line.ts';
 import type { TypingAllowance } from './typing-allowance.ts';
 import { TypingKeeper } from './typing-keeper.ts';
 import type { WriteBudgets } from './write-budgets.ts';
+import { asWriteError, type WriteOutcome, writeWithRetry } from './write-retry.ts';
 
 export interface DiscordSinkOptions {
   target: MessageTarget;
@@ -19,14 +22,20 @@ export interface DiscordSinkOptions {
   replyTo: string | undefined;
   /** Discord's content limit (2000). */
   limit: number;
+  /**
+   * Posted (localized) before the first block that follows content lost to a failed write, so
+   * a later block never lands after a gap without saying so.
+   */
+  gapNotice: string;
 }
 
-type Slot = {
-  id: string | undefined;
-  desired: string;
-  written: string | undefined;
-  sealed: boolean;
-};
+interface Creation {
+  content: string;
+  /** Reused by every retry of this create: Discord then never makes it twice. */
+  nonce: string;
+  /** Whether it may be the reply to the trigger (the gap notice never is). */
+  isReply: boolean;
+}
 
 /**
  * Delivers one turn to a Discord channel. The pipeline decides WHAT to send; this decides WHEN:
@@ -35,25 +44,26 @@ type Slot = {
  * message-per-block mode, chunks that meet an empty bucket are merged into the next message
  * (up to the limit), so a long reply finishes sooner in fewer messages. Every send and edit
  * carries explicit allowed mentions.
+ *
+ * A write that fails with a 5xx, a network error or a 429 is retried with backoff (see
+ * write-retry.ts); one that still fails is lost — never marked written — and the next block is
+ * preceded by the gap notice. 403 (or the channel gone) ends all writing. `flush` reports any
+ * loss as data, so the turn is recorded `failed` with the reason.
  */
 export class DiscordSink implements DeliverySink {
   private readonly options: DiscordSinkOptions;
   /** Queued chunks; a status line separates generations, which are never merged together. */
   private readonly chunks: Array<{ text: string; generation: number }> = [];
-  private generation = 0;
-  private readonly slots: Slot[] = [];
+  private readonly slots = new EditSlots();
+  private readonly status = new StatusLine();
   private readonly messageIds: string[] = [];
-  private statusDesired: string | undefined;
-  /** The latest status not yet shown: even a tool faster than one write is shown once. */
-  private statusToShow: { text: string; generation: number } | undefined;
-  private statusWritten: string | undefined;
-  private statusMessageId: string | undefined;
   private running: Promise<void> | undefined;
   private waitController = new AbortController();
+  /** Aborted by a stop: pending retries are dropped. */
+  private readonly stopController = new AbortController();
   private readonly typing: TypingKeeper;
+  private readonly ledger: DeliveryLedger;
   private closed = false;
-  /** Set when Discord refused to let the bot write here at all (missing permission). */
-  failure: TargetWriteError | undefined;
 
   constructor(options: DiscordSinkOptions) {
     this.options = options;
@@ -62,28 +72,26 @@ export class DiscordSink implements DeliverySink {
       clock: options.clock,
       allowance: options.typing,
     });
+    this.ledger = new DeliveryLedger({
+      logger: options.logger,
+      channelId: options.target.channelId,
+    });
   }
 
   pushMessage(chunk: string): void {
     if (this.closed || chunk.trim() === '') return;
-    this.chunks.push({ text: chunk, generation: this.generation });
+    this.chunks.push({ text: chunk, generation: this.status.generation });
     this.kick();
   }
 
   updateCurrent(content: string): void {
     if (this.closed || content.trim() === '') return;
-    const current = this.slots.at(-1);
-    if (current !== undefined && !current.sealed) {
-      current.desired = content;
-    } else {
-      this.slots.push({ id: undefined, desired: content, written: undefined, sealed: false });
-    }
+    this.slots.update(content);
     this.kick();
   }
 
   sealCurrent(): void {
-    const current = this.slots.at(-1);
-    if (current !== undefined) current.sealed = true;
+    this.slots.seal();
   }
 
   setTyping(active: boolean): void {
@@ -92,11 +100,7 @@ export class DiscordSink implements DeliverySink {
 
   setStatus(status: string | undefined): void {
     if (this.closed && status !== undefined) return;
-    this.statusDesired = status;
-    if (status !== undefined && status !== this.statusWritten) {
-      this.generation += 1;
-      this.statusToShow = { text: status, generation: this.generation };
-    }
+    this.status.want(status);
     this.kick();
   }
 
@@ -104,25 +108,21 @@ export class DiscordSink implements DeliverySink {
     this.closed = true;
     this.typing.set(false);
     this.chunks.length = 0;
-    for (const slot of this.slots) slot.desired = slot.written ?? '';
-    this.statusDesired = undefined;
-    this.statusToShow = undefined;
+    this.slots.discard();
+    this.status.drop();
     this.waitController.abort();
+    this.stopController.abort();
     this.kick();
   }
 
-  async flush(signal?: AbortSignal): Promise<string[]> {
+  async flush(signal?: AbortSignal): Promise<DeliveryResult> {
     while (this.running !== undefined) {
       if (signal?.aborted) break;
       await this.running;
     }
     await this.typing.stop();
-    if (this.failure !== undefined) {
-      throw new DeliveryError(this.failure.failure, 'the bot may not write in this channel', {
-        cause: this.failure,
-      });
-    }
-    return [...this.messageIds];
+    const failure = this.ledger.result({ unfinished: this.slots.unfinished() });
+    return { messageIds: [...this.messageIds], failure };
   }
 
   private kick(): void {
@@ -134,17 +134,17 @@ export class DiscordSink implements DeliverySink {
 
   private hasWork(): boolean {
     return (
-      this.failure === undefined &&
+      this.ledger.fatal === undefined &&
       (this.chunks.length > 0 ||
-        this.nextSlot() !== undefined ||
-        this.statusToShow !== undefined ||
-        this.statusCleared())
+        this.slots.next() !== undefined ||
+        this.status.toShow !== undefined ||
+        this.status.cleared())
     );
   }
 
   private async drain(): Promise<void> {
     while (this.hasWork()) {
-      if (this.statusCleared()) {
+      if (this.status.cleared()) {
         await this.clearStatus();
         continue;
       }
@@ -164,14 +164,16 @@ export class DiscordSink implements DeliverySink {
     return false;
   }
 
-  private nextSlot(): Slot | undefined {
-    return this.slots.find((slot) => slot.desired !== slot.written && slot.desired.trim() !== '');
+  /** Takes a token for one more write; false when the turn was stopped meanwhile. */
+  private async nextToken(): Promise<boolean> {
+    while (!(await this.waitForBudget())) if (this.closed) return false;
+    return !this.closed;
   }
 
-  /** Writes one thing. A failed write is logged and not retried (no retry storms). */
+  /** Writes one thing (retried with backoff inside); a loss is recorded, never marked written. */
   private async writeNext(): Promise<void> {
     const first = this.chunks[0];
-    const status = this.statusToShow;
+    const status = this.status.toShow;
     if (first !== undefined && (status === undefined || first.generation < status.generation)) {
       this.chunks.shift();
       let content = first.text;
@@ -182,73 +184,93 @@ export class DiscordSink implements DeliverySink {
         content = `${content}\n${next.text}`;
         this.chunks.shift();
       }
-      const message = content;
-      await this.attempt(() => this.post(message));
+      const creation = { content, nonce: newNonce(), isReply: true };
+      const outcome = await this.afterGap(() => this.attempt(() => this.post(creation)));
+      if (outcome.kind === 'failed') this.ledger.lose(outcome.failure, { gap: true });
       return;
     }
-    const slot = this.nextSlot();
+    const slot = this.slots.next();
     if (slot !== undefined) {
       const desired = slot.desired;
-      await this.attempt(() => this.writeSlot(slot, desired));
-      slot.written = desired;
+      const write = () => this.attempt(() => this.writeSlot(slot, desired));
+      const outcome = slot.id === undefined ? await this.afterGap(write, slot) : await write();
+      if (outcome.kind === 'written') slot.written = desired;
+      if (outcome.kind === 'failed') {
+        slot.failed = desired;
+        this.ledger.lose(outcome.failure, { gap: false });
+      }
       return;
     }
     if (status !== undefined) {
-      // The status line comes after the text that preceded the tool call.
-      this.statusToShow = undefined;
-      await this.attempt(() => this.writeStatus(status.text));
-      this.statusWritten = status.text;
+      // The status line comes after the text that preceded the tool call. It is cosmetic: its
+      // loss is no gap in the reply (unless Discord refused the channel altogether).
+      this.status.shown(status.text);
+      const nonce = newNonce();
+      const outcome = await this.attempt(() => this.writeStatus(status.text, nonce));
+      if (outcome.kind === 'failed') this.ledger.loseStatus(outcome.failure);
     }
   }
 
-  /** A status is on screen that nobody wants any more (and none waits to be shown). */
-  private statusCleared(): boolean {
-    return (
-      this.statusToShow === undefined &&
-      this.statusDesired === undefined &&
-      this.statusWritten !== undefined
-    );
+  /**
+   * Runs a write of new content, first posting the gap notice when content before it was lost
+   * (a lost chunk, or an earlier message whose final edit never got through). If the notice
+   * cannot be posted, the content is not either: it would land after the gap unannounced.
+   */
+  private async afterGap(write: () => Promise<WriteOutcome>, slot?: Slot): Promise<WriteOutcome> {
+    const lostSlots = slot === undefined ? [] : this.slots.unannouncedLosses(slot);
+    if (lostSlots.length > 0) this.ledger.markGap();
+    if (this.ledger.gapPending) {
+      const notice = { content: this.options.gapNotice, nonce: newNonce(), isReply: false };
+      const posted = await this.attempt(() => this.post(notice));
+      if (posted.kind !== 'written') return posted;
+      this.ledger.gapAnnounced();
+      for (const lost of lostSlots) lost.gapAnnounced = true;
+      if (!(await this.nextToken())) return { kind: 'abandoned' };
+    }
+    return write();
   }
 
-  private async attempt(write: () => Promise<unknown>): Promise<void> {
-    try {
-      await write();
-    } catch (error) {
-      this.handleWriteError(error);
-    }
+  private attempt(write: () => Promise<unknown>): Promise<WriteOutcome> {
+    return writeWithRetry({
+      write,
+      clock: this.options.clock,
+      logger: this.options.logger,
+      signal: this.stopController.signal,
+      beforeRetry: () => this.nextToken(),
+    });
   }
 
   private async writeSlot(slot: Slot, content: string): Promise<void> {
     if (slot.id === undefined) {
-      slot.id = await this.post(content);
-    } else {
-      try {
-        await this.options.target.edit(slot.id, {
-          content,
-          allowedMentions: this.options.allowedMentions,
-        });
-      } catch (error) {
-        if (
-          !(error instanceof TargetWriteError) ||
-          (error.failure !== 'gone' && error.failure !== 'too_old_to_edit')
-        ) {
-          throw error;
-        }
-        // The message was deleted or can no longer be edited: carry on in a fresh one.
-        this.options.logger.debug(
-          { failure: error.failure },
-          'edit refused; continuing in a new message',
-        );
-        slot.id = await this.post(content);
-      }
+      slot.id = await this.post({ content, nonce: slot.nonce, isReply: true });
+      return;
+    }
+    try {
+      await this.options.target.edit(slot.id, {
+        content,
+        allowedMentions: this.options.allowedMentions,
+      });
+    } catch (error) {
+      const failure = asWriteError(error);
+      if (failure.failure !== 'gone' && failure.failure !== 'too_old_to_edit') throw failure;
+      // The message was deleted or can no longer be edited: carry on in a fresh one.
+      this.options.logger.debug(
+        { failure: failure.failure },
+        'edit refused; continuing in a new message',
+      );
+      slot.id = undefined;
+      slot.nonce = newNonce();
+      slot.id = await this.post({ content, nonce: slot.nonce, isReply: true });
     }
   }
 
-  private async post(content: string): Promise<string> {
-    const replyTo = this.messageIds.length === 0 ? this.options.replyTo : undefined;
+  private async post(creation: Creation): Promise<string> {
+    const replyTo =
+      creation.isReply && this.messageIds.length === 0 ? this.options.replyTo : undefined;
     const id = await this.options.target.send({
-      content,
+      content: creation.content,
       allowedMentions: this.options.allowedMentions,
+      nonce: creation.nonce,
       ...(replyTo === undefined ? {} : { replyTo }),
     });
     this.messageIds.push(id);
@@ -256,46 +278,21 @@ export class DiscordSink implements DeliverySink {
     return id;
   }
 
-  private async writeStatus(status: string): Promise<void> {
-    if (this.statusMessageId === undefined) {
-      this.statusMessageId = await this.options.target.send({
-        content: status,
-        allowedMentions: this.options.allowedMentions,
-      });
+  private async writeStatus(status: string, nonce: string): Promise<void> {
+    const allowedMentions = this.options.allowedMentions;
+    if (this.status.messageId === undefined) {
+      const id = await this.options.target.send({ content: status, allowedMentions, nonce });
+      this.status.messageId = id;
     } else {
-      await this.options.target.edit(this.statusMessageId, {
-        content: status,
-        allowedMentions: this.options.allowedMentions,
-      });
+      await this.options.target.edit(this.status.messageId, { content: status, allowedMentions });
     }
   }
 
   private async clearStatus(): Promise<void> {
-    const id = this.statusMessageId;
-    this.statusMessageId = undefined;
-    this.statusWritten = undefined;
+    const id = this.status.forget();
     if (id === undefined) return;
     await this.options.target.delete(id).catch((error: unknown) => {
       this.options.logger.debug({ err: error }, 'status message already gone');
     });
-  }
-
-  private handleWriteError(error: unknown): void {
-    if (error instanceof TargetWriteError && error.failure === 'forbidden') {
-      this.failure = error;
-      this.options.logger.warn(
-        { channelId: this.options.target.channelId },
-        'missing permission to write here',
-      );
-      return;
-    }
-    if (error instanceof TargetWriteError && error.failure === 'rate_limited') {
-      this.options.logger.warn(
-        { channelId: this.options.target.channelId },
-        'write rate-limited by Discord',
-      );
-      return;
-    }
-    this.options.logger.warn({ err: error }, 'a Discord write failed; skipping it');
   }
 }

@@ -18,6 +18,11 @@ export interface OutgoingMessage {
   allowedMentions: AllowedMentions;
   /** Reply to this message without pinging its author. */
   replyTo?: string;
+  /**
+   * Sent with `enforce_nonce`: Discord answers a repeat of this create with the message it
+   * already made, so a retried POST (after a 5xx or a lost connection) never posts twice.
+   */
+  nonce?: string;
   /** Buttons; only the bot's own (e.g. Retry). */
   components?: ReadonlyArray<{ customId: string; label: string }>;
 }
@@ -27,16 +32,29 @@ export interface MessageEdit {
   allowedMentions: AllowedMentions;
 }
 
-export type TargetFailure = 'gone' | 'too_old_to_edit' | 'forbidden' | 'rate_limited' | 'other';
+/**
+ * `gone`: the message or channel no longer exists; `too_old_to_edit`: 30046; `forbidden`: 403
+ * (missing access or permission); `rate_limited`: a 429 that reached us; `transient`: a 5xx or
+ * a network failure (worth retrying later); `other`: anything else (a bad request: never retried).
+ */
+export type TargetFailure =
+  'gone' | 'too_old_to_edit' | 'forbidden' | 'rate_limited' | 'transient' | 'other';
 
 /** A write the platform refused, classified once at the edge. */
 export class TargetWriteError extends Error {
   readonly failure: TargetFailure;
+  /** How long the platform asked us to wait (a 429's retry-after), when it said. */
+  readonly retryAfterMs: number | undefined;
 
-  constructor(failure: TargetFailure, message: string, options?: { cause?: unknown }) {
+  constructor(
+    failure: TargetFailure,
+    message: string,
+    options?: { cause?: unknown; retryAfterMs?: number },
+  ) {
     super(message, options);
     this.name = 'TargetWriteError';
     this.failure = failure;
+    this.retryAfterMs = options?.retryAfterMs;
   }
 }
 

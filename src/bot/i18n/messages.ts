@@ -26,6 +26,9 @@ const en = {
   'error.secret_unreadable':
     "This server's stored API key can't be read (the bot's encryption key changed). An admin can set it again with `/config apikey`.",
   'error.incident': 'Incident `{incident}`',
+  'error.delivery':
+    "Discord didn't accept part of my reply, so it is incomplete. Please try again.",
+  'delivery.gap': '(part of this reply could not be sent)',
   'error.message_too_large':
     'Your message is too long for the model to read ({tokens} tokens). Please shorten it.',
   'button.retry': 'Retry',
@@ -79,6 +82,9 @@ const ja: Record<MessageKey, string> = {
   'error.secret_unreadable':
     '保存されたAPIキーを読み取れません（ボットの暗号化キーが変わりました）。管理者が `/config apikey` で再設定してください。',
   'error.incident': 'インシデント `{incident}`',
+  'error.delivery':
+    'Discord が返信の一部を受け付けなかったため、返信が途中までになっています。もう一度お試しください。',
+  'delivery.gap': '（この返信の一部を送信できませんでした）',
   'error.message_too_large':
     'メッセージが長すぎてモデルが読めません（{tokens}トークン）。短くしてください。',
   'button.retry': '再試行',

@@ -1,4 +1,5 @@
-import type { DeliverySink } from '../delivery-sink.ts';
+import type { DeliveryError } from '../../core/errors.ts';
+import type { DeliveryResult, DeliverySink } from '../delivery-sink.ts';
 
 export type SinkCall =
   | { type: 'push'; chunk: string }
@@ -20,6 +21,7 @@ export class RecordingSink implements DeliverySink {
   readonly messages: string[] = [];
   private current: string | undefined;
   private flushFailure: Error | undefined;
+  private deliveryFailure: DeliveryError | undefined;
   private flushGate: Promise<void> | undefined;
 
   pushMessage(chunk: string): void {
@@ -51,7 +53,7 @@ export class RecordingSink implements DeliverySink {
     this.calls.push({ type: 'discard' });
   }
 
-  async flush(signal?: AbortSignal): Promise<string[]> {
+  async flush(signal?: AbortSignal): Promise<DeliveryResult> {
     this.calls.push({ type: 'flush' });
     if (this.flushGate !== undefined) {
       const gate = this.flushGate;
@@ -61,12 +63,20 @@ export class RecordingSink implements DeliverySink {
       });
     }
     if (this.flushFailure !== undefined) throw this.flushFailure;
-    return this.messages.map((_, index) => `m${index + 1}`);
+    return {
+      messageIds: this.messages.map((_, index) => `m${index + 1}`),
+      failure: this.deliveryFailure,
+    };
   }
 
-  /** Makes `flush` reject with `error`. */
+  /** Makes `flush` reject with `error` (a broken sink). */
   failFlushWith(error: Error): void {
     this.flushFailure = error;
+  }
+
+  /** Makes `flush` report that writes failed for good, as the Discord sink does. */
+  failDeliveryWith(error: DeliveryError): void {
+    this.deliveryFailure = error;
   }
 
   /** Makes `flush` wait until `gate` resolves (or its signal aborts). */

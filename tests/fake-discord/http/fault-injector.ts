@@ -9,7 +9,7 @@ export interface FaultTarget {
 
 export type Fault =
   | { kind: 'server-error'; status: 500 | 502 | 503 | 504 }
-  | { kind: 'forbidden' }
+  | { kind: 'refusal'; code: 50001 | 50013 }
   | {
       kind: 'rate-limit-storm';
       retryAfterMs: number;
@@ -24,8 +24,8 @@ interface ActiveFault {
 }
 
 /**
- * Faults a test arms for matching requests: 5xx responses (as a flaky edge would send), 403s,
- * 429 storms with any scope, and slow responses. Each fires `times` times, in arming order.
+ * Faults a test arms for matching requests: 5xx responses (as a flaky edge would send), 403
+ * refusals, 429 storms with any scope, and slow responses. Each fires `times` times, in arming order.
  */
 export class FaultInjector {
   readonly #faults: ActiveFault[] = [];
@@ -36,11 +36,16 @@ export class FaultInjector {
   }
 
   /**
-   * Answers matching requests with 403 50013 Missing Permissions, as Discord does when a
-   * moderator takes a permission away between two writes.
+   * Answers matching requests with 403 and Discord's Missing Access (50001, the default) or
+   * Missing Permissions (50013), as when a permission is taken away mid-reply.
    */
+  refuseRoute(target: FaultTarget & { code?: 50001 | 50013 }): void {
+    this.#add(target, { kind: 'refusal', code: target.code ?? 50001 });
+  }
+
+  /** 403 50013 Missing Permissions, as when a moderator takes a permission away between writes. */
   forbidRoute(target: FaultTarget): void {
-    this.#add(target, { kind: 'forbidden' });
+    this.refuseRoute({ ...target, code: 50013 });
   }
 
   /** Answers matching requests with 429 and `retry_after`, as a storm of shared or global limits. */

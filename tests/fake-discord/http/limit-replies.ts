@@ -31,7 +31,7 @@ export function errorReply(
   };
 }
 
-/** An injected 5xx, 403 or 429 storm (delays are applied before replying, never here). */
+/** An injected 5xx, 403 refusal or 429 storm (delays are applied before replying, never here). */
 export function faultReply(input: {
   fault: Exclude<Fault, { kind: 'delay' }>;
   route: RouteDefinition | undefined;
@@ -48,12 +48,15 @@ export function faultReply(input: {
       fault: 'server-error',
     };
   }
-  if (fault.kind === 'forbidden') {
+  if (fault.kind === 'refusal') {
     return {
       status: 403,
-      body: { message: 'Missing Permissions', code: 50013 },
+      body: {
+        message: fault.code === 50001 ? 'Missing Access' : 'Missing Permissions',
+        code: fault.code,
+      },
       headers: {},
-      fault: 'forbidden',
+      fault: 'refusal',
     };
   }
   const global = fault.scope === 'global';

@@ -19,6 +19,7 @@ export interface MessageBody {
   sticker_ids?: unknown;
   tts?: unknown;
   nonce?: unknown;
+  enforce_nonce?: unknown;
   attachments?: unknown;
   poll?: unknown;
 }

@@ -69,6 +69,9 @@ export interface EditMessageInput {
   clearFlags?: number;
 }
 
+/** How long Discord remembers a nonce for `enforce_nonce` ("a few minutes"). */
+const NONCE_WINDOW_MS = 5 * 60_000;
+
 /**
  * Creates, edits and deletes messages under Discord's rules: channel type, permissions,
  * content/embed limits, allowed_mentions (an edit without it is re-parsed with the defaults),
@@ -97,6 +100,8 @@ export class MessageService {
       checkCanSend(this.#context, { ...input, channel, permissions });
     }
     this.#validate(input.body);
+    const repeated = this.#repeatOf(input, channel.messageIds);
+    if (repeated !== undefined) return repeated;
     const reference = resolveReference(world, { channel, reference: input.body.message_reference });
     const attachments = resolveAttachments({
       body: input.body,
@@ -169,6 +174,31 @@ export class MessageService {
     this.#context.hub.emit({ type: 'message-create', message });
     if (message.visibleTo === null) this.#dispatch('MESSAGE_CREATE', message);
     return message;
+  }
+
+  /**
+   * With `enforce_nonce`, a create repeating the nonce of a message the same author made in
+   * the channel in the last few minutes answers that message instead of posting another.
+   */
+  #repeatOf(input: CreateMessageInput, messageIds: readonly string[]): MessageRecord | undefined {
+    const { nonce, enforce_nonce: enforce } = input.body;
+    if (enforce !== true || (typeof nonce !== 'string' && typeof nonce !== 'number')) {
+      return undefined;
+    }
+    const { world } = this.#context;
+    const since = world.clock.now() - NONCE_WINDOW_MS;
+    for (let index = messageIds.length - 1; index >= 0; index -= 1) {
+      const message = world.messages.get(messageIds[index] ?? '');
+      if (message === undefined || message.createdAt < since) break;
+      if (
+        message.deletedAt === null &&
+        message.authorId === input.authorId &&
+        message.nonce === nonce
+      ) {
+        return message;
+      }
+    }
+    return undefined;
   }
 
   edit(input: EditMessageInput): MessageRecord {
