@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { silentLogger, type Logger } from '../core/logger.ts';
 import { ChannelHistory, compareSnowflakes, type HistoryMessage } from './channel-history.ts';
 
 function message(id: string, content = `m${id}`): HistoryMessage {
@@ -65,5 +66,42 @@ describe('ChannelHistory', () => {
   it('orders snowflakes beyond 2^53 correctly', () => {
     expect(compareSnowflakes('9007199254740993', '9007199254740992')).toBe(1);
     expect(compareSnowflakes('99', '100')).toBe(-1);
+  });
+});
+
+describe('ChannelHistory when Discord cannot give the history', () => {
+  function warnings() {
+    const seen: string[] = [];
+    const logger: Logger = {
+      ...silentLogger,
+      warn: (first: object | string, text?: string) =>
+        seen.push(typeof first === 'string' ? first : (text ?? '')),
+      child: () => logger,
+    };
+    return { seen, logger };
+  }
+
+  it('answers with what it has, logs the failure once, and tries again next time', async () => {
+    const { seen, logger } = warnings();
+    const answers: Array<() => Promise<HistoryMessage[]>> = [
+      () => Promise.reject(new Error('500: Server Error')),
+      () => Promise.resolve({ messages: 'not a list' } as unknown as HistoryMessage[]),
+      () => Promise.resolve([message('1')]),
+    ];
+    const history = new ChannelHistory({
+      perChannel: 5,
+      maxChannels: 10,
+      fetchRecent: () => answers.shift()!(),
+      logger,
+    });
+    history.add('c', message('2'));
+    const [first, second] = await Promise.all([history.recent('c'), history.recent('c')]);
+    expect(first.map((item) => item.id)).toEqual(['2']);
+    expect(second.map((item) => item.id)).toEqual(['2']);
+    expect(seen).toHaveLength(1);
+    expect((await history.recent('c')).map((item) => item.id)).toEqual(['2']);
+    expect(seen).toHaveLength(2);
+    expect((await history.recent('c')).map((item) => item.id)).toEqual(['1', '2']);
+    expect(seen).toHaveLength(2);
   });
 });

@@ -1,3 +1,4 @@
+import { silentLogger, type Logger } from '../core/logger.ts';
 import type { InboundAttachment } from './inbound-message.ts';
 
 /** A channel message as context assembly needs it. */
@@ -18,6 +19,8 @@ export interface ChannelHistoryOptions {
   maxChannels: number;
   /** Reads the newest `limit` messages from Discord, newest first (used once per channel). */
   fetchRecent(channelId: string, limit: number): Promise<HistoryMessage[]>;
+  /** Where a failed fetch is reported (once per attempt). */
+  logger?: Logger;
 }
 
 interface Window {
@@ -63,7 +66,11 @@ export class ChannelHistory {
     this.windows.delete(channelId);
   }
 
-  /** The channel's recent messages, oldest first, filling the window from Discord the first time. */
+  /**
+   * The channel's recent messages, oldest first, filling the window from Discord the first time.
+   * A fetch that fails (or answers nonsense) is logged and the turn goes on with what the window
+   * already has (the trigger, messages seen since); the next turn tries the fetch again.
+   */
   async recent(channelId: string): Promise<readonly HistoryMessage[]> {
     const window = this.windowFor(channelId);
     if (!window.filled) {
@@ -76,11 +83,17 @@ export class ChannelHistory {
   private async fill(channelId: string, window: Window): Promise<void> {
     try {
       const fetched = await this.options.fetchRecent(channelId, this.options.perChannel);
+      if (!Array.isArray(fetched)) throw new TypeError('the history fetch returned no list');
       const known = new Set(window.messages.map((message) => message.id));
       const merged = [...fetched.filter((message) => !known.has(message.id)), ...window.messages];
       merged.sort((a, b) => a.createdAt - b.createdAt || compareSnowflakes(a.id, b.id));
       window.messages = merged.slice(-this.options.perChannel);
       window.filled = true;
+    } catch (error) {
+      (this.options.logger ?? silentLogger).warn(
+        { err: error, channelId },
+        'could not read the channel history; answering from what is known',
+      );
     } finally {
       window.filling = undefined;
     }

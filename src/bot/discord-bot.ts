@@ -30,7 +30,7 @@ import { TypingAllowance } from './delivery/typing-allowance.ts';
 import { readBucket, WriteBudgets } from './delivery/write-budgets.ts';
 import { MemberNotices } from './member-notices.ts';
 import { MemberRateLimiter } from './member-rate-limiter.ts';
-import { toHistoryMessage } from './message-intake.ts';
+import { guardEvent, historyMessagesOf } from './gateway-tolerance.ts';
 import { MessageRouter } from './message-router.ts';
 import { handleRetryButton, isRetryButton } from './retry-button.ts';
 import { SettingsCache } from './settings-cache.ts';
@@ -112,8 +112,9 @@ export class DiscordBot {
         const channel = await client.channels.fetch(channelId);
         if (channel === null || !channel.isTextBased()) return [];
         const messages = await channel.messages.fetch({ limit });
-        return [...messages.values()].map(toHistoryMessage);
+        return historyMessagesOf([...messages.values()], { channelId, logger });
       },
+      logger,
     });
     this.commands = options.commands ?? createCommands();
     this.commandRouter = new CommandRouter({
@@ -152,10 +153,25 @@ export class DiscordBot {
       void this.recoverUnanswered();
     });
     client.on('messageCreate', (message) => this.router?.onMessageCreate(message));
-    client.on('messageUpdate', (old, message) => this.router?.onMessageUpdate(old, message));
-    client.on('messageDelete', (message) => this.router?.onMessageDelete(message));
-    client.on('channelDelete', (channel) => this.history.forgetChannel(channel.id));
-    client.on('interactionCreate', (interaction) => void this.onInteraction(interaction));
+    // A payload our handlers cannot read (a compatible server's nulls) costs that event only.
+    client.on(
+      'messageUpdate',
+      guardEvent('messageUpdate', logger, (old, message) =>
+        this.router?.onMessageUpdate(old, message),
+      ),
+    );
+    client.on(
+      'messageDelete',
+      guardEvent('messageDelete', logger, (message) => this.router?.onMessageDelete(message)),
+    );
+    client.on(
+      'channelDelete',
+      guardEvent('channelDelete', logger, (channel) => this.history.forgetChannel(channel.id)),
+    );
+    client.on(
+      'interactionCreate',
+      guardEvent('interactionCreate', logger, (interaction) => this.onInteraction(interaction)),
+    );
     client.rest.on(RESTEvents.Response, (request, response) => {
       const channelId = MESSAGE_ROUTE.exec(request.path)?.[1];
       if (channelId === undefined) return;

@@ -1,41 +1,40 @@
 import type { Logger } from '../core/logger.ts';
 import type { MetricsRegistry } from '../metrics/metrics-registry.ts';
 import type { ResolvedModel } from '../providers/provider-factory.ts';
+import { createTokenCounter } from '../providers/token-counter.ts';
 import type { TurnOutcome } from '../stream/stream-orchestrator.ts';
+import type { UsageEstimator } from '../stream/usage-estimator.ts';
 import type { DailyBudget } from './daily-budget.ts';
+
+export interface AccountingOptions {
+  dailyBudget: DailyBudget;
+  metrics: MetricsRegistry | undefined;
+  logger: Logger;
+}
+
+/** The model's token counter, for model calls the provider reports no usage for. */
+export function usageEstimatorFor(model: ResolvedModel): UsageEstimator {
+  const counter = createTokenCounter(model.info);
+  return {
+    input: (request) => counter.countRequest(request),
+    output: (message) => counter.countMessages([message]),
+  };
+}
 
 /**
  * After a turn: its tokens count against the scope's daily budget, the Prometheus counters
  * move, and the one info line of the turn is logged (latency, usage, finish reason).
  */
 export async function accountTurn(
-  options: {
-    dailyBudget: DailyBudget;
-    metrics: MetricsRegistry | undefined;
-    logger: Logger;
-  },
+  options: AccountingOptions,
   turn: { scopeId: string; outcome: TurnOutcome; model: ResolvedModel },
 ): Promise<void> {
-  const { scopeId, outcome, model } = turn;
+  const { outcome, model } = turn;
   const { logger } = options;
   const { metrics } = outcome;
-  await options.dailyBudget
-    .record(scopeId, { inputTokens: metrics.inputTokens, outputTokens: metrics.outputTokens })
-    .catch((error: unknown) => logger.warn({ err: error }, 'could not record token usage'));
+  await accountUsage(options, turn);
   const labels = { provider: model.provider, status: outcome.status };
   options.metrics?.increment('bot_turns_total', 'Turns by provider and final status', labels);
-  options.metrics?.increment(
-    'bot_tokens_total',
-    'Tokens spent',
-    { direction: 'input' },
-    metrics.inputTokens,
-  );
-  options.metrics?.increment(
-    'bot_tokens_total',
-    'Tokens spent',
-    { direction: 'output' },
-    metrics.outputTokens,
-  );
   if (metrics.timeToFirstTokenMs !== null) {
     options.metrics?.observe(
       'bot_first_token_ms',
@@ -53,6 +52,7 @@ export async function accountTurn(
       messages: outcome.messageIds.length,
       inputTokens: metrics.inputTokens,
       outputTokens: metrics.outputTokens,
+      estimatedUsageCalls: metrics.estimatedUsageCalls,
       timeToFirstTokenMs: metrics.timeToFirstTokenMs,
       timeToFirstMessageMs: metrics.timeToFirstMessageMs,
       durationMs: metrics.durationMs,
@@ -60,5 +60,31 @@ export async function accountTurn(
       tools: metrics.tools.length,
     },
     'turn finished',
+  );
+}
+
+/**
+ * The tokens of model calls that are not a turn of their own (a stop acknowledgement, an
+ * attempt retried after a context overflow): the daily budget and the token counters only.
+ */
+export async function accountUsage(
+  options: AccountingOptions,
+  turn: { scopeId: string; outcome: TurnOutcome },
+): Promise<void> {
+  const { inputTokens, outputTokens } = turn.outcome.metrics;
+  await options.dailyBudget
+    .record(turn.scopeId, { inputTokens, outputTokens })
+    .catch((error: unknown) => options.logger.warn({ err: error }, 'could not record token usage'));
+  options.metrics?.increment(
+    'bot_tokens_total',
+    'Tokens spent',
+    { direction: 'input' },
+    inputTokens,
+  );
+  options.metrics?.increment(
+    'bot_tokens_total',
+    'Tokens spent',
+    { direction: 'output' },
+    outputTokens,
   );
 }

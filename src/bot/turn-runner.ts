@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { ChatRequest } from '../core/chat.ts';
+import type { ChatMessage, ChatRequest } from '../core/chat.ts';
 import type { Clock } from '../core/clock.ts';
 import { ProviderError } from '../core/errors.ts';
 import type { Logger } from '../core/logger.ts';
@@ -28,10 +28,9 @@ import type { Download } from './trigger-attachments.ts';
 import type { Trigger } from './trigger.ts';
 import { buildRequest, prepareTurn } from './turn-context.ts';
 import { notConfigured, postFailureNotice } from './failure-notice.ts';
-import { accountTurn } from './turn-accounting.ts';
+import { accountTurn, accountUsage, usageEstimatorFor } from './turn-accounting.ts';
+import { completedToolRounds, MAX_OVERFLOW_RETRIES, overflowDrop } from './overflow-retry.ts';
 
-/** Context-overflow retries, each with one more of the oldest history entries dropped (seed 004). */
-const MAX_OVERFLOW_RETRIES = 3;
 /** Feature flag: let the model's replies ping members (never roles, @everyone or @here). */
 export const ALLOW_USER_MENTIONS_FLAG = 'allowUserMentions';
 const DISCORD_MESSAGE_LIMIT = 2000;
@@ -168,6 +167,11 @@ export class TurnRunner {
       providerCapabilities: model.info.vision ? ['images'] : [],
     });
     const tools = model.info.tools ? this.options.tools : NO_TOOLS;
+    const accounting = {
+      dailyBudget: this.options.dailyBudget,
+      metrics: this.options.metrics,
+      logger,
+    };
 
     let outcome: TurnOutcome | undefined;
     let request: ChatRequest | undefined;
@@ -186,6 +190,10 @@ export class TurnRunner {
         signal,
       });
       await recorded;
+      // Tool rounds an overflowed attempt completed: the retry carries their results instead
+      // of letting the model run them again (a reminder set twice, a fact stored twice).
+      let completedRounds: ChatMessage[] = [];
+      let firstIncluded: number | undefined;
       for (let attempt = 0; attempt <= MAX_OVERFLOW_RETRIES; attempt += 1) {
         const turnId = randomUUID();
         const built = buildRequest({
@@ -193,9 +201,13 @@ export class TurnRunner {
           model,
           tools,
           toolContext: toolContext(turnId),
-          dropOldest: attempt,
+          dropOldest: overflowDrop(attempt, firstIncluded),
         });
-        request = built.request;
+        firstIncluded ??= built.includedHistory;
+        request = {
+          ...built.request,
+          messages: [...built.request.messages, ...completedRounds],
+        };
         outcome = await this.stream({
           turnId,
           model,
@@ -210,8 +222,15 @@ export class TurnRunner {
         });
         const overflow =
           outcome.error instanceof ProviderError && outcome.error.kind === 'context_overflow';
-        if (!overflow || outcome.messageIds.length > 0 || built.includedHistory - attempt <= 0)
-          break;
+        const retry =
+          overflow &&
+          outcome.messageIds.length === 0 &&
+          built.includedHistory > 0 &&
+          attempt < MAX_OVERFLOW_RETRIES &&
+          !signal.aborted;
+        if (!retry) break;
+        await accountUsage(accounting, { scopeId, outcome });
+        completedRounds = [...completedRounds, ...completedToolRounds(outcome.messages)];
         logger.info(
           { attempt, includedHistory: built.includedHistory },
           'context overflow: retrying with less history',
@@ -226,10 +245,7 @@ export class TurnRunner {
       return;
     }
     if (outcome === undefined || request === undefined) return;
-    await accountTurn(
-      { dailyBudget: this.options.dailyBudget, metrics: this.options.metrics, logger },
-      { scopeId, outcome, model },
-    );
+    await accountTurn(accounting, { scopeId, outcome, model });
     if (outcome.status === 'failed' && outcome.error !== undefined && !signal.aborted) {
       await postFailureNotice({
         error: outcome.error,
@@ -249,6 +265,7 @@ export class TurnRunner {
         locale,
         toolContext,
         logger,
+        scopeId,
       });
     }
   }
@@ -288,6 +305,7 @@ export class TurnRunner {
       humanizerDegree: options.settings.humanizerDegree,
       deliveryMode: options.settings.deliveryMode,
       signal: options.signal,
+      usageEstimator: usageEstimatorFor(options.model),
       describeTool: (call) => `-# ${translate(options.locale, 'status.tool', { tool: call.name })}`,
     });
   }
@@ -301,6 +319,7 @@ export class TurnRunner {
     locale: Locale;
     toolContext: (turnId: string) => ToolContext;
     logger: Logger;
+    scopeId: string;
   }): Promise<void> {
     const stop = options.outcome.stop;
     if (stop === undefined) return;
@@ -327,7 +346,19 @@ export class TurnRunner {
       locale: options.locale,
       signal: AbortSignal.any([live.signal, this.options.shutdownSignal]),
     }).finally(() => live.end());
-    options.logger.info({ turnId, status: acknowledgement.status }, 'acknowledged a stop');
+    await accountUsage(
+      {
+        dailyBudget: this.options.dailyBudget,
+        metrics: this.options.metrics,
+        logger: options.logger,
+      },
+      { scopeId: options.scopeId, outcome: acknowledgement },
+    );
+    const { inputTokens, outputTokens } = acknowledgement.metrics;
+    options.logger.info(
+      { turnId, status: acknowledgement.status, inputTokens, outputTokens },
+      'acknowledged a stop',
+    );
   }
 
   private async recordUserTurns(

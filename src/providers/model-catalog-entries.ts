@@ -18,6 +18,12 @@ export interface ModelCapabilities {
   tokenizer: TokenizerId;
   /** Multiplies the estimate for tokenizers denser than average (Claude 5: ~1.3). */
   estimateRatio: number;
+  /**
+   * Overrides the provider's first-byte timeout (RetryPolicy.firstByteTimeoutMs) for this model:
+   * for a server that holds its response until a silent reasoning phase ends, or a local
+   * server that loads the model on first use.
+   */
+  firstByteTimeoutMs?: number;
 }
 
 export interface CatalogEntry extends ModelCapabilities {

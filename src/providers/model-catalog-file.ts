@@ -17,6 +17,7 @@ const capabilitiesSchema = z
     temperature: z.boolean().optional(),
     tokenizer: z.enum(['o200k', 'cl100k', 'estimate']).optional(),
     estimateRatio: z.number().min(0.5).max(4).optional(),
+    firstByteTimeoutMs: z.number().int().min(1_000).max(600_000).optional(),
   })
   .strict();
 

@@ -7,7 +7,11 @@ import { AnthropicChatModel } from './anthropic/anthropic-chat-model.ts';
 import { GeminiChatModel } from './google/gemini-chat-model.ts';
 import { ModelCatalog, type ModelInfo } from './model-catalog.ts';
 import { OpenAIChatModel } from './openai/openai-chat-model.ts';
-import { RetryingChatModel, type RetryPolicy } from './retrying-chat-model.ts';
+import {
+  DEFAULT_FIRST_BYTE_TIMEOUT_MS,
+  RetryingChatModel,
+  type RetryPolicy,
+} from './retrying-chat-model.ts';
 import type { VendorModelOptions } from './vendor-model-options.ts';
 
 /** The operator's environment defaults (the same shapes as `Config`). */
@@ -64,6 +68,11 @@ export interface ProviderFactoryOptions {
   cacheSize?: number;
   /** How long `check` waits for the provider before reporting a `timeout`. */
   checkTimeoutMs?: number;
+  /**
+   * Per provider: the longest a member waits for a provider that does not answer (see
+   * RetryPolicy.firstByteTimeoutMs). A model's MODEL_CATALOG `firstByteTimeoutMs` wins.
+   */
+  firstByteTimeoutMs?: Partial<Record<ProviderId, number>>;
   /** Replaces how a vendor adapter is built (tests of the factory's own logic). */
   createVendorModel?: (provider: ProviderId, options: VendorModelOptions) => ChatModel;
 }
@@ -92,6 +101,7 @@ export class ProviderFactory {
   readonly #logger: Logger;
   readonly #cacheSize: number;
   readonly #checkTimeoutMs: number;
+  readonly #firstByteTimeoutMs: Partial<Record<ProviderId, number>>;
   readonly #createVendorModel: (provider: ProviderId, options: VendorModelOptions) => ChatModel;
   readonly #clients = new Map<string, ChatModel>();
 
@@ -104,6 +114,7 @@ export class ProviderFactory {
     this.#logger = options.logger ?? silentLogger;
     this.#cacheSize = options.cacheSize ?? DEFAULT_CACHE_SIZE;
     this.#checkTimeoutMs = options.checkTimeoutMs ?? DEFAULT_CHECK_TIMEOUT_MS;
+    this.#firstByteTimeoutMs = options.firstByteTimeoutMs ?? {};
     this.#createVendorModel =
       options.createVendorModel ??
       ((provider, vendorOptions) => new VENDOR_MODELS[provider](vendorOptions));
@@ -114,20 +125,20 @@ export class ProviderFactory {
     const { provider, modelId } = this.#target(choice);
     const baseUrl = this.#defaults.providerBaseUrls[provider];
     const { apiKey, keySource } = this.#key(provider, choice.apiKey);
+    const info = this.catalog.lookup(provider, modelId);
+    const firstByteTimeoutMs =
+      info.firstByteTimeoutMs ??
+      this.#firstByteTimeoutMs[provider] ??
+      this.#retry.firstByteTimeoutMs ??
+      DEFAULT_FIRST_BYTE_TIMEOUT_MS;
     const chatModel = new RetryingChatModel({
       model: this.#client(provider, apiKey, baseUrl),
       clock: this.#clock,
       random: this.#random,
-      policy: this.#retry,
+      policy: { ...this.#retry, firstByteTimeoutMs },
       logger: this.#logger,
     });
-    return {
-      chatModel,
-      provider,
-      modelId,
-      info: this.catalog.lookup(provider, modelId),
-      keySource,
-    };
+    return { chatModel, provider, modelId, info, keySource };
   }
 
   /**
@@ -271,6 +282,7 @@ export class ProviderFactory {
       baseUrl,
       catalog: this.catalog,
       logger: this.#logger.child({ provider }),
+      clock: this.#clock,
     });
     this.#clients.set(cacheKey, client);
     if (this.#clients.size > this.#cacheSize) {

@@ -1,5 +1,6 @@
 import { ProviderError } from '../core/errors.ts';
 import type { StreamPart } from '../core/stream-part.ts';
+import { openWithin, type FirstByteDeadline } from './first-byte-timeout.ts';
 
 /**
  * Turns one vendor's events into stream parts. Adapters implement it per request; it holds the
@@ -25,11 +26,14 @@ export interface ProviderStreamOptions<Event> {
   /** The adapter's one error classifier. */
   classify(error: unknown): ProviderError;
   signal: AbortSignal;
+  /** When set, the response must start within it (see `openWithin`). */
+  firstByte?: FirstByteDeadline;
 }
 
 /**
  * The provider contract's failure and cancellation rules, shared by every adapter:
- * - a failure before the first part is thrown as a ProviderError (so a caller can retry);
+ * - a failure before the first part is thrown as a ProviderError (so a caller can retry), a
+ *   response that does not start within `firstByte` too (a FirstByteTimeoutError);
  * - after it, the failure is yielded as one `error` part and the iterable ends;
  * - aborting `signal` ends the iterable quietly;
  * - however the iterable ends (completion, failure, abort, a consumer's `break`), the request's
@@ -45,7 +49,11 @@ export async function* runProviderStream<Event>(
   const ended = new AbortController();
   let yielded = false;
   try {
-    for await (const event of await options.open(AbortSignal.any([signal, ended.signal]))) {
+    const opened = await openWithin(options.open(AbortSignal.any([signal, ended.signal])), {
+      deadline: options.firstByte,
+      abort: (reason) => ended.abort(reason),
+    });
+    for await (const event of opened) {
       if (signal.aborted) return;
       for (const part of mapper.map(event)) {
         if (part.type === 'error') {

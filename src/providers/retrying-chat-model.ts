@@ -4,6 +4,7 @@ import { ProviderError, isAbortError } from '../core/errors.ts';
 import { silentLogger, type Logger } from '../core/logger.ts';
 import type { ChatModel, ProviderId } from '../core/provider.ts';
 import type { StreamPart } from '../core/stream-part.ts';
+import { FirstByteTimeoutError } from './first-byte-timeout.ts';
 
 export interface RetryPolicy {
   /** Attempts in total, the first included. */
@@ -13,13 +14,23 @@ export interface RetryPolicy {
   maxDelayMs: number;
   /** A provider asking for a longer wait than this gets its error surfaced instead of a stall. */
   maxRetryAfterMs: number;
+  /**
+   * The longest a member waits for a provider that does not answer at all: each attempt gets
+   * half of it for its response to start, a first attempt that gets none is retried once at
+   * once, and a retry that gets none either ends the call with a `timeout`.
+   */
+  firstByteTimeoutMs: number;
 }
+
+/** Issue 16.6: a hung call is retried once and the member told within about 20 s. */
+export const DEFAULT_FIRST_BYTE_TIMEOUT_MS = 20_000;
 
 export const DEFAULT_RETRY_POLICY: RetryPolicy = {
   maxAttempts: 3,
   baseDelayMs: 500,
   maxDelayMs: 8_000,
   maxRetryAfterMs: 20_000,
+  firstByteTimeoutMs: DEFAULT_FIRST_BYTE_TIMEOUT_MS,
 };
 
 export interface RetryingChatModelOptions {
@@ -34,6 +45,9 @@ export interface RetryingChatModelOptions {
  * The one place provider calls are retried. Retries only retryable kinds (rate limit, overload,
  * network, timeout), waits with exponential backoff and full jitter — at least as long as the
  * provider's retry-after — and gives up after `maxAttempts`.
+ *
+ * A call whose response does not start within half of `firstByteTimeoutMs` is retried once,
+ * at once; if the retry does not answer either, the call fails with a `timeout`.
  *
  * It retries only while nothing has been yielded: once a text delta or a tool call has reached
  * the caller a retry would repeat what users already saw, and a reasoning delta cannot be taken
@@ -61,13 +75,15 @@ export class RetryingChatModel implements ChatModel {
     request: ChatRequest,
     signal: AbortSignal,
   ): AsyncGenerator<StreamPart, void, undefined> {
+    const firstByteTimeoutMs = Math.ceil(this.#policy.firstByteTimeoutMs / 2);
+    let unanswered = 0;
     for (let attempt = 1; ; attempt += 1) {
       let retry: { failure: ProviderError; delayMs: number } | undefined;
       let yielded = false;
       try {
-        for await (const part of this.#model.stream(request, signal)) {
+        for await (const part of this.#model.stream(request, signal, { firstByteTimeoutMs })) {
           if (part.type === 'error' && !yielded) {
-            const delayMs = this.#delayFor(part.error, attempt);
+            const delayMs = this.#delayFor(part.error, attempt, unanswered);
             if (delayMs !== undefined) {
               retry = { failure: part.error, delayMs };
               break;
@@ -77,18 +93,21 @@ export class RetryingChatModel implements ChatModel {
           yield part;
         }
       } catch (error) {
-        const delayMs = error instanceof ProviderError ? this.#delayFor(error, attempt) : undefined;
+        const delayMs =
+          error instanceof ProviderError ? this.#delayFor(error, attempt, unanswered) : undefined;
         if (delayMs === undefined) throw error;
         retry = { failure: error as ProviderError, delayMs };
       }
       if (retry === undefined) return;
       const { failure, delayMs } = retry;
+      if (failure instanceof FirstByteTimeoutError) unanswered += 1;
       this.#logger.warn(
         { provider: this.provider, kind: failure.kind, status: failure.status, attempt, delayMs },
         'provider call failed; retrying',
       );
       try {
-        await this.#clock.sleep(delayMs, signal);
+        if (delayMs > 0) await this.#clock.sleep(delayMs, signal);
+        else signal.throwIfAborted();
       } catch (error) {
         if (isAbortError(error) || signal.aborted) return;
         throw error;
@@ -123,9 +142,11 @@ export class RetryingChatModel implements ChatModel {
   }
 
   /** Milliseconds to wait before the next attempt, or undefined when this failure is final. */
-  #delayFor(error: ProviderError, attempt: number): number | undefined {
+  #delayFor(error: ProviderError, attempt: number, unanswered: number): number | undefined {
     const policy = this.#policy;
     if (!error.retryable || attempt >= policy.maxAttempts) return undefined;
+    // A hung call: once, at once (the member has already waited), and never a third time.
+    if (error instanceof FirstByteTimeoutError) return unanswered === 0 ? 0 : undefined;
     if (error.retryAfterMs !== undefined && error.retryAfterMs > policy.maxRetryAfterMs)
       return undefined;
     const ceiling = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** (attempt - 1));

@@ -1,4 +1,7 @@
+import { systemClock, type Clock } from '../core/clock.ts';
 import type { Logger } from '../core/logger.ts';
+import type { ProviderId, StreamCallOptions } from '../core/provider.ts';
+import type { FirstByteDeadline } from './first-byte-timeout.ts';
 import type { ModelCatalog } from './model-catalog.ts';
 
 /** What every vendor adapter is built from. One adapter instance holds one SDK client. */
@@ -13,6 +16,19 @@ export interface VendorModelOptions {
   timeoutMs?: number;
   /** A transport other than the global fetch (benchmarks replay fixtures through it). */
   fetch?: typeof fetch;
+  /** Times the first-byte deadline of a call (default: the system clock). */
+  clock?: Clock;
+}
+
+/** The first-byte deadline a `stream` call asked for, on the adapter's clock. */
+export function firstByteDeadline(
+  provider: ProviderId,
+  vendor: VendorModelOptions,
+  call: StreamCallOptions | undefined,
+): FirstByteDeadline | undefined {
+  const timeoutMs = call?.firstByteTimeoutMs;
+  if (timeoutMs === undefined) return undefined;
+  return { timeoutMs, clock: vendor.clock ?? systemClock, provider };
 }
 
 /** Generous: reasoning models can think a while before the first byte. */

@@ -8,6 +8,7 @@ import type { SemanticBlockBuffer } from './block-buffer.ts';
 import { ModelStreamReader } from './model-stream-reader.ts';
 import type { ReplyDelivery } from './reply-delivery.ts';
 import type { TurnMetricsRecorder } from './turn-metrics.ts';
+import { callUsage, type UsageEstimator } from './usage-estimator.ts';
 
 export interface ModelStepResult {
   outcome: 'complete' | 'stopped' | 'failed';
@@ -30,6 +31,8 @@ export interface ModelStepOptions {
   buffer: SemanticBlockBuffer;
   delivery: ReplyDelivery;
   metrics: TurnMetricsRecorder;
+  /** Accounts the call when the provider reports no usage (stopped, failed, silent servers). */
+  estimator?: UsageEstimator;
 }
 
 /**
@@ -45,12 +48,22 @@ export async function runModelStep(options: ModelStepOptions): Promise<ModelStep
   const text: string[] = [];
   let finishReason: FinishReason | undefined;
   let usage: TokenUsage | undefined;
+  let receivedParts = false;
   const result = (outcome: ModelStepResult['outcome'], error?: ProviderError): ModelStepResult => {
-    if (usage !== undefined) metrics.usage(usage);
+    const message = builder.build();
+    const accounted = callUsage({
+      reported: usage,
+      estimator: options.estimator,
+      request,
+      streamed: message,
+      receivedParts,
+      error,
+    });
+    if (accounted !== undefined) metrics.usage(accounted.usage, { estimated: accounted.estimated });
     return {
       outcome,
       text: text.join(''),
-      message: builder.build(),
+      message,
       toolCalls,
       finishReason,
       error,
@@ -99,6 +112,8 @@ export async function runModelStep(options: ModelStepOptions): Promise<ModelStep
       }
       metrics.part();
       const part = next.part;
+      // An error part is no answer: a refusal still bills nothing.
+      if (part.type !== 'error') receivedParts = true;
       switch (part.type) {
         case 'text-delta':
           if (part.text === '') break;

@@ -214,6 +214,7 @@ export class StreamOrchestrator {
         buffer,
         delivery,
         metrics,
+        ...(turn.usageEstimator === undefined ? {} : { estimator: turn.usageEstimator }),
       });
       texts.push(step.text);
       if (step.finishReason !== undefined) metrics.finishReason = step.finishReason;

@@ -20,6 +20,8 @@ export type TurnMetrics = {
   reasoningTokens: number;
   /** Model calls made. */
   iterations: number;
+  /** Model calls whose tokens are the token counter's estimate (the provider reported none). */
+  estimatedUsageCalls: number;
   textDeltas: number;
   textCharacters: number;
   /** Messages (or edit-mode states) handed to the sink. */
@@ -43,6 +45,7 @@ export class TurnMetricsRecorder {
     reasoningTokens: 0,
   };
   iterations = 0;
+  estimatedUsageCalls = 0;
   textDeltas = 0;
   textCharacters = 0;
   deliveries = 0;
@@ -67,7 +70,8 @@ export class TurnMetricsRecorder {
     this.firstDeliveryAt ??= this.clock.now();
   }
 
-  usage(usage: TokenUsage): void {
+  usage(usage: TokenUsage, options: { estimated: boolean } = { estimated: false }): void {
+    if (options.estimated) this.estimatedUsageCalls += 1;
     this.totals.inputTokens += usage.inputTokens;
     this.totals.outputTokens += usage.outputTokens;
     this.totals.cachedInputTokens += usage.cachedInputTokens;
@@ -91,6 +95,7 @@ export class TurnMetricsRecorder {
           : null,
       ...this.totals,
       iterations: this.iterations,
+      estimatedUsageCalls: this.estimatedUsageCalls,
       textDeltas: this.textDeltas,
       textCharacters: this.textCharacters,
       deliveries: this.deliveries,

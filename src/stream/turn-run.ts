@@ -8,6 +8,7 @@ import type { StopRequest } from './stop-registry.ts';
 import type { TurnEvent } from './tool-round.ts';
 import type { TurnEndStatus } from './turn-journal.ts';
 import type { TurnMetrics } from './turn-metrics.ts';
+import type { UsageEstimator } from './usage-estimator.ts';
 
 /** Everything one turn needs that varies per turn. */
 export interface TurnRun {
@@ -24,6 +25,8 @@ export interface TurnRun {
   /** Aborting stops the turn; a StopRequest reason (see StopRegistry) is kept in the outcome. */
   signal?: AbortSignal;
   onEvent?: (event: TurnEvent) => void;
+  /** Estimates the tokens of a model call the provider reports no usage for; none: not counted. */
+  usageEstimator?: UsageEstimator;
   /** The live status line for a running tool; default "`name`…". The bot localises it. */
   describeTool?: (call: { name: string; input: unknown }) => string | undefined;
 }

@@ -1,11 +1,15 @@
 import Anthropic from '@anthropic-ai/sdk';
 import type { ChatRequest } from '../../core/chat.ts';
-import type { ChatModel } from '../../core/provider.ts';
+import type { ChatModel, StreamCallOptions } from '../../core/provider.ts';
 import type { StreamPart } from '../../core/stream-part.ts';
 import { runModelCheck } from '../model-check.ts';
 import { runProviderStream } from '../provider-stream.ts';
 import { sdkLogger } from '../sdk-logger.ts';
-import { DEFAULT_TIMEOUT_MS, type VendorModelOptions } from '../vendor-model-options.ts';
+import {
+  DEFAULT_TIMEOUT_MS,
+  firstByteDeadline,
+  type VendorModelOptions,
+} from '../vendor-model-options.ts';
 import { classifyAnthropicError } from './anthropic-error-classifier.ts';
 import { toAnthropicRequest } from './anthropic-request.ts';
 import { AnthropicStreamMapper } from './anthropic-stream-mapper.ts';
@@ -33,7 +37,11 @@ export class AnthropicChatModel implements ChatModel {
     });
   }
 
-  stream(request: ChatRequest, signal: AbortSignal): AsyncIterable<StreamPart> {
+  stream(
+    request: ChatRequest,
+    signal: AbortSignal,
+    options?: StreamCallOptions,
+  ): AsyncIterable<StreamPart> {
     const model = this.#options.catalog.lookup('anthropic', request.model);
     const body = toAnthropicRequest(request, model);
     return runProviderStream({
@@ -41,6 +49,7 @@ export class AnthropicChatModel implements ChatModel {
       mapper: new AnthropicStreamMapper(),
       classify: classifyAnthropicError,
       signal,
+      firstByte: firstByteDeadline('anthropic', this.#options, options),
     });
   }
 

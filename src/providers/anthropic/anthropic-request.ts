@@ -14,6 +14,7 @@ import type {
   ToolSpec,
 } from '../../core/chat.ts';
 import type { ModelInfo } from '../model-catalog.ts';
+import { joinNeighbouringTexts } from '../text-parts.ts';
 import { readAnthropicMetadata } from './anthropic-metadata.ts';
 
 /** Anthropic requires `max_tokens`; this is used when the caller sets none (capped by the model). */
@@ -57,7 +58,8 @@ export function toAnthropicTools(tools: readonly ToolSpec[]): Tool[] {
 /**
  * Converts history. Tool results become `tool_result` blocks in a user turn; consecutive turns
  * of the same role are merged (a tool result and the next user message share one turn, results
- * first, as the API requires).
+ * first, as the API requires). Neighbouring text blocks become one, each former block starting
+ * a line (the model would otherwise read them run together).
  */
 export function toAnthropicMessages(messages: readonly ChatMessage[]): MessageParam[] {
   const converted: Array<{ role: 'user' | 'assistant'; content: ContentBlockParam[] }> = [];
@@ -69,7 +71,13 @@ export function toAnthropicMessages(messages: readonly ChatMessage[]): MessagePa
     if (previous?.role === role) previous.content.push(...content);
     else converted.push({ role, content });
   }
-  return converted;
+  return converted.map(({ role, content }) => ({
+    role,
+    content: joinNeighbouringTexts(content, {
+      textOf: (block) => (block.type === 'text' ? block.text : undefined),
+      withText: (text): TextBlockParam => ({ type: 'text', text }),
+    }),
+  }));
 }
 
 function toBlocks(message: ChatMessage): ContentBlockParam[] {

@@ -1,12 +1,13 @@
 import { GoogleGenAI } from '@google/genai';
 import type { ChatRequest } from '../../core/chat.ts';
-import type { ChatModel } from '../../core/provider.ts';
+import type { ChatModel, StreamCallOptions } from '../../core/provider.ts';
 import type { StreamPart } from '../../core/stream-part.ts';
 import { runModelCheck } from '../model-check.ts';
 import { runProviderStream } from '../provider-stream.ts';
-import type { VendorModelOptions } from '../vendor-model-options.ts';
+import { firstByteDeadline, type VendorModelOptions } from '../vendor-model-options.ts';
 import { classifyGeminiError } from './gemini-error-classifier.ts';
 import { toGeminiRequest } from './gemini-request.ts';
+import { GeminiRetryAfter } from './gemini-retry-after.ts';
 import { GeminiStreamMapper } from './gemini-stream-mapper.ts';
 
 /** The Gemini API (Google AI Studio keys), streamed with `streamGenerateContent?alt=sse`. */
@@ -30,16 +31,25 @@ export class GeminiChatModel implements ChatModel {
     });
   }
 
-  stream(request: ChatRequest, signal: AbortSignal): AsyncIterable<StreamPart> {
+  stream(
+    request: ChatRequest,
+    signal: AbortSignal,
+    options?: StreamCallOptions,
+  ): AsyncIterable<StreamPart> {
     const model = this.#options.catalog.lookup('google', request.model);
+    const retryAfter = new GeminiRetryAfter(this.#options.fetch);
     return runProviderStream({
-      open: (requestSignal) =>
-        this.#client.models.generateContentStream(
-          toGeminiRequest(request, { model, signal: requestSignal }),
-        ),
+      open: (requestSignal) => {
+        const parameters = toGeminiRequest(request, { model, signal: requestSignal });
+        return this.#client.models.generateContentStream({
+          ...parameters,
+          config: { ...parameters.config, httpOptions: { fetch: retryAfter.fetch } },
+        });
+      },
       mapper: new GeminiStreamMapper(),
-      classify: classifyGeminiError,
+      classify: (error) => retryAfter.apply(classifyGeminiError(error)),
       signal,
+      firstByte: firstByteDeadline('google', this.#options, options),
     });
   }
 

@@ -2,6 +2,7 @@ import type { Content, FunctionDeclaration, GenerateContentParameters, Part } fr
 import type { AssistantMessage, ChatMessage, ChatRequest, ToolSpec } from '../../core/chat.ts';
 import type { ModelInfo } from '../model-catalog.ts';
 import { readThoughtSignature } from './gemini-metadata.ts';
+import { joinNeighbouringTexts } from '../text-parts.ts';
 import { toGeminiSchema } from './gemini-schema.ts';
 
 /**
@@ -49,7 +50,11 @@ export function toGeminiTools(tools: readonly ToolSpec[]): FunctionDeclaration[]
   });
 }
 
-/** History as Gemini contents; consecutive turns of one role are merged into one content. */
+/**
+ * History as Gemini contents; consecutive turns of one role are merged into one content, and
+ * neighbouring plain text parts into one text, each former part starting a line (Gemini reads
+ * the parts of a content run together).
+ */
 export function toGeminiContents(messages: readonly ChatMessage[]): Content[] {
   const contents: Array<{ role: 'user' | 'model'; parts: Part[] }> = [];
   for (const message of messages) {
@@ -60,7 +65,16 @@ export function toGeminiContents(messages: readonly ChatMessage[]): Content[] {
     if (previous?.role === role) previous.parts.push(...parts);
     else contents.push({ role, parts });
   }
-  return contents;
+  return contents.map(({ role, parts }) => ({
+    role,
+    parts: joinNeighbouringTexts(parts, { textOf: plainText, withText: (text) => ({ text }) }),
+  }));
+}
+
+/** The text of a part that is nothing but text (not a thought, not signed). */
+function plainText(part: Part): string | undefined {
+  const keys = Object.keys(part);
+  return keys.length === 1 && keys[0] === 'text' ? part.text : undefined;
 }
 
 function toParts(message: ChatMessage): Part[] {

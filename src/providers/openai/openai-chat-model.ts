@@ -1,11 +1,15 @@
 import OpenAI from 'openai';
 import type { ChatRequest } from '../../core/chat.ts';
-import type { ChatModel } from '../../core/provider.ts';
+import type { ChatModel, StreamCallOptions } from '../../core/provider.ts';
 import type { StreamPart } from '../../core/stream-part.ts';
 import { runModelCheck } from '../model-check.ts';
 import { runProviderStream } from '../provider-stream.ts';
 import { sdkLogger } from '../sdk-logger.ts';
-import { DEFAULT_TIMEOUT_MS, type VendorModelOptions } from '../vendor-model-options.ts';
+import {
+  DEFAULT_TIMEOUT_MS,
+  firstByteDeadline,
+  type VendorModelOptions,
+} from '../vendor-model-options.ts';
 import { classifyOpenAIError } from './openai-error-classifier.ts';
 import { toOpenAIRequest } from './openai-request.ts';
 import { OpenAIStreamMapper } from './openai-stream-mapper.ts';
@@ -45,7 +49,11 @@ export class OpenAIChatModel implements ChatModel {
     });
   }
 
-  stream(request: ChatRequest, signal: AbortSignal): AsyncIterable<StreamPart> {
+  stream(
+    request: ChatRequest,
+    signal: AbortSignal,
+    options?: StreamCallOptions,
+  ): AsyncIterable<StreamPart> {
     const model = this.#options.catalog.lookup('openai', request.model);
     const body = toOpenAIRequest(request, { officialApi: this.#officialApi, model });
     return runProviderStream({
@@ -54,6 +62,7 @@ export class OpenAIChatModel implements ChatModel {
       mapper: new OpenAIStreamMapper(),
       classify: classifyOpenAIError,
       signal,
+      firstByte: firstByteDeadline('openai', this.#options, options),
     });
   }
 

@@ -7,6 +7,7 @@ import type {
 } from 'openai/resources/chat/completions';
 import type { ChatMessage, ChatRequest, ImagePart, ToolSpec } from '../../core/chat.ts';
 import type { ModelInfo } from '../model-catalog.ts';
+import { joinNeighbouringTexts, joinTexts } from '../text-parts.ts';
 
 export interface OpenAIRequestOptions {
   /**
@@ -54,22 +55,23 @@ function toOpenAIMessages(message: ChatMessage): ChatCompletionMessageParam[] {
   switch (message.role) {
     case 'user': {
       if (!message.content.some((part) => part.type === 'image')) {
-        const text = message.content
-          .map((part) => (part.type === 'text' ? part.text : ''))
-          .join('');
-        return [{ role: 'user', content: text }];
+        return [{ role: 'user', content: joinTexts(textsOf(message.content)) }];
       }
-      const content: ChatCompletionContentPart[] = message.content.map((part) =>
+      const parts: ChatCompletionContentPart[] = message.content.map((part) =>
         part.type === 'text'
           ? { type: 'text', text: part.text }
           : { type: 'image_url', image_url: { url: imageUrl(part) } },
       );
+      const content = joinNeighbouringTexts(parts, {
+        textOf: (part) => (part.type === 'text' ? part.text : undefined),
+        withText: (text): ChatCompletionContentPart => ({ type: 'text', text }),
+      });
       return [{ role: 'user', content }];
     }
     case 'assistant': {
       // Reasoning is not sent back: chat.completions has no field for it, and DeepSeek-style
       // servers reject `reasoning_content` in history.
-      const text = message.content.map((part) => (part.type === 'text' ? part.text : '')).join('');
+      const text = joinTexts(textsOf(message.content));
       const toolCalls = message.content.flatMap((part) =>
         part.type === 'tool-call'
           ? [
@@ -96,6 +98,12 @@ function toOpenAIMessages(message: ChatMessage): ChatCompletionMessageParam[] {
         content: result.isError ? `Error: ${result.output}` : result.output,
       }));
   }
+}
+
+function textsOf(content: ReadonlyArray<{ type: string; text?: string }>): string[] {
+  return content.flatMap((part) =>
+    part.type === 'text' && part.text !== undefined ? [part.text] : [],
+  );
 }
 
 function imageUrl(image: ImagePart): string {

@@ -7,9 +7,13 @@ export interface FaultTarget {
   times?: number;
 }
 
+/** Statuses `failRoute` can answer with: a flaky edge's 5xx, or a refusal such as 403 50001. */
+export type FailureStatus = 403 | 404 | 500 | 502 | 503 | 504;
+
 export type Fault =
-  | { kind: 'server-error'; status: 500 | 502 | 503 | 504 }
+  | { kind: 'server-error'; status: FailureStatus }
   | { kind: 'refusal'; code: 50001 | 50013 }
+  | { kind: 'malformed'; body: unknown }
   | {
       kind: 'rate-limit-storm';
       retryAfterMs: number;
@@ -25,13 +29,17 @@ interface ActiveFault {
 
 /**
  * Faults a test arms for matching requests: 5xx responses (as a flaky edge would send), 403
- * refusals, 429 storms with any scope, and slow responses. Each fires `times` times, in arming order.
+ * refusals, malformed bodies, 429 storms with any scope, and slow responses. Each fires `times`
+ * times, in arming order.
  */
 export class FaultInjector {
   readonly #faults: ActiveFault[] = [];
 
-  /** Answers matching requests with a 5xx status (discord.js retries these, then throws). */
-  failRoute(target: FaultTarget & { status?: 500 | 502 | 503 | 504 }): void {
+  /**
+   * Answers matching requests with a 5xx status (discord.js retries these, then throws), or a
+   * 403/404 as Discord refuses a read (Missing Access, Unknown Channel).
+   */
+  failRoute(target: FaultTarget & { status?: FailureStatus }): void {
     this.#add(target, { kind: 'server-error', status: target.status ?? 500 });
   }
 
@@ -46,6 +54,14 @@ export class FaultInjector {
   /** 403 50013 Missing Permissions, as when a moderator takes a permission away between writes. */
   forbidRoute(target: FaultTarget): void {
     this.refuseRoute({ ...target, code: 50013 });
+  }
+
+  /**
+   * Answers matching requests with 200 and `body` instead of what the route returns: what a
+   * Discord-compatible server with gaps might send (an object for a list, null fields).
+   */
+  malformRoute(target: FaultTarget & { body: unknown }): void {
+    this.#add(target, { kind: 'malformed', body: target.body });
   }
 
   /** Answers matching requests with 429 and `retry_after`, as a storm of shared or global limits. */

@@ -31,7 +31,12 @@ export function errorReply(
   };
 }
 
-/** An injected 5xx, 403 refusal or 429 storm (delays are applied before replying, never here). */
+/** An injected 5xx, 403 refusal, malformed body or 429 storm (delays are applied before replying, never here). */
+const FAILURE_BODIES: Partial<Record<number, { message: string; code: number }>> = {
+  403: { message: 'Missing Access', code: 50001 },
+  404: { message: 'Unknown Channel', code: 10003 },
+};
+
 export function faultReply(input: {
   fault: Exclude<Fault, { kind: 'delay' }>;
   route: RouteDefinition | undefined;
@@ -43,7 +48,7 @@ export function faultReply(input: {
   if (fault.kind === 'server-error') {
     return {
       status: fault.status,
-      body: { message: `${fault.status}: Server Error`, code: 0 },
+      body: FAILURE_BODIES[fault.status] ?? { message: `${fault.status}: Server Error`, code: 0 },
       headers: {},
       fault: 'server-error',
     };
@@ -58,6 +63,9 @@ export function faultReply(input: {
       headers: {},
       fault: 'refusal',
     };
+  }
+  if (fault.kind === 'malformed') {
+    return { status: 200, body: fault.body, headers: {}, fault: 'malformed' };
   }
   const global = fault.scope === 'global';
   const headers: Record<string, string> = {

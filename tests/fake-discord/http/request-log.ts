@@ -22,7 +22,7 @@ export interface RequestLogEntry {
   endedAt: number;
   durationMs: number;
   /** Set when an injected fault produced or delayed the response. */
-  fault: 'server-error' | 'refusal' | 'rate-limit-storm' | 'delay' | null;
+  fault: 'server-error' | 'refusal' | 'malformed' | 'rate-limit-storm' | 'delay' | null;
 }
 
 /** Every request in arrival order; filters for the common questions tests ask. */

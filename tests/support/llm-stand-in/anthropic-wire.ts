@@ -158,6 +158,8 @@ export function renderAnthropic(script: Script, request: RecordedRequest): Rende
       case 'hold':
         frames.push({ type: 'hold', gate: step.gate });
         break;
+      case 'no-response':
+        break; // answered before rendering: the stand-in never responds
     }
   }
   return { type: 'stream', frames };

@@ -140,6 +140,8 @@ export function renderGemini(script: Script, request: RecordedRequest): Rendered
       case 'hold':
         frames.push({ type: 'hold', gate: step.gate });
         break;
+      case 'no-response':
+        break; // answered before rendering: the stand-in never responds
     }
   }
   return { type: 'stream', frames };

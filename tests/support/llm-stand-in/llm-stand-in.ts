@@ -179,6 +179,10 @@ export class LlmStandIn {
         .end('llm stand-in: no script for this request');
       return;
     }
+    if (script.steps[0]?.type === 'no-response') {
+      await record.settled;
+      return;
+    }
     const rendered = RENDERERS[vendor](script, record);
     if (rendered.type === 'error') {
       response.writeHead(rendered.status, rendered.headers).end(rendered.body);

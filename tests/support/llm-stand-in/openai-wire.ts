@@ -113,6 +113,8 @@ export function renderOpenAI(script: Script, request: RecordedRequest): Rendered
       case 'hold':
         frames.push({ type: 'hold', gate: step.gate });
         break;
+      case 'no-response':
+        break; // answered before rendering: the stand-in never responds
     }
   }
   if (usage !== undefined) frames.push(chunk([], { usage }));

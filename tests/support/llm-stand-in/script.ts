@@ -66,7 +66,12 @@ export type ScriptStep =
   /** Raw bytes written to the stream as they are. */
   | { type: 'raw'; data: string }
   /** Waits until the gate is released (or the client goes away). */
-  | { type: 'hold'; gate: Gate };
+  | { type: 'hold'; gate: Gate }
+  /**
+   * A hung provider: not even the status line is sent, until the client gives up (must be the
+   * only step). A `hold` first, by contrast, starts the response and then goes silent.
+   */
+  | { type: 'no-response' };
 
 export interface Script {
   steps: ScriptStep[];
