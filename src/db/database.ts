@@ -35,7 +35,16 @@ export interface DatabaseHandle {
 export type { InstanceLiveness } from './instance-liveness.ts';
 
 export type DatabaseOptions =
-  | { kind: 'postgres'; url: string; logger: Logger; poolSize?: number; clock?: Clock }
+  | {
+      kind: 'postgres';
+      url: string;
+      logger: Logger;
+      poolSize?: number;
+      /** Paces the re-taking of the liveness lock after a lost connection. */
+      clock?: Clock;
+      /** See LIVENESS_DEFAULTS.peerReconnectGraceMs. */
+      peerReconnectGraceMs?: number;
+    }
   /** `dataDir` undefined keeps the embedded database in memory (tests). */
   | { kind: 'pglite'; dataDir: string | undefined; logger: Logger };
 
@@ -53,6 +62,7 @@ function openPostgres(options: {
   logger: Logger;
   poolSize?: number;
   clock?: Clock;
+  peerReconnectGraceMs?: number;
 }): DatabaseHandle {
   const pool = new pg.Pool({
     connectionString: options.url,
@@ -64,6 +74,15 @@ function openPostgres(options: {
   // An idle client losing its connection must not crash the process; the pool replaces it.
   pool.on('error', (error) => options.logger.warn({ err: error }, 'idle database client failed'));
   const db = drizzleNodePg({ client: pool, schema });
+  const liveness = postgresLiveness({
+    pool,
+    connection: { connectionString: options.url, connectionTimeoutMillis: 10_000 },
+    logger: options.logger,
+    ...(options.clock === undefined ? {} : { clock: options.clock }),
+    ...(options.peerReconnectGraceMs === undefined
+      ? {}
+      : { peerReconnectGraceMs: options.peerReconnectGraceMs }),
+  });
   return {
     db,
     kind: 'postgres',
@@ -80,13 +99,11 @@ function openPostgres(options: {
         lockClient.release();
       }
     },
-    liveness: postgresLiveness({
-      pool,
-      connection: { connectionString: options.url, connectionTimeoutMillis: 10_000 },
-      logger: options.logger,
-      ...(options.clock === undefined ? {} : { clock: options.clock }),
-    }),
-    close: () => pool.end(),
+    liveness,
+    async close() {
+      await liveness.close();
+      await pool.end();
+    },
   };
 }
 

@@ -43,15 +43,27 @@ export interface PostgresLivenessOptions {
   peerReconnectGraceMs?: number;
 }
 
-export function postgresLiveness(options: PostgresLivenessOptions): InstanceLiveness {
+/** `close` releases every lock still held and stops re-taking them (the database is closing). */
+export function postgresLiveness(
+  options: PostgresLivenessOptions,
+): InstanceLiveness & { close(): Promise<void> } {
   const { pool } = options;
   let holder: LockHolder | undefined;
+  const holders = new Set<LockHolder>();
   return {
     async hold(instanceId) {
       const held = new LockHolder({ ...options, clock: options.clock ?? systemClock, instanceId });
       await held.take();
       holder = held;
-      return () => held.release();
+      holders.add(held);
+      return () => {
+        holders.delete(held);
+        return held.release();
+      };
+    },
+    async close() {
+      await Promise.all([...holders].map((held) => held.release()));
+      holders.clear();
     },
     async isAlive(instanceId) {
       const client = await pool.connect();
@@ -147,7 +159,7 @@ class LockHolder {
     this.lost = true;
     this.options.logger.warn(
       { err: error, instanceId: this.options.instanceId },
-      'lost the database connection holding this process\'s liveness lock: taking it again',
+      "lost the database connection holding this process's liveness lock: taking it again",
     );
     void client.end().catch(() => undefined);
     void this.retake();
