@@ -1,9 +1,13 @@
 import type { Clock } from '../core/clock.ts';
 import type { Database } from '../db/database.ts';
+import { retryTransient } from '../db/retry-transient.ts';
 import { addDailyUsage, dailyUsage, utcDay } from '../db/usage-repository.ts';
 
 /** How long another process's spending may go unseen here. */
 export const DAILY_BUDGET_REFRESH_MS = 60_000;
+
+/** How long a turn's usage waits for a database that went away (issue 16.2). */
+export const USAGE_RETRY_MS = 5 * 60_000;
 
 interface Tally {
   day: string;
@@ -18,9 +22,10 @@ interface Tally {
  */
 export class DailyBudget {
   private readonly tallies = new Map<string, Tally>();
-  private readonly options: { db: Database; clock: Clock };
+  private readonly options: { db: Database; clock: Clock; signal?: AbortSignal };
 
-  constructor(options: { db: Database; clock: Clock }) {
+  /** `signal` ends the waiting for an unreachable database (shutdown). */
+  constructor(options: { db: Database; clock: Clock; signal?: AbortSignal }) {
     this.options = options;
   }
 
@@ -36,7 +41,13 @@ export class DailyBudget {
   ): Promise<void> {
     if (usage.inputTokens + usage.outputTokens <= 0) return;
     const now = new Date(this.options.clock.now());
-    await addDailyUsage(this.options.db, { scopeId, at: now, ...usage });
+    // Retried through an outage: a write that committed but whose answer was lost counts
+    // twice, which errs on the side of the budget; losing the tokens would not.
+    await retryTransient(() => addDailyUsage(this.options.db, { scopeId, at: now, ...usage }), {
+      clock: this.options.clock,
+      maxElapsedMs: USAGE_RETRY_MS,
+      ...(this.options.signal === undefined ? {} : { signal: this.options.signal }),
+    });
     const tally = this.tallies.get(scopeId);
     if (tally?.day === utcDay(now)) tally.used += usage.inputTokens + usage.outputTokens;
   }

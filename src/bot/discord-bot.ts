@@ -259,13 +259,20 @@ export class DiscordBot {
 
   private onReady(botUserId: string, botName: string): void {
     const { options } = this;
-    const dailyBudget = new DailyBudget({ db: options.db, clock: options.clock });
+    const dailyBudget = new DailyBudget({
+      db: options.db,
+      clock: options.clock,
+      signal: this.shutdownController.signal,
+    });
     const orchestrator = new StreamOrchestrator({
       journal: new DatabaseTurnJournal({
         db: options.db,
         botUserId,
         botName,
         instanceId: options.instanceId,
+        clock: options.clock,
+        logger: options.logger,
+        signal: this.shutdownController.signal,
       }),
       clock: options.clock,
       random: options.random,

@@ -1,6 +1,7 @@
 import {
   DiscordAPIError,
   RESTJSONErrorCodes,
+  Routes,
   type Client,
   type SendableChannels,
 } from 'discord.js';
@@ -12,7 +13,11 @@ import type {
   GuildSticker,
   MessageTarget,
 } from '../tools/builtin/discord-actions.ts';
-import type { Reminder, ReminderDelivery } from '../tools/reminders/reminder-scheduler.ts';
+import type {
+  Reminder,
+  ReminderDelivery,
+  ReminderDeliveryOptions,
+} from '../tools/reminders/reminder-scheduler.ts';
 
 /** What tools may do on Discord, through the bot's client. Nothing here pings anyone but a reminder's owner. */
 export class DiscordToolActions implements DiscordActions, ReminderDelivery {
@@ -63,14 +68,25 @@ export class DiscordToolActions implements DiscordActions, ReminderDelivery {
     });
   }
 
-  async deliver(reminder: Reminder): Promise<void> {
+  /**
+   * Posts a reminder. Nothing is sent once `signal` aborts, and the send itself is aborted with
+   * it; the claim is confirmed right before the send (see ReminderScheduler).
+   */
+  async deliver(reminder: Reminder, { signal, claim }: ReminderDeliveryOptions): Promise<void> {
     try {
+      signal.throwIfAborted();
       const channel = await this.sendable(reminder.channelId);
-      await channel.send({
-        content: `⏰ <@${reminder.userId}> ${reminder.content}`,
-        reply: { messageReference: reminder.messageId, failIfNotExists: false },
-        // The owner, and only the owner, is pinged: the text came through the model.
-        allowedMentions: { parse: [], users: [reminder.userId], repliedUser: false },
+      await claim.confirm();
+      signal.throwIfAborted();
+      // Through REST rather than channel.send: only the REST call takes an abort signal.
+      await this.client.rest.post(Routes.channelMessages(channel.id), {
+        body: {
+          content: `⏰ <@${reminder.userId}> ${reminder.content}`,
+          message_reference: { message_id: reminder.messageId, fail_if_not_exists: false },
+          // The owner, and only the owner, is pinged: the text came through the model.
+          allowed_mentions: { parse: [], users: [reminder.userId], replied_user: false },
+        },
+        signal,
       });
     } catch (error) {
       if (error instanceof DiscordAPIError && PERMANENT.has(Number(error.code))) {

@@ -10,7 +10,13 @@ import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
 import pg from 'pg';
 import { BotError } from '../core/errors.ts';
+import type { Clock } from '../core/clock.ts';
 import type { Logger } from '../core/logger.ts';
+import {
+  postgresLiveness,
+  singleProcessLiveness,
+  type InstanceLiveness,
+} from './instance-liveness.ts';
 import * as schema from './schema.ts';
 
 /** The one database type every repository takes: the same code runs on PGlite and PostgreSQL. */
@@ -26,23 +32,19 @@ export interface DatabaseHandle {
   close(): Promise<void>;
 }
 
-/**
- * Process liveness without heartbeats. On PostgreSQL each process holds a session advisory
- * lock named after its instance id on a dedicated connection: when the process dies, its
- * connection closes and the lock is gone at once. PGlite is single-process, so every instance
- * but this one is dead.
- */
-export interface InstanceLiveness {
-  /** Marks this process alive until the returned function is called (or it exits). */
-  hold(instanceId: string): Promise<() => Promise<void>>;
-  isAlive(instanceId: string): Promise<boolean>;
-}
-
-/** The advisory-lock namespace of instance liveness ("tomo"). */
-const LIVENESS_LOCK_CLASS = 0x746f6d6f;
+export type { InstanceLiveness } from './instance-liveness.ts';
 
 export type DatabaseOptions =
-  | { kind: 'postgres'; url: string; logger: Logger; poolSize?: number }
+  | {
+      kind: 'postgres';
+      url: string;
+      logger: Logger;
+      poolSize?: number;
+      /** Paces the re-taking of the liveness lock after a lost connection. */
+      clock?: Clock;
+      /** See LIVENESS_DEFAULTS.peerReconnectGraceMs. */
+      peerReconnectGraceMs?: number;
+    }
   /** `dataDir` undefined keeps the embedded database in memory (tests). */
   | { kind: 'pglite'; dataDir: string | undefined; logger: Logger };
 
@@ -55,7 +57,13 @@ export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHa
   return options.kind === 'postgres' ? openPostgres(options) : openPglite(options);
 }
 
-function openPostgres(options: { url: string; logger: Logger; poolSize?: number }): DatabaseHandle {
+function openPostgres(options: {
+  url: string;
+  logger: Logger;
+  poolSize?: number;
+  clock?: Clock;
+  peerReconnectGraceMs?: number;
+}): DatabaseHandle {
   const pool = new pg.Pool({
     connectionString: options.url,
     max: options.poolSize ?? 10,
@@ -66,6 +74,15 @@ function openPostgres(options: { url: string; logger: Logger; poolSize?: number 
   // An idle client losing its connection must not crash the process; the pool replaces it.
   pool.on('error', (error) => options.logger.warn({ err: error }, 'idle database client failed'));
   const db = drizzleNodePg({ client: pool, schema });
+  const liveness = postgresLiveness({
+    pool,
+    connection: { connectionString: options.url, connectionTimeoutMillis: 10_000 },
+    logger: options.logger,
+    ...(options.clock === undefined ? {} : { clock: options.clock }),
+    ...(options.peerReconnectGraceMs === undefined
+      ? {}
+      : { peerReconnectGraceMs: options.peerReconnectGraceMs }),
+  });
   return {
     db,
     kind: 'postgres',
@@ -82,64 +99,11 @@ function openPostgres(options: { url: string; logger: Logger; poolSize?: number 
         lockClient.release();
       }
     },
-    liveness: postgresLiveness(pool),
-    close: () => pool.end(),
-  };
-}
-
-function postgresLiveness(pool: pg.Pool): InstanceLiveness {
-  return {
-    async hold(instanceId) {
-      const client = await pool.connect();
-      try {
-        await client.query('select pg_advisory_lock($1, hashtext($2))', [
-          LIVENESS_LOCK_CLASS,
-          instanceId,
-        ]);
-      } catch (error) {
-        client.release();
-        throw error;
-      }
-      return async () => {
-        await client
-          .query('select pg_advisory_unlock($1, hashtext($2))', [LIVENESS_LOCK_CLASS, instanceId])
-          .catch(() => undefined);
-        client.release();
-      };
+    liveness,
+    async close() {
+      await liveness.close();
+      await pool.end();
     },
-    async isAlive(instanceId) {
-      const client = await pool.connect();
-      try {
-        const result = await client.query<{ taken: boolean }>(
-          'select pg_try_advisory_lock($1, hashtext($2)) as taken',
-          [LIVENESS_LOCK_CLASS, instanceId],
-        );
-        const taken = result.rows[0]?.taken === true;
-        if (taken) {
-          await client.query('select pg_advisory_unlock($1, hashtext($2))', [
-            LIVENESS_LOCK_CLASS,
-            instanceId,
-          ]);
-        }
-        return !taken;
-      } finally {
-        client.release();
-      }
-    },
-  };
-}
-
-function singleProcessLiveness(): InstanceLiveness {
-  const held = new Set<string>();
-  return {
-    hold(instanceId) {
-      held.add(instanceId);
-      return Promise.resolve(() => {
-        held.delete(instanceId);
-        return Promise.resolve();
-      });
-    },
-    isAlive: (instanceId) => Promise.resolve(held.has(instanceId)),
   };
 }
 

@@ -89,14 +89,22 @@ export async function claimDueReminders(db: Database, options: ClaimOptions): Pr
     and(eq(reminders.status, 'pending'), lte(reminders.dueAt, options.now)),
     and(eq(reminders.status, 'claimed'), lte(reminders.claimedAt, options.staleClaimBefore)),
   );
+  // A CTE, not `id in (subquery)`: PostgreSQL may rescan an IN subquery once per outer row, and
+  // each rescan picks another `limit` rows — the batch limit was then ignored. A CTE holding
+  // FOR UPDATE is never inlined, so it runs exactly once.
   const due = db
-    .select({ id: reminders.id })
-    .from(reminders)
-    .where(claimable)
-    .orderBy(asc(reminders.dueAt))
-    .limit(options.limit)
-    .for('update', { skipLocked: true });
+    .$with('due')
+    .as(
+      db
+        .select({ id: reminders.id })
+        .from(reminders)
+        .where(claimable)
+        .orderBy(asc(reminders.dueAt))
+        .limit(options.limit)
+        .for('update', { skipLocked: true }),
+    );
   const rows = await db
+    .with(due)
     .update(reminders)
     .set({
       status: 'claimed',
@@ -104,9 +112,26 @@ export async function claimDueReminders(db: Database, options: ClaimOptions): Pr
       claimedAt: options.now,
       attempts: sql`${reminders.attempts} + 1`,
     })
-    .where(and(inArray(reminders.id, due), claimable))
+    .where(and(inArray(reminders.id, db.select({ id: due.id }).from(due)), claimable))
     .returning();
   return rows.map(fromRow).sort((left, right) => left.dueAt.getTime() - right.dueAt.getTime());
+}
+
+/**
+ * The fence before an irreversible send: true when `claimToken` still holds the reminder, and
+ * then its claim is renewed (`claimedAt = now`), so no other process may take it over for a
+ * whole claim timeout from here. False when the claim was lost (taken over, or released).
+ */
+export async function renewReminderClaim(
+  db: Database,
+  options: { id: string; claimToken: string; now: Date },
+): Promise<boolean> {
+  const rows = await db
+    .update(reminders)
+    .set({ claimedAt: options.now })
+    .where(heldBy(options.id, options.claimToken))
+    .returning({ id: reminders.id });
+  return rows.length > 0;
 }
 
 /** Settles a delivered reminder; false when the claim was lost (another process took it over). */

@@ -59,7 +59,11 @@ export interface AssistantTurnEnd {
   metrics: Record<string, unknown>;
 }
 
-/** The one write at the end of a turn: full text, every message id, final status, metrics. */
+/**
+ * The one write at the end of a turn: full text, every message id, final status, metrics. It
+ * replaces whatever status the row has: a live process's turn failed by a peer that thought it
+ * dead (see failAbandonedTurns) ends up with what was really delivered.
+ */
 export async function finishAssistantTurn(
   db: Database,
   turnId: string,

@@ -10,6 +10,7 @@ import {
   ReminderScheduler,
   type Reminder,
   type ReminderDelivery,
+  type ReminderDeliveryOptions,
 } from '../../src/tools/reminders/reminder-scheduler.ts';
 import { ToolRegistry } from '../../src/tools/tool-registry.ts';
 import { testBackends, type TestDatabase } from '../support/test-database.ts';
@@ -41,6 +42,36 @@ class RecordingDelivery implements ReminderDelivery {
     await Promise.resolve();
     if (this.failWith !== undefined) throw this.failWith;
     this.delivered.push(reminder);
+  }
+}
+
+/**
+ * A delivery that keeps the contract (confirm the claim, then send) but can be made to stall
+ * before it, ignoring its abort signal: a process paused or stuck in a slow channel fetch.
+ */
+class StallingDelivery implements ReminderDelivery {
+  readonly sent: string[];
+  stall = false;
+  readonly stalled: Array<() => void> = [];
+  readonly settled: Array<Promise<unknown>> = [];
+
+  constructor(sent: string[]) {
+    this.sent = sent;
+  }
+
+  deliver(reminder: Reminder, options?: ReminderDeliveryOptions): Promise<void> {
+    const stall = this.stall;
+    const delivering = (async () => {
+      if (stall) await new Promise<void>((resolve) => this.stalled.push(resolve));
+      await options?.claim?.confirm?.();
+      this.sent.push(reminder.id);
+    })();
+    this.settled.push(delivering.catch(() => undefined));
+    return delivering;
+  }
+
+  resume(): void {
+    for (const resume of this.stalled.splice(0)) resume();
   }
 }
 
@@ -198,6 +229,25 @@ describe.each(testBackends())('reminders on $name', (backend) => {
     expect(statuses).toEqual([{ status: 'delivered', count: 40 }]);
   });
 
+  it('claims no more reminders than the batch asks for', async () => {
+    for (let index = 0; index < 10; index += 1) {
+      await setReminder(
+        { message: `batch ${index}`, inMinutes: 1 },
+        { ...CONTEXT, userId: `2500000000000000${String(index).padStart(2, '0')}` },
+      );
+    }
+    const now = new Date(clock.now() + MINUTE);
+    const claim = () =>
+      claimDueReminders(database.db, {
+        now,
+        claimToken: randomUUID(),
+        staleClaimBefore: new Date(now.getTime() - 5 * MINUTE),
+        limit: 3,
+      });
+    expect((await claim()).length).toBe(3);
+    expect((await claim()).length).toBe(3);
+  });
+
   it('hands concurrent claims disjoint sets of reminders', async () => {
     for (let index = 0; index < 30; index += 1) {
       await setReminder(
@@ -219,6 +269,111 @@ describe.each(testBackends())('reminders on $name', (backend) => {
     const ids = claims.flat().map((reminder) => reminder.id);
     expect(ids).toHaveLength(30);
     expect(new Set(ids).size).toBe(30);
+  });
+
+  it('delivers each reminder once while four processes race, two of them stalled past the claim timeout', async () => {
+    for (let index = 0; index < 40; index += 1) {
+      await setReminder(
+        { message: `race ${index}`, inMinutes: 1 },
+        { ...CONTEXT, userId: `2400000000000000${String(index).padStart(2, '0')}` },
+      );
+    }
+    const sent: string[] = [];
+    // Each process has its own clock: a stalled process's time does not move on.
+    const processes = Array.from({ length: 4 }, () => {
+      const own = new ManualClock(clock.now() + MINUTE);
+      const delivery = new StallingDelivery(sent);
+      const instance = new ReminderScheduler({
+        db: database.db,
+        clock: own,
+        delivery,
+        logger: silentLogger,
+        options: { batchSize: 7, claimTimeoutMs: 5 * MINUTE, deliveryTimeoutMs: 30_000 },
+      });
+      return { clock: own, delivery, instance };
+    });
+    const signal = new AbortController().signal;
+    const [stuckA, stuckB, ...healthy] = processes;
+    stuckA!.delivery.stall = true;
+    stuckB!.delivery.stall = true;
+    // The stalled ones claim a batch each and hang in their first delivery.
+    const stalledPasses = [stuckA!, stuckB!].map((stuck) => stuck.instance.deliverDue(signal));
+    await eventually(() => stuckA!.delivery.stalled.length + stuckB!.delivery.stalled.length === 2);
+    const drain = async () => {
+      for (;;) {
+        const claimed = await Promise.all(healthy.map((live) => live.instance.deliverDue(signal)));
+        if (claimed.every((count) => count === 0)) return;
+      }
+    };
+    await drain();
+    expect(sent).toHaveLength(40 - 14);
+    // The healthy processes live on past the claim timeout and take the stalled claims over.
+    for (const live of healthy) await live.clock.advance(5 * MINUTE + 1);
+    await drain();
+    expect(sent).toHaveLength(40);
+    // The stalled processes wake up and go through the rest of their batch: nothing more is sent.
+    stuckA!.delivery.stall = false;
+    stuckB!.delivery.stall = false;
+    stuckA!.delivery.resume();
+    stuckB!.delivery.resume();
+    await Promise.all(stalledPasses);
+    await Promise.all(processes.flatMap((each) => each.delivery.settled));
+    expect(sent).toHaveLength(40);
+    expect(new Set(sent).size).toBe(40);
+    const statuses = await database.rawQuery(
+      sql`select status, count(*)::int as count from reminders group by status`,
+    );
+    expect(statuses).toEqual([{ status: 'delivered', count: 40 }]);
+  });
+
+  it('aborts a delivery at its timeout and moves on even when it ignores the abort', async () => {
+    await setReminder({ message: 'slow', inMinutes: 1 });
+    await clock.advance(MINUTE);
+    const sent: string[] = [];
+    const delivery = new StallingDelivery(sent);
+    delivery.stall = true;
+    let aborted: AbortSignal | undefined;
+    const watching: ReminderDelivery = {
+      deliver(reminder, options) {
+        aborted = options.signal;
+        return delivery.deliver(reminder, options);
+      },
+    };
+    const instance = new ReminderScheduler({
+      db: database.db,
+      clock,
+      delivery: watching,
+      logger: silentLogger,
+      options: { deliveryTimeoutMs: 30_000, retryDelayMs: MINUTE },
+    });
+    const pass = instance.deliverDue(new AbortController().signal);
+    await eventually(() => delivery.stalled.length === 1);
+    expect(aborted?.aborted).toBe(false);
+    await clock.advance(30_000);
+    expect(await pass).toBe(1);
+    expect(aborted?.aborted).toBe(true);
+    const [row] = await database.rawQuery(sql`select status from reminders where content = 'slow'`);
+    expect(row).toEqual({ status: 'pending' }); // released for a retry
+    delivery.resume(); // it wakes up late: its claim is void, it sends nothing
+    await Promise.all(delivery.settled);
+    expect(sent).toEqual([]);
+    delivery.stall = false;
+    await clock.advance(MINUTE);
+    expect(await instance.deliverDue(new AbortController().signal)).toBe(1);
+    expect(sent).toHaveLength(1);
+  });
+
+  it('refuses a delivery timeout longer than half the claim timeout', () => {
+    expect(
+      () =>
+        new ReminderScheduler({
+          db: database.db,
+          clock,
+          delivery: new RecordingDelivery(),
+          logger: silentLogger,
+          options: { deliveryTimeoutMs: 3 * MINUTE, claimTimeoutMs: 5 * MINUTE },
+        }),
+    ).toThrow(/at most half/);
   });
 
   it('takes over a reminder claimed by a process that died, once the claim expires', async () => {

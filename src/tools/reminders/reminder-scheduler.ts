@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import type { Clock } from '../../core/clock.ts';
-import { DeliveryError, isAbortError } from '../../core/errors.ts';
+import { abortError, type Clock } from '../../core/clock.ts';
+import { BotError, DeliveryError, isAbortError } from '../../core/errors.ts';
 import type { Logger } from '../../core/logger.ts';
 import type { Database } from '../../db/database.ts';
 import {
@@ -8,14 +8,34 @@ import {
   markReminderDelivered,
   nextReminderDueAt,
   releaseReminder,
+  renewReminderClaim,
   type Reminder,
 } from '../../db/reminder-repository.ts';
 
 export type { Reminder } from '../../db/reminder-repository.ts';
 
+/** This process no longer holds the reminder's claim: another one took it over. Not sent. */
+export class ReminderClaimLostError extends BotError {
+  constructor(reminderId: string) {
+    super('reminder_claim_lost', `the claim on reminder ${reminderId} was taken over`);
+  }
+}
+
+export interface ReminderDeliveryOptions {
+  /** Aborts at the delivery timeout and at shutdown: stop, and send nothing after it. */
+  signal: AbortSignal;
+  claim: {
+    /**
+     * Call right before the send that cannot be taken back: renews the claim when this process
+     * still holds it, else throws ReminderClaimLostError (and nothing must be sent).
+     */
+    confirm(): Promise<void>;
+  };
+}
+
 /** Posts a due reminder (the bot implements it: a message in the channel mentioning only the user). */
 export interface ReminderDelivery {
-  deliver(reminder: Reminder, signal: AbortSignal): Promise<void>;
+  deliver(reminder: Reminder, options: ReminderDeliveryOptions): Promise<void>;
 }
 
 export interface ReminderSchedulerOptions {
@@ -23,7 +43,7 @@ export interface ReminderSchedulerOptions {
   pollIntervalMs: number;
   /** Reminders claimed per pass. */
   batchSize: number;
-  /** A delivery taking longer is abandoned (and retried). */
+  /** A delivery taking longer is abandoned (and retried). At most half the claim timeout. */
   deliveryTimeoutMs: number;
   /** A claim older than this was left by a dead process and may be taken over. */
   claimTimeoutMs: number;
@@ -44,9 +64,15 @@ export const REMINDER_SCHEDULER_DEFAULTS: ReminderSchedulerOptions = {
 
 /**
  * Delivers due reminders. State lives in the database, so reminders survive restarts; every
- * process may run a scheduler, and the atomic claim makes exactly one of them deliver each
- * reminder. A process that dies mid-delivery leaves a claim that expires and is taken over
- * (at-least-once, never twice while the first holder is alive and within its timeout).
+ * process may run a scheduler, and the atomic claim makes one of them deliver each reminder. A
+ * process that dies mid-delivery leaves a claim that expires and is taken over.
+ *
+ * At most once, by fencing: a delivery confirms its claim (a write that succeeds only with this
+ * claim's token, and renews it) right before it sends, and is abandoned at `deliveryTimeoutMs`
+ * (its signal aborts; the scheduler stops waiting even if it does not). So a slow or stalled
+ * process whose claim was taken over sends nothing, and a takeover can only start a full claim
+ * timeout after the last confirm — well after that send was aborted. What remains: a send
+ * Discord carried out whose answer never came back within the timeout is retried.
  */
 export class ReminderScheduler {
   readonly #db: Database;
@@ -68,6 +94,12 @@ export class ReminderScheduler {
     this.#delivery = options.delivery;
     this.#logger = options.logger;
     this.#options = { ...REMINDER_SCHEDULER_DEFAULTS, ...options.options };
+    if (this.#options.deliveryTimeoutMs * 2 > this.#options.claimTimeoutMs) {
+      throw new BotError(
+        'reminder_options',
+        'deliveryTimeoutMs must be at most half of claimTimeoutMs (a takeover must never meet a live send)',
+      );
+    }
   }
 
   /** Runs until `signal` aborts. Failures of a pass are logged; the loop carries on. */
@@ -112,11 +144,25 @@ export class ReminderScheduler {
     const timeout = new AbortController();
     const stopTimer = new AbortController();
     this.#clock.sleep(this.#options.deliveryTimeoutMs, stopTimer.signal).then(
-      () => timeout.abort(),
+      () => timeout.abort(new BotError('reminder_timeout', 'the reminder delivery timed out')),
       () => undefined,
     );
+    const deliverySignal = AbortSignal.any([signal, timeout.signal]);
+    const claim = {
+      confirm: async (): Promise<void> => {
+        const held = await renewReminderClaim(this.#db, {
+          id: reminder.id,
+          claimToken,
+          now: new Date(this.#clock.now()),
+        });
+        if (!held) throw new ReminderClaimLostError(reminder.id);
+      },
+    };
     try {
-      await this.#delivery.deliver(reminder, AbortSignal.any([signal, timeout.signal]));
+      await untilAborted(
+        this.#delivery.deliver(reminder, { signal: deliverySignal, claim }),
+        deliverySignal,
+      );
       const settled = await markReminderDelivered(this.#db, {
         id: reminder.id,
         claimToken,
@@ -129,7 +175,14 @@ export class ReminderScheduler {
         );
       }
     } catch (error) {
-      if (signal.aborted && isAbortError(error)) return; // shutting down: the claim expires
+      if (error instanceof ReminderClaimLostError) {
+        this.#logger.info(
+          { reminder: reminder.id },
+          'reminder taken over by another process: not sent here',
+        );
+        return;
+      }
+      if (signal.aborted && (isAbortError(error) || error === signal.reason)) return; // shutting down: the claim expires
       const permanent = error instanceof DeliveryError && !error.retryable;
       const giveUp = permanent || reminder.attempts >= this.#options.maxAttempts;
       const retryAt = giveUp
@@ -139,6 +192,7 @@ export class ReminderScheduler {
         { err: error, reminder: reminder.id, attempts: reminder.attempts, giveUp },
         'reminder delivery failed',
       );
+      // Releasing voids the claim token: a delivery that ignored its abort can no longer confirm.
       await releaseReminder(this.#db, {
         id: reminder.id,
         claimToken,
@@ -161,4 +215,27 @@ export class ReminderScheduler {
       .sleep(delay, AbortSignal.any([signal, this.#wake.signal]))
       .catch(() => undefined);
   }
+}
+
+/** Settles with `work`, or rejects as soon as `signal` aborts, whether or not `work` listens. */
+function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(signalError(signal));
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = (): void => reject(signalError(signal));
+    signal.addEventListener('abort', onAbort, { once: true });
+    work.then(
+      (value) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(value);
+      },
+      (error: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(error instanceof Error ? error : new Error(String(error)));
+      },
+    );
+  });
+}
+
+function signalError(signal: AbortSignal): Error {
+  return signal.reason instanceof Error ? signal.reason : abortError(signal);
 }

@@ -1,0 +1,259 @@
+/**
+ * Issue 16 items 2 and 3 against a real PostgreSQL that the test stops and restarts (its own
+ * cluster; skipped with a reason when initdb is absent). Waits in the code under test run on a
+ * manual clock the test drives; only the server's own stop/start take real time.
+ */
+import { randomUUID } from 'node:crypto';
+import pg from 'pg';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { DatabaseTurnJournal } from '../../src/bot/database-turn-journal.ts';
+import { DailyBudget } from '../../src/bot/daily-budget.ts';
+import { openDatabase, type DatabaseHandle } from '../../src/db/database.ts';
+import { ensureScope } from '../../src/db/scope-settings-repository.ts';
+import { failAbandonedTurns } from '../../src/db/turn-recovery.ts';
+import { dailyUsage } from '../../src/db/usage-repository.ts';
+import { ManualClock } from '../../src/stream/testing/manual-clock.ts';
+import type { TurnMetrics } from '../../src/stream/turn-metrics.ts';
+import { findPostgresBinaries, startPgCluster, type PgCluster } from '../support/pg-cluster.ts';
+import { eventually } from '../tools/support/eventually.ts';
+import { recordingLogger, type LogEntry } from '../tools/support/recording-logger.ts';
+
+const available = findPostgresBinaries();
+const SCOPE = '123456789012345678';
+const CHANNEL = '223456789012345678';
+const SECOND = 1_000;
+
+const METRICS = { durationMs: 1, inputTokens: 10, outputTokens: 20 } as unknown as TurnMetrics;
+
+describe.skipIf('skipped' in available)('a PostgreSQL outage (own cluster)', () => {
+  let cluster: PgCluster;
+  const handles: DatabaseHandle[] = [];
+  const uncaught: unknown[] = [];
+  const onUncaught = (error: unknown): void => void uncaught.push(error);
+
+  beforeAll(async () => {
+    process.on('uncaughtException', onUncaught);
+    cluster = await startPgCluster();
+    const setup = await open({ clock: new ManualClock() });
+    await setup.handle.migrate();
+    await ensureScope(setup.handle.db, SCOPE, 'guild');
+  }, 120_000);
+  afterEach(async () => {
+    await cluster.start().catch(() => undefined); // a failed test may have left it stopped
+    for (const handle of handles.splice(0)) await handle.close().catch(() => undefined);
+    expect(uncaught).toEqual([]);
+  });
+  afterAll(async () => {
+    process.removeListener('uncaughtException', onUncaught);
+    await cluster?.dispose();
+  });
+
+  async function open(options: { clock: ManualClock; peerReconnectGraceMs?: number }) {
+    const entries: LogEntry[] = [];
+    const handle = await openDatabase({
+      kind: 'postgres',
+      url: cluster.url,
+      logger: recordingLogger(entries),
+      poolSize: 4,
+      clock: options.clock,
+      ...(options.peerReconnectGraceMs === undefined
+        ? {}
+        : { peerReconnectGraceMs: options.peerReconnectGraceMs }),
+    });
+    handles.push(handle);
+    return { handle, entries };
+  }
+
+  /** Moves the manual clock in steps while the code under test sleeps on it, until `done`. */
+  async function driveClock(clock: ManualClock, done: () => boolean | Promise<boolean>) {
+    await eventually(
+      async () => {
+        if (await done()) return true;
+        if (clock.pendingSleeps().length > 0) await clock.advance(SECOND);
+        return false;
+      },
+      { timeoutMs: 60_000, description: 'the clock-driven wait to end' },
+    );
+  }
+
+  async function query<Row extends pg.QueryResultRow>(text: string, values: unknown[] = []) {
+    const client = new pg.Client({ connectionString: cluster.url });
+    await client.connect();
+    try {
+      return (await client.query<Row>(text, values)).rows;
+    } finally {
+      await client.end();
+    }
+  }
+
+  /** The liveness locks held on the server, by instance id. */
+  async function livenessLocksOf(instanceId: string): Promise<number> {
+    const rows = await query<{ count: number }>(
+      `select count(*)::int as count from pg_locks
+        where locktype = 'advisory' and classid = x'746f6d6f'::int::oid and objsubid = 2
+          and objid::bigint = (hashtext($1)::bigint & 4294967295) and granted`,
+      [instanceId],
+    );
+    return rows[0]?.count ?? 0;
+  }
+
+  async function turnRow(turnId: string) {
+    const rows = await query<{ status: string; content: string; ids: string[] }>(
+      `select status, content, discord_message_ids as ids from conversation_turns where id = $1`,
+      [turnId],
+    );
+    return rows[0];
+  }
+
+  function journalOf(handle: DatabaseHandle, clock: ManualClock, entries: LogEntry[]) {
+    return new DatabaseTurnJournal({
+      db: handle.db,
+      botUserId: 'bot',
+      botName: 'Tomo',
+      instanceId: 'instance-journal',
+      clock,
+      logger: recordingLogger(entries),
+    });
+  }
+
+  async function startTurn(journal: DatabaseTurnJournal): Promise<string> {
+    const turnId = randomUUID();
+    await journal.start({ turnId, scopeId: SCOPE, channelId: CHANNEL, triggerMessageId: turnId });
+    return turnId;
+  }
+
+  it('records a turn whose journal was open across a restart as complete, with its text and message ids', async () => {
+    const clock = new ManualClock();
+    const { handle, entries } = await open({ clock });
+    const journal = journalOf(handle, clock, entries);
+    const turnId = await startTurn(journal);
+
+    await cluster.stop();
+    let finished = false;
+    const finishing = journal
+      .finish(turnId, {
+        content: 'A whole reply the member saw.',
+        discordMessageIds: ['900000000000000001', '900000000000000002'],
+        status: 'complete',
+        metrics: METRICS,
+      })
+      .finally(() => (finished = true));
+    // The first write failed and the reply is held in memory (or, unfixed, the write gave up).
+    await Promise.race([clock.untilSleeping(), finishing]);
+    await cluster.start();
+    await driveClock(clock, () => finished);
+    await finishing;
+
+    expect(await turnRow(turnId)).toEqual({
+      status: 'complete',
+      content: 'A whole reply the member saw.',
+      ids: ['900000000000000001', '900000000000000002'],
+    });
+    expect(entries.map((entry) => entry.message)).toContain(
+      'recorded the end of the turn after the database came back',
+    );
+  }, 60_000);
+
+  it('holds the end of a turn and its token usage through a 30 s outage', async () => {
+    const clock = new ManualClock();
+    const { handle, entries } = await open({ clock });
+    const journal = journalOf(handle, clock, entries);
+    const budget = new DailyBudget({ db: handle.db, clock });
+    const turnId = await startTurn(journal);
+    const usedBefore = await dailyUsage(handle.db, SCOPE, new Date(clock.now()));
+
+    await cluster.stop();
+    const outageStartedAt = clock.now();
+    let settled = 0;
+    const writes = Promise.all([
+      journal
+        .finish(turnId, {
+          content: 'Written during the outage.',
+          discordMessageIds: ['900000000000000003'],
+          status: 'stopped',
+          metrics: METRICS,
+        })
+        .finally(() => (settled += 1)),
+      budget.record(SCOPE, { inputTokens: 100, outputTokens: 23 }).finally(() => (settled += 1)),
+    ]);
+    await driveClock(clock, () => clock.now() - outageStartedAt >= 30 * SECOND);
+    expect(settled).toBe(0);
+    await cluster.start();
+    await driveClock(clock, () => settled === 2);
+    await writes;
+
+    expect(await turnRow(turnId)).toMatchObject({
+      status: 'stopped',
+      content: 'Written during the outage.',
+    });
+    expect(await dailyUsage(handle.db, SCOPE, new Date(clock.now()))).toBe(usedBefore + 123);
+    const retries = entries.filter((entry) => entry.message?.startsWith('database unreachable'));
+    expect(retries.filter((entry) => entry.level === 'warn')).toHaveLength(1);
+  }, 60_000);
+
+  it('takes its liveness lock again after a restart, without an uncaught exception', async () => {
+    const clock = new ManualClock();
+    const { handle, entries } = await open({ clock });
+    const release = await handle.liveness.hold('instance-restarted');
+    const other = await open({ clock });
+    const releaseOther = await other.handle.liveness.hold('instance-other');
+    expect(await livenessLocksOf('instance-restarted')).toBe(1);
+
+    await cluster.restart();
+    expect(await livenessLocksOf('instance-restarted')).toBe(0);
+    await driveClock(
+      clock,
+      async () =>
+        (await livenessLocksOf('instance-restarted')) === 1 &&
+        (await livenessLocksOf('instance-other')) === 1,
+    );
+    expect(entries.map((entry) => entry.message)).toEqual(
+      expect.arrayContaining([
+        "lost the database connection holding this process's liveness lock: taking it again",
+        'liveness lock taken again',
+      ]),
+    );
+    expect(await handle.liveness.isAlive('instance-restarted')).toBe(true);
+
+    await release();
+    await releaseOther();
+    expect(await livenessLocksOf('instance-restarted')).toBe(0);
+    expect(await handle.liveness.isAlive('instance-restarted')).toBe(false);
+  }, 60_000);
+
+  it("never fails a live process's turn around a restart, and fails a dead one's after the grace", async () => {
+    const clock = new ManualClock();
+    const live = await open({ clock, peerReconnectGraceMs: 0 });
+    const journal = new DatabaseTurnJournal({
+      db: live.handle.db,
+      botUserId: 'bot',
+      botName: 'Tomo',
+      instanceId: 'instance-live',
+      clock,
+    });
+    await live.handle.liveness.hold('instance-live');
+    const liveTurn = await startTurn(journal);
+    const deadJournal = new DatabaseTurnJournal({
+      db: live.handle.db,
+      botUserId: 'bot',
+      botName: 'Tomo',
+      instanceId: 'instance-dead',
+    });
+    const deadTurn = await startTurn(deadJournal);
+
+    await cluster.restart();
+    // The live process has not taken its lock again yet: it judges nobody.
+    expect(await failAbandonedTurns(live.handle.db, live.handle.liveness)).toBe(0);
+    // A peer with the default grace does not judge right after the server started.
+    const peer = await open({ clock: new ManualClock() });
+    expect(await failAbandonedTurns(peer.handle.db, peer.handle.liveness)).toBe(0);
+    expect((await turnRow(liveTurn))?.status).toBe('streaming');
+    expect((await turnRow(deadTurn))?.status).toBe('streaming');
+
+    await driveClock(clock, async () => (await livenessLocksOf('instance-live')) === 1);
+    const judge = await open({ clock: new ManualClock(), peerReconnectGraceMs: 0 });
+    expect(await failAbandonedTurns(judge.handle.db, judge.handle.liveness)).toBe(1);
+    expect((await turnRow(liveTurn))?.status).toBe('streaming');
+    expect((await turnRow(deadTurn))?.status).toBe('failed');
+  }, 60_000);
+});
