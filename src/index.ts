@@ -24,7 +24,7 @@ import { ProviderFactory } from './providers/provider-factory.ts';
 import { resolveEncryptionKey } from './security/encryption-key.ts';
 import { SecretBox } from './security/secret-box.ts';
 import { createTools } from './tools/create-tools.ts';
-import { loadMcpConfig, type McpServerConfig } from './tools/mcp/mcp-config.ts';
+import { loadMcpConfig, mcpSecretValues, type McpServerConfig } from './tools/mcp/mcp-config.ts';
 
 /** Housekeeping: fail turns of processes that died, forget old message claims. */
 const MAINTENANCE_INTERVAL_MS = 60_000;
@@ -40,7 +40,7 @@ async function main(): Promise<void> {
   const { config, mcpServers, catalogOverrides } = readSetupOrExit();
   const logger = createLogger({
     level: config.logLevel,
-    secrets: secretValues(config),
+    secrets: [...secretValues(config), ...mcpSecretValues(mcpServers)],
     pretty: process.stdout.isTTY === true,
   });
   installLastResortHandlers(logger);
