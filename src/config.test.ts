@@ -108,6 +108,21 @@ describe('parseConfig', () => {
     expect(config.modelCatalogPath).toBe(path.resolve('./models.json'));
   });
 
+  it('parses BOT_ENCRYPTION_KEY_PREVIOUS as a list of retired keys and names a bad one', () => {
+    const old = [Buffer.alloc(32, 1).toString('base64'), Buffer.alloc(32, 2).toString('base64')];
+    const config = parseConfig({
+      DISCORD_TOKEN: 't',
+      BOT_ENCRYPTION_KEY: KEY,
+      BOT_ENCRYPTION_KEY_PREVIOUS: ` ${old[0]} , ${old[1]} `,
+    });
+    expect(config.previousEncryptionKeys.map((key) => key.toString('base64'))).toEqual(old);
+    expect(parseConfig({ DISCORD_TOKEN: 't' }).previousEncryptionKeys).toEqual([]);
+    expect(
+      problemsOf({ DISCORD_TOKEN: 't', BOT_ENCRYPTION_KEY_PREVIOUS: `${old[0]},too-short` }),
+    ).toEqual([expect.stringMatching(/^BOT_ENCRYPTION_KEY_PREVIOUS must be a comma-separated/)]);
+    expect(secretValues(config)).toEqual(expect.arrayContaining(old));
+  });
+
   it('lists every secret so the logger can scrub it', () => {
     const config = parseConfig({
       DISCORD_TOKEN: 'discord-token-value',

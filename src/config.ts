@@ -16,6 +16,8 @@ export interface Config {
   dataDir: string;
   /** 32-byte key; undefined means "generate or load one under DATA_DIR" (embedded database only). */
   encryptionKey: Buffer | undefined;
+  /** Retired keys (BOT_ENCRYPTION_KEY_PREVIOUS): they only open values sealed before a rotation. */
+  previousEncryptionKeys: readonly Buffer[];
   defaultProvider: ProviderId;
   defaultModel: string | undefined;
   providerKeys: Record<ProviderId, string | undefined>;
@@ -71,6 +73,10 @@ const environmentSchema = z.object({
   BOT_ENCRYPTION_KEY: optionalText.refine(
     (value) => value === undefined || decodeKey(value) !== undefined,
     `must be ${ENCRYPTION_KEY_BYTES} bytes encoded as base64 (generate one: openssl rand -base64 32)`,
+  ),
+  BOT_ENCRYPTION_KEY_PREVIOUS: optionalText.refine(
+    (value) => value === undefined || splitList(value).every((key) => decodeKey(key) !== undefined),
+    `must be a comma-separated list of ${ENCRYPTION_KEY_BYTES}-byte base64 keys (the keys used before BOT_ENCRYPTION_KEY)`,
   ),
   DEFAULT_PROVIDER: optionalText.refine(
     (value) => value === undefined || (PROVIDER_IDS as readonly string[]).includes(value),
@@ -165,6 +171,9 @@ export function parseConfig(environment: Environment): Config {
     dataDir: path.resolve(values.DATA_DIR ?? './data'),
     encryptionKey:
       values.BOT_ENCRYPTION_KEY === undefined ? undefined : decodeKey(values.BOT_ENCRYPTION_KEY),
+    previousEncryptionKeys: splitList(values.BOT_ENCRYPTION_KEY_PREVIOUS ?? '').flatMap(
+      (key) => decodeKey(key) ?? [],
+    ),
     defaultProvider:
       (values.DEFAULT_PROVIDER as ProviderId | undefined) ??
       inferDefaultProvider(providerKeys, providerBaseUrls),
@@ -222,6 +231,7 @@ export function secretValues(config: Config): string[] {
     config.discordToken,
     ...Object.values(config.providerKeys),
     config.encryptionKey?.toString('base64'),
+    ...config.previousEncryptionKeys.map((key) => key.toString('base64')),
     databasePassword(config.databaseUrl),
   ];
   return secrets.filter((secret): secret is string => secret !== undefined && secret.length >= 6);

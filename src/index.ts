@@ -11,6 +11,7 @@ import { loadConfig, processEnvironment, secretValues, type Config } from './con
 import { systemClock } from './core/clock.ts';
 import { BotError, ConfigError } from './core/errors.ts';
 import type { Logger } from './core/logger.ts';
+import { resealApiKeys } from './db/api-key-reseal.ts';
 import { pruneClaims } from './db/claim-repository.ts';
 import { openDatabase, pingDatabase, type DatabaseHandle } from './db/database.ts';
 import { failAbandonedTurns } from './db/turn-recovery.ts';
@@ -23,7 +24,7 @@ import { ProviderFactory } from './providers/provider-factory.ts';
 import { resolveEncryptionKey } from './security/encryption-key.ts';
 import { SecretBox } from './security/secret-box.ts';
 import { createTools } from './tools/create-tools.ts';
-import { loadMcpConfig, type McpServerConfig } from './tools/mcp/mcp-config.ts';
+import { loadMcpConfig, mcpSecretValues, type McpServerConfig } from './tools/mcp/mcp-config.ts';
 
 /** Housekeeping: fail turns of processes that died, forget old message claims. */
 const MAINTENANCE_INTERVAL_MS = 60_000;
@@ -39,7 +40,7 @@ async function main(): Promise<void> {
   const { config, mcpServers, catalogOverrides } = readSetupOrExit();
   const logger = createLogger({
     level: config.logLevel,
-    secrets: secretValues(config),
+    secrets: [...secretValues(config), ...mcpSecretValues(mcpServers)],
     pretty: process.stdout.isTTY === true,
   });
   installLastResortHandlers(logger);
@@ -52,6 +53,7 @@ async function main(): Promise<void> {
   try {
     const secretBox = new SecretBox(
       resolveEncryptionKey({ configured: config.encryptionKey, dataDir: config.dataDir, logger }),
+      config.previousEncryptionKeys,
     );
     const database = await openConfiguredDatabase(config, logger);
     cleanup.push(() => database.close());
@@ -64,6 +66,8 @@ async function main(): Promise<void> {
         { turns: abandoned },
         'marked turns left streaming by a stopped process as failed',
       );
+
+    resealInBackground({ database, secretBox, config, logger, cleanup });
 
     const metrics = new MetricsRegistry();
     const client = createDiscordClient({
@@ -140,6 +144,29 @@ async function main(): Promise<void> {
     await closeAll();
     process.exitCode = 1;
   }
+}
+
+/** After a key rotation: stored API keys move to the current key while the bot runs. */
+function resealInBackground(options: {
+  database: DatabaseHandle;
+  secretBox: SecretBox;
+  config: Config;
+  logger: Logger;
+  cleanup: Array<() => Promise<unknown>>;
+}): void {
+  const { logger } = options;
+  const stop = new AbortController();
+  options.cleanup.push(() => Promise.resolve(stop.abort()));
+  resealApiKeys({
+    db: options.database.db,
+    box: options.secretBox,
+    defaultProvider: options.config.defaultProvider,
+    logger,
+    signal: stop.signal,
+  }).catch((error: unknown) => {
+    if (!stop.signal.aborted)
+      logger.warn({ err: error }, 'resealing stored API keys failed; it runs again at next start');
+  });
 }
 
 async function runMaintenance(database: DatabaseHandle, logger: Logger): Promise<void> {

@@ -137,7 +137,12 @@ export class TurnRunner {
       model = this.options.providers.resolve({
         provider: settings.provider,
         model: settings.model,
-        apiKey: openApiKey(this.options.secretBox, settings),
+        apiKey: openApiKey({
+          box: this.options.secretBox,
+          settings,
+          // A key belongs to one vendor: it is opened only for the one the scope resolves to.
+          provider: this.options.providers.target(settings).provider,
+        }),
       });
     } catch (error) {
       await postFailureNotice({

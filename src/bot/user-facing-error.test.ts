@@ -52,6 +52,9 @@ describe('describeFailure', () => {
     expect(describeFailure(new SecretError('wrong_key', 'x'), 'en').text).toContain(
       '/config apikey',
     );
+    const otherVendor = describeFailure(new SecretError('wrong_provider', 'x'), 'ja').text;
+    expect(otherVendor).toContain('別のAIプロバイダー');
+    expect(otherVendor).toContain('/config apikey');
   });
 
   it('uses the message of a user-facing error with its parameters, and hides anything else', () => {

@@ -26,6 +26,13 @@ export function describeFailure(error: unknown, locale: Locale): UserFacingFailu
   return { incidentId, text, retryable };
 }
 
+/** A stored key that cannot be used: another encryption key, or another provider's key. */
+export function secretErrorKey(error: SecretError): MessageKey {
+  return error.code === 'secret_wrong_provider'
+    ? 'error.secret_wrong_provider'
+    : 'error.secret_unreadable';
+}
+
 function classify(error: unknown): {
   key: MessageKey;
   params: Readonly<Record<string, string | number>>;
@@ -39,7 +46,7 @@ function classify(error: unknown): {
     return { key: 'error.delivery', params: {}, retryable: true };
   }
   if (error instanceof SecretError)
-    return { key: 'error.secret_unreadable', params: {}, retryable: true };
+    return { key: secretErrorKey(error), params: {}, retryable: true };
   if (error instanceof UserFacingError && isMessageKey(error.messageKey)) {
     return { key: error.messageKey, params: error.params, retryable: error.retryable };
   }

@@ -29,6 +29,8 @@ export interface DatabaseHandle {
   migrate(): Promise<void>;
   /** Which bot processes are running, for recovering the turns of one that died. */
   readonly liveness: InstanceLiveness;
+  /** The embedded database's files as a gzipped tarball (PGlite's dumpDataDir; backups). */
+  dumpDataDir?(): Promise<Blob>;
   close(): Promise<void>;
 }
 
@@ -46,7 +48,13 @@ export type DatabaseOptions =
       peerReconnectGraceMs?: number;
     }
   /** `dataDir` undefined keeps the embedded database in memory (tests). */
-  | { kind: 'pglite'; dataDir: string | undefined; logger: Logger };
+  | {
+      kind: 'pglite';
+      dataDir: string | undefined;
+      logger: Logger;
+      /** A dumpDataDir tarball to start an empty data directory from (restore). */
+      loadDataDir?: Blob;
+    };
 
 export const MIGRATIONS_FOLDER = fileURLToPath(new URL('../../migrations', import.meta.url));
 
@@ -116,12 +124,16 @@ const PGLITE_START_PARAMS = [...PGlite.defaultStartParams, '-c', 'shared_buffers
 async function openPglite(options: {
   dataDir: string | undefined;
   logger: Logger;
+  loadDataDir?: Blob;
 }): Promise<DatabaseHandle> {
   const releaseLock =
     options.dataDir === undefined ? () => undefined : lockDataDir(options.dataDir);
   let client: PGlite;
   try {
-    const pgliteOptions = { startParams: PGLITE_START_PARAMS };
+    const pgliteOptions = {
+      startParams: PGLITE_START_PARAMS,
+      ...(options.loadDataDir === undefined ? {} : { loadDataDir: options.loadDataDir }),
+    };
     client =
       options.dataDir === undefined
         ? new PGlite(pgliteOptions)
@@ -137,6 +149,7 @@ async function openPglite(options: {
     kind: 'pglite',
     migrate: () => migratePglite(db, { migrationsFolder: MIGRATIONS_FOLDER }),
     liveness: singleProcessLiveness(),
+    dumpDataDir: () => client.dumpDataDir('gzip'),
     async close() {
       await client.close();
       releaseLock();

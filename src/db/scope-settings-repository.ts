@@ -6,6 +6,7 @@ import {
   type ScopeKind,
   type ScopeSettings,
 } from '../core/settings.ts';
+import { openSealedApiKey, sealApiKey } from '../security/api-key-seal.ts';
 import type { SecretBox } from '../security/secret-box.ts';
 import type { Database } from './database.ts';
 import { scopes, scopeSettings } from './schema.ts';
@@ -82,22 +83,42 @@ export async function updateScopeSettingsIfUnchanged(
   return row === undefined ? undefined : fromRow(row);
 }
 
-/** Seals and stores a scope's API key (or clears it with undefined). The plain key is never stored. */
+/**
+ * Seals and stores a scope's API key for the provider it belongs to (or clears it with
+ * undefined). The plain key is never stored.
+ */
 export async function storeApiKey(
   db: Database,
-  box: SecretBox,
-  scope: { id: string; kind: ScopeKind },
-  apiKey: string | undefined,
+  options: {
+    box: SecretBox;
+    scope: { id: string; kind: ScopeKind };
+    key: { apiKey: string; provider: ProviderId } | undefined;
+  },
 ): Promise<ScopeSettings> {
-  const apiKeyCiphertext = apiKey === undefined ? null : box.seal(apiKey, apiKeyContext(scope.id));
+  const { box, scope, key } = options;
+  const apiKeyCiphertext =
+    key === undefined ? null : sealApiKey(box, { scopeId: scope.id, ...key });
   return upsertColumns(db, scope, { apiKeyCiphertext });
 }
 
-/** The scope's plain API key, or undefined when none is stored. Throws SecretError on a wrong key. */
-export function openApiKey(box: SecretBox, settings: ScopeSettings): string | undefined {
+/**
+ * The scope's plain API key for `provider` (the provider the scope resolves to), or undefined
+ * when none is stored. @throws SecretError when it cannot be opened or belongs to another
+ * provider.
+ */
+export function openApiKey(options: {
+  box: SecretBox;
+  settings: ScopeSettings;
+  provider: ProviderId;
+}): string | undefined {
+  const { box, settings, provider } = options;
   return settings.apiKeyCiphertext === undefined
     ? undefined
-    : box.open(settings.apiKeyCiphertext, apiKeyContext(settings.scopeId));
+    : openSealedApiKey(box, {
+        scopeId: settings.scopeId,
+        provider,
+        stored: settings.apiKeyCiphertext,
+      });
 }
 
 /** Creates or changes a scope's settings row and bumps its version: the one write path. */
@@ -117,11 +138,6 @@ async function upsertColumns(
     .returning();
   if (row === undefined) throw new Error('settings upsert returned no row');
   return fromRow(row);
-}
-
-/** Binds a sealed key to its scope: copied into another scope's row, it will not open. */
-function apiKeyContext(scopeId: string): string {
-  return `scope:${scopeId}:api_key`;
 }
 
 function fromRow(row: SettingsRow): ScopeSettings {

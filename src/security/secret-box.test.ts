@@ -51,6 +51,14 @@ describe('SecretBox', () => {
     expect(rotated.needsReseal(rotated.seal('sk-new', 'c'))).toBe(false);
   });
 
+  it('tells which key sealed a value without opening it', () => {
+    const oldKey = SecretBox.generateKey();
+    const rotated = new SecretBox(SecretBox.generateKey(), [oldKey]);
+    expect(rotated.sealedWith(rotated.seal('a', 'c'))).toBe('current');
+    expect(rotated.sealedWith(new SecretBox(oldKey).seal('a', 'c'))).toBe('previous');
+    expect(rotated.sealedWith(box.seal('a', 'c'))).toBe('unknown');
+  });
+
   it('refuses keys of the wrong length', () => {
     expect(() => new SecretBox(Buffer.alloc(16))).toThrow(SecretError);
   });

@@ -86,8 +86,17 @@ export class SecretBox {
 
   /** True when the value was sealed with a retired key and should be resealed. */
   needsReseal(sealed: string): boolean {
+    return this.sealedWith(sealed) !== 'current';
+  }
+
+  /**
+   * Which of this box's keys sealed a value, by its key id (nothing is decrypted):
+   * `previous` opens with a retired key and should be resealed; `unknown` opens with none.
+   */
+  sealedWith(sealed: string): 'current' | 'previous' | 'unknown' {
     const id = Buffer.from(sealed, 'base64').subarray(1, 1 + SecretBox.KEY_ID_BYTES);
-    return !id.equals(this.current.id);
+    if (id.equals(this.current.id)) return 'current';
+    return this.keysById.has(id.toString('hex')) ? 'previous' : 'unknown';
   }
 }
 

@@ -38,19 +38,46 @@ describe.each(testBackends())('scope settings on $name', (backend) => {
   });
 
   it('stores an API key that is not readable in the table and round-trips through the box', async () => {
-    await storeApiKey(database.db, box, GUILD, API_KEY);
+    await storeApiKey(database.db, {
+      box,
+      scope: GUILD,
+      key: { apiKey: API_KEY, provider: 'openai' },
+    });
     const rows = await database.rawQuery(sql`select * from scope_settings`);
     const stored = JSON.stringify(rows);
     expect(stored).not.toContain(API_KEY);
     expect(stored).not.toContain(Buffer.from(API_KEY).toString('base64'));
     const settings = await loadScopeSettings(database.db, GUILD.id);
-    expect(openApiKey(box, settings)).toBe(API_KEY);
+    expect(openApiKey({ box, settings, provider: 'openai' })).toBe(API_KEY);
+  });
+
+  it('refuses to open a key for another provider than the one it was stored for', async () => {
+    const settings = await loadScopeSettings(database.db, GUILD.id);
+    expect(() => openApiKey({ box, settings, provider: 'anthropic' })).toThrow(
+      expect.objectContaining({ code: 'secret_wrong_provider' }),
+    );
+    // The provider in the stored value is authenticated: rewriting it breaks the seal.
+    const relabelled = {
+      ...settings,
+      apiKeyCiphertext: settings.apiKeyCiphertext?.replace(/^openai:/, 'anthropic:'),
+    };
+    expect(() => openApiKey({ box, settings: relabelled, provider: 'anthropic' })).toThrow(
+      expect.objectContaining({ code: 'secret_tampered' }),
+    );
+  });
+
+  it('still opens a key stored before the provider was recorded', () => {
+    const legacy = {
+      ...defaultScopeSettings(GUILD.id),
+      apiKeyCiphertext: box.seal(API_KEY, `scope:${GUILD.id}:api_key`),
+    };
+    expect(openApiKey({ box, settings: legacy, provider: 'google' })).toBe(API_KEY);
   });
 
   it('refuses to open a key with the wrong encryption key instead of returning garbage', async () => {
     const settings = await loadScopeSettings(database.db, GUILD.id);
     const otherBox = new SecretBox(SecretBox.generateKey());
-    expect(() => openApiKey(otherBox, settings)).toThrow(SecretError);
+    expect(() => openApiKey({ box: otherBox, settings, provider: 'openai' })).toThrow(SecretError);
   });
 
   it('refuses a sealed key copied into another scope', async () => {
@@ -59,7 +86,7 @@ describe.each(testBackends())('scope settings on $name', (backend) => {
       ...(await loadScopeSettings(database.db, DM_USER.id)),
       apiKeyCiphertext: guild.apiKeyCiphertext,
     };
-    expect(() => openApiKey(box, stolen)).toThrow(SecretError);
+    expect(() => openApiKey({ box, settings: stolen, provider: 'openai' })).toThrow(SecretError);
   });
 
   it('keeps DM settings apart from guild settings and bumps the version on change', async () => {
@@ -80,7 +107,7 @@ describe.each(testBackends())('scope settings on $name', (backend) => {
 
   it('resets every setting and the key in one write that still bumps the version', async () => {
     const scope = { id: '323456789012345678', kind: 'guild' as const };
-    await storeApiKey(database.db, box, scope, API_KEY);
+    await storeApiKey(database.db, { box, scope, key: { apiKey: API_KEY, provider: 'google' } });
     const changed = await updateScopeSettings(database.db, scope, {
       provider: 'anthropic',
       personaName: 'Mika',

@@ -122,7 +122,7 @@ describe('fetch_url', () => {
   it('returns the readable text of a page (test-only loopback allowance for the first hop)', async () => {
     expect(await fetchUrl(`${origin}/page`)).toEqual({
       ok: true,
-      output: `URL: ${origin}/page\nStatus: 200\nTitle: Loopback & friends\n\nHello\n\nThis is the test page.`,
+      output: `URL: ${origin}/page\nStatus: 200\nTitle: Loopback & friends\n\n# Hello\n\nThis is the test page.`,
     });
     expect(await fetchUrl(`${origin}/gzip`)).toMatchObject({
       output: containing('This is the test page.'),

@@ -25,6 +25,8 @@ const en = {
     'No AI provider key is set up here yet. An admin can add one with `/config apikey`.',
   'error.secret_unreadable':
     "This server's stored API key can't be read (the bot's encryption key changed). An admin can set it again with `/config apikey`.",
+  'error.secret_wrong_provider':
+    "This server's stored API key was saved for a different AI provider than the one it uses now, so I won't send it. An admin can set it again with `/config apikey`.",
   'error.incident': 'Incident `{incident}`',
   'error.delivery':
     "Discord didn't accept part of my reply, so it is incomplete. Please try again.",
@@ -81,6 +83,8 @@ const ja: Record<MessageKey, string> = {
     'AIプロバイダーのキーがまだ設定されていません。管理者が `/config apikey` で追加できます。',
   'error.secret_unreadable':
     '保存されたAPIキーを読み取れません（ボットの暗号化キーが変わりました）。管理者が `/config apikey` で再設定してください。',
+  'error.secret_wrong_provider':
+    '保存されたAPIキーは、現在使っているものとは別のAIプロバイダー用なので送信しません。管理者が `/config apikey` で再設定してください。',
   'error.incident': 'インシデント `{incident}`',
   'error.delivery':
     'Discord が返信の一部を受け付けなかったため、返信が途中までになっています。もう一度お試しください。',

@@ -3,7 +3,7 @@ import type { Clock } from '../../core/clock.ts';
 import { ToolError } from '../../core/errors.ts';
 import { capText } from '../tool-call-summary.ts';
 import { defineTool, type ToolDefinition } from '../tool-definition.ts';
-import { htmlToText } from './html-to-text.ts';
+import { readablePage } from './readable-page.ts';
 import { safeFetch, type FetchLimits, type HostResolver } from './safe-fetch.ts';
 
 export interface FetchUrlLimits extends FetchLimits {
@@ -70,7 +70,9 @@ export function createFetchUrlTool(options: {
       }
       const raw = decode(page.body, page.contentType);
       const isHtml = HTML_TYPES.test(mediaType) || (mediaType === '' && /<html[\s>]/i.test(raw));
-      const { title, text } = isHtml ? htmlToText(raw) : { title: undefined, text: raw.trim() };
+      const { title, text } = isHtml
+        ? readablePage(raw, { url: page.url, maxChars: limits.maxChars * 2 })
+        : { title: undefined, text: raw.trim() };
       const header = [
         `URL: ${page.url}`,
         `Status: ${page.status}`,

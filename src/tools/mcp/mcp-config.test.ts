@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigError } from '../../core/errors.ts';
-import { parseMcpConfig } from './mcp-config.ts';
+import { mcpSecretValues, parseMcpConfig } from './mcp-config.ts';
 import { matching } from '../../../tests/tools/support/matchers.ts';
 
 const options = {
@@ -51,6 +51,7 @@ describe('parseMcpConfig', () => {
         cwd: '/etc/bot/servers',
         enabledByDefault: false,
         timeoutMs: undefined,
+        secrets: ['/home/bot'],
       },
       {
         name: 'search',
@@ -59,8 +60,33 @@ describe('parseMcpConfig', () => {
         headers: { Authorization: 'Bearer tok-123' },
         enabledByDefault: true,
         timeoutMs: 10_000,
+        secrets: ['tok-123'],
       },
     ]);
+  });
+
+  it('hands every value filled from the environment to the log redaction', () => {
+    const servers = parseMcpConfig(
+      {
+        mcpServers: {
+          search: {
+            url: 'https://mcp.example.com/mcp?key=${SEARCH_TOKEN}',
+            headers: { Authorization: 'Bearer ${LONG_TOKEN}' },
+          },
+          files: {
+            command: 'node',
+            args: ['${HOME}', '--level=${LEVEL}'],
+            env: { TOKEN: '${LONG_TOKEN}' },
+          },
+        },
+      },
+      {
+        ...options,
+        environment: { ...options.environment, LONG_TOKEN: 'ghp_0123456789abcdef', LEVEL: '2' },
+      },
+    );
+    // "2" is too short to scrub safely; the rest are scrubbed, each once.
+    expect(mcpSecretValues(servers)).toEqual(['tok-123', 'ghp_0123456789abcdef', '/home/bot']);
   });
 
   it('names the server and the key of every problem', () => {

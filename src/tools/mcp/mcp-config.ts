@@ -18,6 +18,11 @@ interface CommonServerConfig {
   enabledByDefault: boolean;
   /** Per-call timeout of its tools; the registry's default when undefined. */
   timeoutMs: number | undefined;
+  /**
+   * Every value filled in from `${NAME}`: tokens live there, so the logger scrubs them and the
+   * server's stderr is redacted of them.
+   */
+  secrets?: readonly string[];
 }
 
 export interface StdioServerConfig extends CommonServerConfig {
@@ -37,6 +42,9 @@ export interface HttpServerConfig extends CommonServerConfig {
 export type McpServerConfig = StdioServerConfig | HttpServerConfig;
 
 export type Environment = Readonly<Record<string, string | undefined>>;
+
+/** Shorter values are too likely to be ordinary words or numbers (as in config.secretValues). */
+const MIN_SECRET_LENGTH = 6;
 
 /** Server names become tool-name prefixes (`<server>__<tool>`), so they are short and plain. */
 const SERVER_NAME = /^[a-zA-Z0-9](?:[a-zA-Z0-9-]|_(?!_)){0,29}$/;
@@ -106,7 +114,8 @@ export function parseMcpConfig(
       );
       continue;
     }
-    const expand = expander(options.environment, at, problems);
+    const secrets: string[] = [];
+    const expand = expander({ environment: options.environment, at, problems, secrets });
     if (isHttp) {
       const parsed = httpSchema.safeParse(entry);
       if (!parsed.success) {
@@ -128,6 +137,7 @@ export function parseMcpConfig(
         ),
         enabledByDefault: parsed.data.enabledByDefault ?? false,
         timeoutMs: parsed.data.timeoutMs,
+        secrets,
       });
       continue;
     }
@@ -157,23 +167,39 @@ export function parseMcpConfig(
           : path.resolve(options.baseDirectory, parsed.data.cwd),
       enabledByDefault: parsed.data.enabledByDefault ?? false,
       timeoutMs: parsed.data.timeoutMs,
+      secrets,
     });
   }
   if (problems.length > 0) throw new ConfigError(problems);
   return servers;
 }
 
-/** Replaces `${NAME}` with the environment's value; a missing one is a problem, not "". */
-function expander(environment: Environment, at: string[], problems: string[]) {
+/** The values the logger must scrub: everything filled from `${NAME}`, long enough to match. */
+export function mcpSecretValues(servers: readonly McpServerConfig[]): string[] {
+  const values = servers.flatMap((server) => server.secrets ?? []);
+  return [...new Set(values)].filter((value) => value.length >= MIN_SECRET_LENGTH);
+}
+
+/**
+ * Replaces `${NAME}` with the environment's value (remembered in `secrets`); a missing one is
+ * a problem, not "".
+ */
+function expander(options: {
+  environment: Environment;
+  at: string[];
+  problems: string[];
+  secrets: string[];
+}) {
   return (value: string, key: string): string =>
     value.replace(/\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g, (_match, variable: string) => {
-      const replacement = environment[variable];
+      const replacement = options.environment[variable];
       if (replacement === undefined) {
-        problems.push(
-          `MCP_CONFIG ${[...at, key].join('.')}: the environment variable ${variable} is not set`,
+        options.problems.push(
+          `MCP_CONFIG ${[...options.at, key].join('.')}: the environment variable ${variable} is not set`,
         );
         return '';
       }
+      options.secrets.push(replacement);
       return replacement;
     });
 }

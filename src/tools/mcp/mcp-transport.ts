@@ -5,6 +5,7 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { Logger } from '../../core/logger.ts';
 import type { McpServerConfig } from './mcp-config.ts';
+import { ServerStderr } from './server-stderr.ts';
 
 /** A fresh transport for one connection attempt (a stdio server is a new child process). */
 export function createMcpTransport(config: McpServerConfig, logger: Logger): Transport {
@@ -22,11 +23,9 @@ export function createMcpTransport(config: McpServerConfig, logger: Logger): Tra
     cwd: config.cwd,
     stderr: 'pipe',
   });
-  transport.stderr?.on('data', (chunk: Buffer) => {
-    for (const line of chunk.toString('utf8').split('\n')) {
-      if (line.trim() !== '') logger.debug({ line: line.slice(0, 2_000) }, 'MCP server stderr');
-    }
-  });
+  const stderr = new ServerStderr({ logger, secrets: config.secrets ?? [] });
+  transport.stderr?.on('data', (chunk: Buffer) => stderr.push(chunk));
+  transport.stderr?.on('end', () => stderr.flush());
   return transport;
 }
 

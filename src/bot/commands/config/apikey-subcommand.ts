@@ -147,7 +147,11 @@ async function storeCheckedKey(
     throw new CommandRefusal(text.get(locale, 'refused_auth', params));
   if (!verification.ok && verification.kind === 'model')
     throw new CommandRefusal(text.get(locale, 'refused_model', params));
-  const settings = await storeApiKey(services.db, services.secretBox, context.scope, key);
+  const settings = await storeApiKey(services.db, {
+    box: services.secretBox,
+    scope: context.scope,
+    key: { apiKey: key, provider: verification.provider },
+  });
   services.settings.store(settings);
   context.logger.info({ fields: ['apiKey'], verified: verification.ok }, 'settings changed');
   await respond(
@@ -172,7 +176,11 @@ async function clearKey(
     await respond(interaction, text.get(locale, 'not_set'));
     return;
   }
-  const settings = await storeApiKey(services.db, services.secretBox, context.scope, undefined);
+  const settings = await storeApiKey(services.db, {
+    box: services.secretBox,
+    scope: context.scope,
+    key: undefined,
+  });
   services.settings.store(settings);
   context.logger.info({ fields: ['apiKey'] }, 'settings changed');
   const fallback = services.providers.fallbackKeySource(

@@ -5,6 +5,7 @@ import type { ProviderId } from '../../../core/provider.ts';
 import type { ModelChoice } from '../../../providers/provider-factory.ts';
 import type { Locale } from '../../i18n/locale.ts';
 import { isMessageKey, translate } from '../../i18n/messages.ts';
+import { secretErrorKey } from '../../user-facing-error.ts';
 import { CommandRefusal } from '../command-replies.ts';
 import type { CommandServices } from '../slash-command.ts';
 
@@ -50,8 +51,9 @@ async function serverLists(
 }
 
 /**
- * The scope's own key, opened for a check. A key sealed under another encryption key cannot
- * be opened: the admin is told to set it again, as a failed reply would tell them.
+ * The scope's own key, opened for a check. A key sealed under another encryption key, or
+ * stored for another provider, cannot be opened: the admin is told to set it again, as a
+ * failed reply would tell them.
  */
 export function openScopeKey(
   services: CommandServices,
@@ -59,10 +61,11 @@ export function openScopeKey(
   locale: Locale,
 ): string | undefined {
   try {
-    return openApiKey(services.secretBox, settings);
+    const { provider } = services.providers.target(settings);
+    return openApiKey({ box: services.secretBox, settings, provider });
   } catch (error) {
     if (error instanceof SecretError)
-      throw new CommandRefusal(translate(locale, 'error.secret_unreadable'));
+      throw new CommandRefusal(translate(locale, secretErrorKey(error)));
     throw error;
   }
 }

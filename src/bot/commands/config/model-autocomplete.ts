@@ -68,7 +68,12 @@ export class ModelAutocomplete {
     try {
       const settings = await services.settings.get(scope.id);
       const ids = await services.providers.listServerModels(
-        { provider, model: undefined, apiKey: openApiKey(services.secretBox, settings) },
+        {
+          provider,
+          model: undefined,
+          // Refused (→ the catalogue) when the scope's key is another provider's.
+          apiKey: openApiKey({ box: services.secretBox, settings, provider }),
+        },
         { signal: new AbortController().signal, timeoutMs: SERVER_MODEL_LIST_TIMEOUT_MS },
       );
       if (ids === undefined || ids.length === 0) return undefined;

@@ -65,7 +65,11 @@ export const providerSubcommand: ConfigSubcommand = {
     });
     const keyRemoved = changed && settings.apiKeyCiphertext !== undefined;
     if (keyRemoved) {
-      settings = await storeApiKey(services.db, services.secretBox, context.scope, undefined);
+      settings = await storeApiKey(services.db, {
+        box: services.secretBox,
+        scope: context.scope,
+        key: undefined,
+      });
       services.settings.store(settings);
     }
     const { modelId } = services.providers.target(settings);

@@ -175,4 +175,23 @@ describe('doctorReport', () => {
     expect(report.find((line) => line.text.includes('search'))?.text).toContain('ここでは無効');
     expect(report.some((line) => line.text.includes('secret'))).toBe(false);
   });
+
+  it('warns while stored keys wait for a reseal or open with no key, and is silent after', () => {
+    const database = () =>
+      doctorReport({ ...healthy, storedKeys: { pending: 3, unreadable: 1 } }, 'en')[2]!.lines;
+    expect(database()).toEqual([
+      expect.objectContaining({ status: 'ok' }),
+      { status: 'warn', text: containing('3 stored API keys are still sealed under a previous') },
+      { status: 'warn', text: containing('1 stored API keys open with no configured') },
+    ]);
+    const clean = doctorReport({ ...healthy, storedKeys: { pending: 0, unreadable: 0 } }, 'ja');
+    expect(clean[2]!.lines).toHaveLength(1);
+  });
+
+  it('says a key stored for another provider must be set again', () => {
+    expect(lines({ ...healthy, provider: { kind: 'key-other-provider' } })).toContainEqual({
+      status: 'fail',
+      text: containing('another provider'),
+    });
+  });
 });

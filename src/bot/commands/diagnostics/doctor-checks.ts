@@ -1,6 +1,7 @@
 import { GatewayIntentBits, PermissionFlagsBits } from 'discord.js';
 import type { ProviderErrorKind } from '../../../core/errors.ts';
 import type { ProviderId } from '../../../core/provider.ts';
+import type { StoredKeyAudit } from '../../../db/api-key-reseal.ts';
 import type { ProviderCheck } from '../../../providers/provider-factory.ts';
 import type { McpServerState } from '../../../tools/mcp/mcp-server-connection.ts';
 import type { Locale } from '../../i18n/locale.ts';
@@ -25,8 +26,11 @@ export interface DoctorFacts {
   provider:
     | { kind: 'checked'; result: ProviderCheck; scopeKind: 'guild' | 'dm' }
     | { kind: 'not-admin' }
-    | { kind: 'key-unreadable' };
+    | { kind: 'key-unreadable' }
+    | { kind: 'key-other-provider' };
   mcp: ReadonlyArray<{ state: McpServerState; enabledHere: boolean }>;
+  /** Stored API keys across the bot after a key rotation (gathered for admins only). */
+  storedKeys?: StoredKeyAudit;
 }
 
 const REQUIRED_INTENTS = ['Guilds', 'GuildMessages', 'MessageContent', 'DirectMessages'] as const;
@@ -51,7 +55,10 @@ export function doctorReport(facts: DoctorFacts, locale: Locale): DoctorSection[
   return [
     { title: text.get(locale, 'gateway'), lines: intentLines(facts.intents, locale) },
     { title: text.get(locale, 'permissions'), lines: permissionLines(facts.permissions, locale) },
-    { title: text.get(locale, 'database'), lines: [databaseLine(facts.database, locale)] },
+    {
+      title: text.get(locale, 'database'),
+      lines: [databaseLine(facts.database, locale), ...storedKeyLines(facts.storedKeys, locale)],
+    },
     { title: text.get(locale, 'provider'), lines: providerLines(facts.provider, locale) },
     { title: text.get(locale, 'mcp'), lines: mcpLines(facts.mcp, locale) },
   ];
@@ -97,11 +104,26 @@ function databaseLine(database: DoctorFacts['database'], locale: Locale): CheckL
     : { status: 'ok', text: text.get(locale, 'databaseOk', { ms }) };
 }
 
+/** Silent when every stored key is sealed under the current encryption key. */
+function storedKeyLines(audit: StoredKeyAudit | undefined, locale: Locale): CheckLine[] {
+  if (audit === undefined) return [];
+  const lines: CheckLine[] = [];
+  if (audit.pending > 0)
+    lines.push({ status: 'warn', text: text.get(locale, 'keysPending', { count: audit.pending }) });
+  if (audit.unreadable > 0) {
+    const count = audit.unreadable;
+    lines.push({ status: 'warn', text: text.get(locale, 'keysUnreadable', { count }) });
+  }
+  return lines;
+}
+
 function providerLines(provider: DoctorFacts['provider'], locale: Locale): CheckLine[] {
   if (provider.kind === 'not-admin')
     return [{ status: 'info', text: text.get(locale, 'keyNotAdmin') }];
   if (provider.kind === 'key-unreadable')
     return [{ status: 'fail', text: text.get(locale, 'keyUnreadable') }];
+  if (provider.kind === 'key-other-provider')
+    return [{ status: 'fail', text: text.get(locale, 'keyOtherProvider') }];
   const { result } = provider;
   const params = {
     provider: PROVIDER_NAMES[result.provider],

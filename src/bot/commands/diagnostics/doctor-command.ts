@@ -7,6 +7,7 @@ import {
 } from 'discord.js';
 import { SecretError } from '../../../core/errors.ts';
 import type { ScopeSettings } from '../../../core/settings.ts';
+import { auditStoredApiKeys, type StoredKeyAudit } from '../../../db/api-key-reseal.ts';
 import { pingDatabase } from '../../../db/database.ts';
 import { openApiKey } from '../../../db/scope-settings-repository.ts';
 import { holdsPermission } from '../command-access.ts';
@@ -45,9 +46,10 @@ export function doctorCommand(): SlashCommand {
     async execute(interaction, context) {
       await deferIfSlow(interaction);
       const settings = await context.services.settings.get(context.scope.id);
-      const [database, provider] = await Promise.all([
+      const [database, provider, storedKeys] = await Promise.all([
         checkDatabase(context),
         checkProvider(interaction, context, settings),
+        auditKeys(interaction, context),
       ]);
       const facts: DoctorFacts = {
         intents: new IntentsBitField(interaction.client.options.intents).bitfield,
@@ -61,6 +63,7 @@ export function doctorCommand(): SlashCommand {
         database,
         provider,
         mcp: mcpServers(context, settings),
+        storedKeys,
       };
       const sections = doctorReport(facts, context.locale);
       context.logger.info({ worst: worstOf(sections) }, 'doctor');
@@ -87,6 +90,20 @@ async function checkDatabase(context: CommandContext): Promise<DoctorFacts['data
   }
 }
 
+/** Whether a key rotation left stored keys behind; admins only, like the live provider check. */
+async function auditKeys(
+  interaction: ChatInputCommandInteraction,
+  context: CommandContext,
+): Promise<StoredKeyAudit | undefined> {
+  if (!holdsPermission(interaction, context, 'ManageGuild')) return undefined;
+  try {
+    return await auditStoredApiKeys(context.services.db, context.services.secretBox);
+  } catch (error) {
+    context.logger.warn({ err: error }, 'doctor: stored key audit failed');
+    return undefined;
+  }
+}
+
 async function checkProvider(
   interaction: ChatInputCommandInteraction,
   context: CommandContext,
@@ -95,8 +112,11 @@ async function checkProvider(
   if (!holdsPermission(interaction, context, 'ManageGuild')) return { kind: 'not-admin' };
   let apiKey: string | undefined;
   try {
-    apiKey = openApiKey(context.services.secretBox, settings);
+    const { provider } = context.services.providers.target(settings);
+    apiKey = openApiKey({ box: context.services.secretBox, settings, provider });
   } catch (error) {
+    if (error instanceof SecretError && error.code === 'secret_wrong_provider')
+      return { kind: 'key-other-provider' };
     if (error instanceof SecretError) return { kind: 'key-unreadable' };
     throw error;
   }

@@ -22,6 +22,10 @@ export const doctorText = commandText({
     databaseSlow: 'Answers, but slowly ({ms} ms): check the database server’s load.',
     databaseDown:
       'Does not answer: check `DATABASE_URL` and the database server; my logs say more.',
+    keysPending:
+      '{count} stored API keys are still sealed under a previous encryption key: I reseal them at start. Keep `BOT_ENCRYPTION_KEY_PREVIOUS` until this line is gone.',
+    keysUnreadable:
+      '{count} stored API keys open with no configured encryption key: restore the old key in `BOT_ENCRYPTION_KEY_PREVIOUS`, or those servers must set theirs again.',
     keyOk: '{provider} accepts {whose}.',
     keyMissing: 'No API key for {provider}: an admin can add one with `/config apikey`.',
     keyRejected: '{provider} rejects {whose}: set a working one with `/config apikey`.',
@@ -29,6 +33,8 @@ export const doctorText = commandText({
       '{provider} says {whose} is out of credit or quota: check billing, or set another with `/config apikey`.',
     keyUnreadable:
       'The stored key cannot be read (my encryption key changed): set it again with `/config apikey`.',
+    keyOtherProvider:
+      'The stored key was saved for another provider, so it is not sent: set it again with `/config apikey`.',
     keyUnchecked: 'Could not check {provider} ({reason}): try again in a minute.',
     keyNotAdmin: 'Checked live only for members with **Manage Server**.',
     whoseScope: 'this server’s key',
@@ -73,6 +79,10 @@ export const doctorText = commandText({
     databaseSlow: '応答が遅い（{ms} ms）：データベースサーバーの負荷を確認してください。',
     databaseDown:
       '応答なし：`DATABASE_URL` とデータベースサーバーを確認してください。詳細はログにあります。',
+    keysPending:
+      '{count} 件の保存済みAPIキーがまだ以前の暗号化キーで封印されています：起動時に再封印します。この行が消えるまで `BOT_ENCRYPTION_KEY_PREVIOUS` を残してください。',
+    keysUnreadable:
+      '{count} 件の保存済みAPIキーは、設定されたどの暗号化キーでも開けません：古いキーを `BOT_ENCRYPTION_KEY_PREVIOUS` に戻すか、該当サーバーで再設定してください。',
     keyOk: '{provider} は{whose}を受け付けています。',
     keyMissing: '{provider} のAPIキーがありません：管理者が `/config apikey` で追加できます。',
     keyRejected:
@@ -81,6 +91,8 @@ export const doctorText = commandText({
       '{provider} によると{whose}のクレジットまたは利用枠が尽きています：請求設定を確認するか `/config apikey` で別のキーを設定してください。',
     keyUnreadable:
       '保存されたキーを読み取れません（暗号化キーが変わりました）：`/config apikey` で再設定してください。',
+    keyOtherProvider:
+      '保存されたキーは別のプロバイダー用なので送信しません：`/config apikey` で再設定してください。',
     keyUnchecked: '{provider} を確認できませんでした（{reason}）：少し待ってからもう一度どうぞ。',
     keyNotAdmin: 'ライブ確認は **サーバー管理** 権限を持つメンバーのみです。',
     whoseScope: 'このサーバーのキー',
