@@ -44,6 +44,13 @@ export class ChannelTurnScheduler<T> {
     return this.channels.get(channelId)?.pending.length ?? 0;
   }
 
+  /** Channels with a turn in progress, and triggers waiting behind them (for the metrics). */
+  load(): { live: number; queued: number } {
+    let queued = 0;
+    for (const state of this.channels.values()) queued += state.pending.length;
+    return { live: this.channels.size, queued };
+  }
+
   isBusy(channelId: string): boolean {
     return this.channels.has(channelId);
   }

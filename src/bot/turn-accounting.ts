@@ -1,17 +1,17 @@
 import type { Logger } from '../core/logger.ts';
-import type { MetricsRegistry } from '../metrics/metrics-registry.ts';
+import type { BotMetrics } from '../core/metrics.ts';
 import type { ResolvedModel } from '../providers/provider-factory.ts';
 import type { TurnOutcome } from '../stream/stream-orchestrator.ts';
 import type { DailyBudget } from './daily-budget.ts';
 
 /**
- * After a turn: its tokens count against the scope's daily budget, the Prometheus counters
- * move, and the one info line of the turn is logged (latency, usage, finish reason).
+ * After a turn: its tokens count against the scope's daily budget, the metrics move, and the
+ * one info line of the turn is logged (latency, usage, finish reason).
  */
 export async function accountTurn(
   options: {
     dailyBudget: DailyBudget;
-    metrics: MetricsRegistry | undefined;
+    metrics: BotMetrics;
     logger: Logger;
   },
   turn: { scopeId: string; outcome: TurnOutcome; model: ResolvedModel },
@@ -22,28 +22,15 @@ export async function accountTurn(
   await options.dailyBudget
     .record(scopeId, { inputTokens: metrics.inputTokens, outputTokens: metrics.outputTokens })
     .catch((error: unknown) => logger.warn({ err: error }, 'could not record token usage'));
-  const labels = { provider: model.provider, status: outcome.status };
-  options.metrics?.increment('bot_turns_total', 'Turns by provider and final status', labels);
-  options.metrics?.increment(
-    'bot_tokens_total',
-    'Tokens spent',
-    { direction: 'input' },
-    metrics.inputTokens,
-  );
-  options.metrics?.increment(
-    'bot_tokens_total',
-    'Tokens spent',
-    { direction: 'output' },
-    metrics.outputTokens,
-  );
-  if (metrics.timeToFirstTokenMs !== null) {
-    options.metrics?.observe(
-      'bot_first_token_ms',
-      'Time to first token',
-      metrics.timeToFirstTokenMs,
-      { provider: model.provider },
-    );
-  }
+  options.metrics.turnFinished({
+    provider: model.provider,
+    model: model.modelId,
+    status: outcome.status,
+    timeToFirstTokenMs: metrics.timeToFirstTokenMs,
+    durationMs: metrics.durationMs,
+    inputTokens: metrics.inputTokens,
+    outputTokens: metrics.outputTokens,
+  });
   logger.info(
     {
       turnId: outcome.turnId,

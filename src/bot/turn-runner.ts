@@ -3,12 +3,12 @@ import type { ChatRequest } from '../core/chat.ts';
 import type { Clock } from '../core/clock.ts';
 import { ProviderError } from '../core/errors.ts';
 import type { Logger } from '../core/logger.ts';
+import type { BotMetrics } from '../core/metrics.ts';
 import type { ScopeSettings } from '../core/settings.ts';
 import type { ToolContext, ToolExecutor } from '../core/tool.ts';
 import type { Database } from '../db/database.ts';
 import { openApiKey } from '../db/scope-settings-repository.ts';
 import { recordUserTurn } from '../db/turn-repository.ts';
-import type { MetricsRegistry } from '../metrics/metrics-registry.ts';
 import type { ProviderFactory, ResolvedModel } from '../providers/provider-factory.ts';
 import type { SecretBox } from '../security/secret-box.ts';
 import { buildStopAcknowledgementRequest } from '../stream/stop-acknowledgement.ts';
@@ -29,6 +29,7 @@ import type { Trigger } from './trigger.ts';
 import { buildRequest, prepareTurn } from './turn-context.ts';
 import { notConfigured, postFailureNotice } from './failure-notice.ts';
 import { accountTurn } from './turn-accounting.ts';
+import { timeStop } from './stop-latency.ts';
 
 /** Context-overflow retries, each with one more of the oldest history entries dropped (seed 004). */
 const MAX_OVERFLOW_RETRIES = 3;
@@ -61,7 +62,7 @@ export interface TurnRunnerOptions {
   dailyBudget: DailyBudget;
   clock: Clock;
   logger: Logger;
-  metrics: MetricsRegistry | undefined;
+  metrics: BotMetrics;
   botUserId: string;
   download: Download;
   /** Aborted at shutdown: live turns stop and are recorded. */
@@ -222,6 +223,7 @@ export class TurnRunner {
       turnId: options.turnId,
       requesterId: options.requesterId,
     });
+    const stopTimer = timeStop({ ...this.options, signal: live.signal });
     const sink = new DiscordSink({
       target: options.place.target,
       budgets: this.options.budgets,
@@ -250,6 +252,7 @@ export class TurnRunner {
       });
     } finally {
       live.end();
+      stopTimer();
     }
   }
 

@@ -11,6 +11,7 @@ import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
 import pg from 'pg';
 import { BotError } from '../core/errors.ts';
 import type { Logger } from '../core/logger.ts';
+import { timePgliteQueries, timeQueries, type QueryObserver } from './query-timing.ts';
 import * as schema from './schema.ts';
 
 /** The one database type every repository takes: the same code runs on PGlite and PostgreSQL. */
@@ -42,9 +43,9 @@ export interface InstanceLiveness {
 const LIVENESS_LOCK_CLASS = 0x746f6d6f;
 
 export type DatabaseOptions =
-  | { kind: 'postgres'; url: string; logger: Logger; poolSize?: number }
+  | { kind: 'postgres'; url: string; logger: Logger; poolSize?: number; onQuery?: QueryObserver }
   /** `dataDir` undefined keeps the embedded database in memory (tests). */
-  | { kind: 'pglite'; dataDir: string | undefined; logger: Logger };
+  | { kind: 'pglite'; dataDir: string | undefined; logger: Logger; onQuery?: QueryObserver };
 
 export const MIGRATIONS_FOLDER = fileURLToPath(new URL('../../migrations', import.meta.url));
 
@@ -55,7 +56,12 @@ export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHa
   return options.kind === 'postgres' ? openPostgres(options) : openPglite(options);
 }
 
-function openPostgres(options: { url: string; logger: Logger; poolSize?: number }): DatabaseHandle {
+function openPostgres(options: {
+  url: string;
+  logger: Logger;
+  poolSize?: number;
+  onQuery?: QueryObserver;
+}): DatabaseHandle {
   const pool = new pg.Pool({
     connectionString: options.url,
     max: options.poolSize ?? 10,
@@ -65,6 +71,8 @@ function openPostgres(options: { url: string; logger: Logger; poolSize?: number 
   });
   // An idle client losing its connection must not crash the process; the pool replaces it.
   pool.on('error', (error) => options.logger.warn({ err: error }, 'idle database client failed'));
+  const { onQuery } = options;
+  if (onQuery !== undefined) pool.on('connect', (client) => timeQueries(client, onQuery));
   const db = drizzleNodePg({ client: pool, schema });
   return {
     db,
@@ -152,6 +160,7 @@ const PGLITE_START_PARAMS = [...PGlite.defaultStartParams, '-c', 'shared_buffers
 async function openPglite(options: {
   dataDir: string | undefined;
   logger: Logger;
+  onQuery?: QueryObserver;
 }): Promise<DatabaseHandle> {
   const releaseLock =
     options.dataDir === undefined ? () => undefined : lockDataDir(options.dataDir);
@@ -163,6 +172,7 @@ async function openPglite(options: {
         ? new PGlite(pgliteOptions)
         : new PGlite(path.resolve(options.dataDir), pgliteOptions);
     await client.waitReady;
+    if (options.onQuery !== undefined) timePgliteQueries(client, options.onQuery);
   } catch (error) {
     releaseLock();
     throw new BotError('database_open', 'could not open the embedded database', { cause: error });

@@ -5,7 +5,7 @@ import { TypingAllowance } from './typing-allowance.ts';
 describe('TypingAllowance', () => {
   it('allows its rate per second across the process and refills with time', async () => {
     const clock = new ManualClock();
-    const allowance = new TypingAllowance(clock, 3);
+    const allowance = new TypingAllowance(clock, { perSecond: 3 });
     expect([1, 2, 3, 4].map(() => allowance.tryTake())).toEqual([true, true, true, false]);
     await clock.advance(340);
     expect(allowance.tryTake()).toBe(true);
