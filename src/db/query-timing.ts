@@ -29,14 +29,23 @@ export function timeQueries(target: Queryable, observe: QueryObserver): void {
   const original = target.query.bind(target) as (...args: unknown[]) => unknown;
   const timed = (...args: unknown[]): unknown => {
     const startedAt = performance.now();
+    const report = (ok: boolean): void =>
+      observe({
+        operation: queryOperation(args[0]),
+        durationMs: performance.now() - startedAt,
+        ok,
+      });
+    const callback = args.at(-1);
+    if (typeof callback === 'function') {
+      // pg's Pool runs its queries through the callback form.
+      args[args.length - 1] = (error: unknown, ...results: unknown[]): unknown => {
+        report(error === null || error === undefined);
+        return (callback as (...values: unknown[]) => unknown)(error, ...results);
+      };
+      return original(...args);
+    }
     const result = original(...args);
     if (result instanceof Promise) {
-      const report = (ok: boolean): void =>
-        observe({
-          operation: queryOperation(args[0]),
-          durationMs: performance.now() - startedAt,
-          ok,
-        });
       result.then(
         () => report(true),
         () => report(false),

@@ -14,3 +14,16 @@ describe('TypingAllowance', () => {
     expect([1, 2, 3, 4].map(() => allowance.tryTake())).toEqual([true, true, true, false]);
   });
 });
+
+describe('TypingAllowance skips', () => {
+  it('reports each typing call it skips, and only those', () => {
+    const clock = new ManualClock();
+    let skipped = 0;
+    const allowance = new TypingAllowance(clock, {
+      perSecond: 2,
+      onSkipped: () => (skipped += 1),
+    });
+    expect([1, 2, 3, 4].map(() => allowance.tryTake())).toEqual([true, true, false, false]);
+    expect(skipped).toBe(2);
+  });
+});
