@@ -74,7 +74,7 @@ describe('compose.yaml', () => {
 
   it('keeps data in a named volume and mounts the optional operator files', () => {
     expect(bot).toMatch(/- bot-data:\/data/);
-    expect(compose).toMatch(/^volumes:\n(?:  .*\n)*  bot-data:/m);
+    expect(compose).toMatch(/^volumes:\n(?: {2}.*\n)* {2}bot-data:/m);
     expect(bot).toMatch(/MCP_CONFIG: \$\{MCP_CONFIG:\+\/config\/mcp\.json\}/);
     expect(bot).toMatch(/- \$\{MCP_CONFIG:-\/dev\/null\}:\/config\/mcp\.json:ro/);
     expect(bot).toMatch(/MODEL_CATALOG: \$\{MODEL_CATALOG:\+\/config\/models\.json\}/);
