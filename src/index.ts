@@ -14,6 +14,7 @@ import type { Logger } from './core/logger.ts';
 import { pruneClaims } from './db/claim-repository.ts';
 import { openDatabase, pingDatabase, type DatabaseHandle } from './db/database.ts';
 import { failAbandonedTurns } from './db/turn-recovery.ts';
+import { prettyLogs } from './log-privacy.ts';
 import { createLogger } from './logger.ts';
 import { PrometheusMetrics } from './metrics/prometheus-metrics.ts';
 import { startMetricsServer } from './metrics/metrics-server.ts';
@@ -40,10 +41,7 @@ async function main(): Promise<void> {
   const logger = createLogger({
     level: config.logLevel,
     secrets: secretValues(config),
-    pretty:
-      config.logFormat === undefined
-        ? process.stdout.isTTY === true
-        : config.logFormat === 'pretty',
+    pretty: prettyLogs(config.logFormat, process.stdout.isTTY === true),
   });
   installLastResortHandlers(logger);
   const instanceId = randomUUID();
