@@ -38,6 +38,21 @@ describe('ChannelTurnScheduler', () => {
     expect(scheduler.isBusy('c')).toBe(false);
   });
 
+  it('reports its load: busy channels and the triggers waiting in them', async () => {
+    const { scheduler, finishTurn } = harness();
+    const coalesce = { policy: 'coalesce' as const, depth: 3 };
+    expect(scheduler.load()).toEqual({ live: 0, queued: 0 });
+    scheduler.submit('a', 'm1', coalesce);
+    scheduler.submit('b', 'm2', coalesce);
+    await settle();
+    scheduler.submit('a', 'm3', coalesce);
+    scheduler.submit('a', 'm4', coalesce);
+    expect(scheduler.load()).toEqual({ live: 2, queued: 2 });
+    await finishTurn();
+    await finishTurn();
+    expect(scheduler.load()).toEqual({ live: 1, queued: 0 });
+  });
+
   it('queues one turn per trigger up to the depth, then rejects', async () => {
     const { scheduler, batches, finishTurn } = harness();
     const queue = { policy: 'queue' as const, depth: 2 };
