@@ -34,13 +34,17 @@ describe('parseConfig', () => {
       BOT_OWNER_IDS: '123456789012345678,nope',
       OPENAI_BASE_URL: 'localhost:11434',
       LOG_LEVEL: 'verbose',
+      LOG_FORMAT: 'xml',
+      METRICS_HOST: 'not a host!',
     });
     expect(problems.map((problem) => problem.split(' ')[0]).sort()).toEqual([
       'BOT_ENCRYPTION_KEY',
       'BOT_OWNER_IDS',
       'DEFAULT_PROVIDER',
       'DEV_GUILD_ID',
+      'LOG_FORMAT',
       'LOG_LEVEL',
+      'METRICS_HOST',
       'METRICS_PORT',
       'OPENAI_BASE_URL',
     ]);
@@ -64,6 +68,19 @@ describe('parseConfig', () => {
       ownerIds: [],
     });
     expect(config.dataDir).toBe(path.resolve('./data'));
+  });
+
+  it('binds metrics to loopback and picks the log format by terminal unless told', () => {
+    const defaults = parseConfig({ DISCORD_TOKEN: 't' });
+    expect(defaults.metricsHost).toBe('127.0.0.1');
+    expect(defaults.logFormat).toBeUndefined();
+    const set = parseConfig({
+      DISCORD_TOKEN: 't',
+      METRICS_HOST: '0.0.0.0',
+      METRICS_PORT: '0',
+      LOG_FORMAT: 'json',
+    });
+    expect(set).toMatchObject({ metricsHost: '0.0.0.0', metricsPort: 0, logFormat: 'json' });
   });
 
   it('treats an OpenAI base URL without a key as a local OpenAI-compatible server', () => {

@@ -1,4 +1,5 @@
 import { existsSync, readFileSync } from 'node:fs';
+import { isIP } from 'node:net';
 import path from 'node:path';
 import { parseEnv } from 'node:util';
 import { z } from 'zod';
@@ -26,8 +27,13 @@ export interface Config {
   /** A JSON file of model catalogue overrides (context window, capabilities, default models). */
   modelCatalogPath: string | undefined;
   logLevel: LogLevel;
+  /** undefined: pretty on a terminal, JSON otherwise. */
+  logFormat: LogFormat | undefined;
   devGuildId: string | undefined;
+  /** 0 picks a free port (logged). */
   metricsPort: number | undefined;
+  /** The address /metrics and /healthz bind to; loopback unless the operator opens it. */
+  metricsHost: string;
   ownerIds: readonly string[];
   /** How long SIGTERM lets live replies finish before stopping them. */
   shutdownGraceMs: number;
@@ -37,6 +43,9 @@ export const DEFAULT_SHUTDOWN_GRACE_MS = 15_000;
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
+export const LOG_FORMATS = ['pretty', 'json'] as const;
+export type LogFormat = (typeof LOG_FORMATS)[number];
+export const DEFAULT_METRICS_HOST = '127.0.0.1';
 
 export const DEFAULT_DISCORD_API_URL = 'https://discord.com/api';
 const SNOWFLAKE = /^\d{17,20}$/;
@@ -95,13 +104,21 @@ const environmentSchema = z.object({
     (value) => value === undefined || (LOG_LEVELS as readonly string[]).includes(value),
     `must be one of ${LOG_LEVELS.join(', ')}`,
   ),
+  LOG_FORMAT: optionalText.refine(
+    (value) => value === undefined || (LOG_FORMATS as readonly string[]).includes(value),
+    `must be one of ${LOG_FORMATS.join(', ')}`,
+  ),
   DEV_GUILD_ID: optionalText.refine(
     (value) => value === undefined || SNOWFLAKE.test(value),
     'must be a Discord server id (17–20 digits)',
   ),
   METRICS_PORT: optionalText.refine(
     (value) => value === undefined || isPort(value),
-    'must be a port number between 1 and 65535',
+    'must be a port number between 0 (any free port) and 65535',
+  ),
+  METRICS_HOST: optionalText.refine(
+    (value) => value === undefined || isHost(value),
+    'must be an IP address or host name to bind to, e.g. 127.0.0.1 or 0.0.0.0',
   ),
   SHUTDOWN_GRACE_MS: optionalText.refine(
     (value) => value === undefined || (/^\d{1,7}$/.test(value) && Number(value) <= 600_000),
@@ -115,7 +132,11 @@ const environmentSchema = z.object({
 
 function isPort(value: string): boolean {
   const port = Number(value);
-  return /^\d+$/.test(value) && port >= 1 && port <= 65_535;
+  return /^\d+$/.test(value) && port >= 0 && port <= 65_535;
+}
+
+function isHost(value: string): boolean {
+  return isIP(value) !== 0 || /^[A-Za-z0-9]([A-Za-z0-9.-]*[A-Za-z0-9])?$/.test(value);
 }
 
 function splitList(value: string): string[] {
@@ -184,8 +205,10 @@ export function parseConfig(environment: Environment): Config {
     modelCatalogPath:
       values.MODEL_CATALOG === undefined ? undefined : path.resolve(values.MODEL_CATALOG),
     logLevel: (values.LOG_LEVEL as LogLevel | undefined) ?? 'info',
+    logFormat: values.LOG_FORMAT as LogFormat | undefined,
     devGuildId: values.DEV_GUILD_ID,
     metricsPort: values.METRICS_PORT === undefined ? undefined : Number(values.METRICS_PORT),
+    metricsHost: values.METRICS_HOST ?? DEFAULT_METRICS_HOST,
     ownerIds: values.BOT_OWNER_IDS === undefined ? [] : splitList(values.BOT_OWNER_IDS),
     shutdownGraceMs:
       values.SHUTDOWN_GRACE_MS === undefined

@@ -15,8 +15,9 @@ import { resealApiKeys } from './db/api-key-reseal.ts';
 import { pruneClaims } from './db/claim-repository.ts';
 import { openDatabase, pingDatabase, type DatabaseHandle } from './db/database.ts';
 import { failAbandonedTurns } from './db/turn-recovery.ts';
+import { prettyLogs } from './log-privacy.ts';
 import { createLogger } from './logger.ts';
-import { MetricsRegistry } from './metrics/metrics-registry.ts';
+import { PrometheusMetrics } from './metrics/prometheus-metrics.ts';
 import { startMetricsServer } from './metrics/metrics-server.ts';
 import { ModelCatalog, type ModelCatalogOverrides } from './providers/model-catalog.ts';
 import { loadModelCatalogOverrides } from './providers/model-catalog-file.ts';
@@ -41,10 +42,11 @@ async function main(): Promise<void> {
   const logger = createLogger({
     level: config.logLevel,
     secrets: [...secretValues(config), ...mcpSecretValues(mcpServers)],
-    pretty: process.stdout.isTTY === true,
+    pretty: prettyLogs(config.logFormat, process.stdout.isTTY === true),
   });
   installLastResortHandlers(logger);
   const instanceId = randomUUID();
+  const metrics = new PrometheusMetrics();
   const cleanup: Array<() => Promise<unknown>> = [];
   const closeAll = async (): Promise<void> => {
     for (const close of cleanup.reverse()) await close().catch(() => undefined);
@@ -55,7 +57,7 @@ async function main(): Promise<void> {
       resolveEncryptionKey({ configured: config.encryptionKey, dataDir: config.dataDir, logger }),
       config.previousEncryptionKeys,
     );
-    const database = await openConfiguredDatabase(config, logger);
+    const database = await openConfiguredDatabase(config, logger, metrics);
     cleanup.push(() => database.close());
     await database.migrate();
     const releaseLiveness = await database.liveness.hold(instanceId);
@@ -68,8 +70,6 @@ async function main(): Promise<void> {
       );
 
     resealInBackground({ database, secretBox, config, logger, cleanup });
-
-    const metrics = new MetricsRegistry();
     const client = createDiscordClient({
       apiUrl: config.discordApiUrl,
       pacer: new GlobalRequestPacer({ clock: systemClock }),
@@ -77,8 +77,9 @@ async function main(): Promise<void> {
     if (config.metricsPort !== undefined) {
       const server = await startMetricsServer({
         port: config.metricsPort,
+        host: config.metricsHost,
         logger,
-        registry: metrics,
+        metrics,
         health: async () => client.isReady() && (await pingDatabase(database.db).then(() => true)),
       });
       cleanup.push(() => server.close());
@@ -99,10 +100,14 @@ async function main(): Promise<void> {
       clock: systemClock,
       logger,
       mcpServers,
+      metrics,
       discordActions,
       reminderDelivery: discordActions,
     });
     cleanup.push(() => tools.close());
+    metrics.observeMcpServers(() =>
+      tools.mcp.states().map((state) => ({ name: state.name, up: state.status === 'ready' })),
+    );
     const bot = new DiscordBot({
       client,
       db: database.db,
@@ -201,15 +206,20 @@ function readSetupOrExit(): Setup {
   }
 }
 
-async function openConfiguredDatabase(config: Config, logger: Logger): Promise<DatabaseHandle> {
+async function openConfiguredDatabase(
+  config: Config,
+  logger: Logger,
+  metrics: PrometheusMetrics,
+): Promise<DatabaseHandle> {
+  const onQuery = metrics.databaseQuery.bind(metrics);
   if (config.databaseUrl !== undefined) {
-    return openDatabase({ kind: 'postgres', url: config.databaseUrl, logger });
+    return openDatabase({ kind: 'postgres', url: config.databaseUrl, logger, onQuery });
   }
   logger.info(
     { dataDir: config.dataDir },
     'using the embedded database (set DATABASE_URL for PostgreSQL)',
   );
-  return openDatabase({ kind: 'pglite', dataDir: `${config.dataDir}/pglite`, logger });
+  return openDatabase({ kind: 'pglite', dataDir: `${config.dataDir}/pglite`, logger, onQuery });
 }
 
 function describeStartupFailure(error: unknown, config: Config): string {

@@ -1,5 +1,7 @@
 import { Writable } from 'node:stream';
+import { DrizzleQueryError } from 'drizzle-orm/errors';
 import { describe, expect, it } from 'vitest';
+import { prettyLogs } from './log-privacy.ts';
 import { createLogger, REDACTED, scrubSecrets } from './logger.ts';
 
 const SECRETS = [
@@ -54,5 +56,30 @@ describe('logger', () => {
     expect(scrubSecrets('GET /v1/models?key=abcdef123456&alt=sse', [])).toBe(
       `GET /v1/models?key=${REDACTED}&alt=sse`,
     );
+  });
+});
+
+describe('logger privacy', () => {
+  it('logs a failed query without its parameters, also as the cause of another error', () => {
+    const { lines, logger } = capture(false);
+    const failed = new DrizzleQueryError(
+      'insert into "conversation_turns" ("content") values ($1)',
+      ['my secret diary entry', 42],
+      new Error('connection terminated'),
+    );
+    logger.warn({ err: failed }, 'could not record the user turn');
+    logger.error({ err: new Error('turn failed', { cause: failed }) }, 'turn failed');
+    const written = lines();
+    expect(written).not.toContain('secret diary');
+    expect(written).toContain('insert into \\"conversation_turns\\"');
+    expect(written).toContain('params: [hidden]');
+    expect(written).toContain('connection terminated');
+  });
+
+  it('picks pretty output on a terminal unless LOG_FORMAT says otherwise', () => {
+    expect(prettyLogs(undefined, true)).toBe(true);
+    expect(prettyLogs(undefined, false)).toBe(false);
+    expect(prettyLogs('json', true)).toBe(false);
+    expect(prettyLogs('pretty', false)).toBe(true);
   });
 });

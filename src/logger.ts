@@ -2,6 +2,7 @@ import pino, { type DestinationStream } from 'pino';
 import pretty from 'pino-pretty';
 import type { LogLevel } from './config.ts';
 import type { Logger } from './core/logger.ts';
+import { withoutQueryParameters } from './log-privacy.ts';
 
 export const REDACTED = '[REDACTED]';
 
@@ -62,7 +63,8 @@ export function scrubSecrets(line: string, secrets: readonly string[]): string {
 
 /**
  * The root logger. Secrets are removed twice: by field path (redact) and, as a last line of
- * defence, by value on every serialized line before it is written.
+ * defence, by value on every serialized line before it is written. Members' words stay out of
+ * info and above: call sites log ids and counts, and a failed query's parameters are hidden.
  */
 export function createLogger(options: LoggerOptions): Logger & pino.Logger {
   const destination = options.destination ?? process.stdout;
@@ -72,6 +74,9 @@ export function createLogger(options: LoggerOptions): Logger & pino.Logger {
       level: options.level,
       redact: { paths: REDACT_PATHS, censor: REDACTED },
       base: { service: 'tomodachi-bot' },
+      serializers: {
+        err: (error: unknown) => pino.stdSerializers.err(withoutQueryParameters(error) as Error),
+      },
       hooks: {
         streamWrite: (line) => scrubSecrets(line, options.secrets),
       },

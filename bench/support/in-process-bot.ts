@@ -17,7 +17,7 @@ import { systemClock } from '../../src/core/clock.ts';
 import { openDatabase } from '../../src/db/database.ts';
 import { failAbandonedTurns } from '../../src/db/turn-recovery.ts';
 import { createLogger } from '../../src/logger.ts';
-import { MetricsRegistry } from '../../src/metrics/metrics-registry.ts';
+import { PrometheusMetrics } from '../../src/metrics/prometheus-metrics.ts';
 import { ModelCatalog } from '../../src/providers/model-catalog.ts';
 import { ProviderFactory } from '../../src/providers/provider-factory.ts';
 import { resolveEncryptionKey } from '../../src/security/encryption-key.ts';
@@ -60,6 +60,8 @@ export async function startInProcessBot(options: InProcessBotOptions): Promise<I
   };
   try {
     const instanceId = randomUUID();
+    const metrics = new PrometheusMetrics();
+    const onQuery = metrics.databaseQuery.bind(metrics);
     // As with BOT_ENCRYPTION_KEY set: no key file is generated.
     const secretBox = new SecretBox(
       resolveEncryptionKey({
@@ -70,8 +72,8 @@ export async function startInProcessBot(options: InProcessBotOptions): Promise<I
     );
     const database = await openDatabase(
       options.database.kind === 'pglite'
-        ? { kind: 'pglite', dataDir: options.database.dataDir, logger }
-        : { kind: 'postgres', url: options.database.url, logger },
+        ? { kind: 'pglite', dataDir: options.database.dataDir, logger, onQuery }
+        : { kind: 'postgres', url: options.database.url, logger, onQuery },
     );
     cleanup.push(() => database.close());
     await database.migrate();
@@ -102,6 +104,7 @@ export async function startInProcessBot(options: InProcessBotOptions): Promise<I
       clock: systemClock,
       logger,
       mcpServers: [],
+      metrics,
       discordActions,
       reminderDelivery: discordActions,
     });
@@ -116,7 +119,7 @@ export async function startInProcessBot(options: InProcessBotOptions): Promise<I
       clock: systemClock,
       random: Math.random,
       logger,
-      metrics: new MetricsRegistry(),
+      metrics,
       instanceId,
       ownerIds: [],
       shutdownGraceMs: 0,

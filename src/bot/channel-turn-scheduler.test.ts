@@ -40,6 +40,21 @@ describe('ChannelTurnScheduler', () => {
     expect(scheduler.isBusy('c')).toBe(false);
   });
 
+  it('reports its load: busy channels and the triggers waiting in them', async () => {
+    const { scheduler, finishTurn } = harness();
+    const coalesce = { policy: 'coalesce' as const, depth: 3 };
+    expect(scheduler.load()).toEqual({ live: 0, queued: 0 });
+    scheduler.submit('a', 'm1', coalesce);
+    scheduler.submit('b', 'm2', coalesce);
+    await settle();
+    scheduler.submit('a', 'm3', coalesce);
+    scheduler.submit('a', 'm4', coalesce);
+    expect(scheduler.load()).toEqual({ live: 2, queued: 2 });
+    await finishTurn();
+    await finishTurn();
+    expect(scheduler.load()).toEqual({ live: 1, queued: 0 });
+  });
+
   it('queues one turn per trigger up to the depth, then rejects', async () => {
     const { scheduler, batches, finishTurn } = harness();
     const queue = { policy: 'queue' as const, depth: 2 };
@@ -129,7 +144,7 @@ describe('ChannelTurnScheduler', () => {
       COALESCE_MAX_WAITING,
     );
     expect(outcomes.filter((outcome) => outcome === 'rejected')).toHaveLength(5);
-    expect(scheduler.waitingTotal()).toBe(COALESCE_MAX_WAITING);
+    expect(scheduler.load()).toEqual({ live: 1, queued: COALESCE_MAX_WAITING });
   });
 
   it('withdraws waiting triggers so they never run', async () => {

@@ -64,16 +64,11 @@ export class ChannelTurnScheduler<T> {
     return this.channels.get(channelId)?.pending.length ?? 0;
   }
 
-  /** Triggers waiting in every channel. */
-  waitingTotal(): number {
-    let total = 0;
-    for (const state of this.channels.values()) total += state.pending.length;
-    return total;
-  }
-
-  /** Channels with a live turn. */
-  busyChannels(): number {
-    return this.channels.size;
+  /** Channels with a turn in progress, and triggers waiting behind them (for the metrics). */
+  load(): { live: number; queued: number } {
+    let queued = 0;
+    for (const state of this.channels.values()) queued += state.pending.length;
+    return { live: this.channels.size, queued };
   }
 
   isBusy(channelId: string): boolean {

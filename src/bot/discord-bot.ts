@@ -1,10 +1,10 @@
 import { ChannelType, RESTEvents, type Client, type Interaction } from 'discord.js';
 import type { Clock, RandomSource } from '../core/clock.ts';
 import type { Logger } from '../core/logger.ts';
+import { noMetrics, type BotMetrics } from '../core/metrics.ts';
 import type { ToolExecutor } from '../core/tool.ts';
 import type { Database } from '../db/database.ts';
 import { loadScopeSettings } from '../db/scope-settings-repository.ts';
-import type { MetricsRegistry } from '../metrics/metrics-registry.ts';
 import type { ProviderFactory } from '../providers/provider-factory.ts';
 import type { SecretBox } from '../security/secret-box.ts';
 import { StopRegistry } from '../stream/stop-registry.ts';
@@ -26,6 +26,7 @@ import { ChannelTurnScheduler } from './channel-turn-scheduler.ts';
 import { DailyBudget } from './daily-budget.ts';
 import { DatabaseTurnJournal } from './database-turn-journal.ts';
 import { DiscordMessageTarget } from './delivery/discord-message-target.ts';
+import { reportDiscordResponses } from './discord-rest-metrics.ts';
 import { TypingAllowance } from './delivery/typing-allowance.ts';
 import { readBucket, WriteBudgets } from './delivery/write-budgets.ts';
 import { MemberNotices } from './member-notices.ts';
@@ -55,7 +56,7 @@ export interface DiscordBotOptions {
   clock: Clock;
   random: RandomSource;
   logger: Logger;
-  metrics?: MetricsRegistry;
+  metrics?: BotMetrics;
   instanceId: string;
   ownerIds: readonly string[];
   /** Whether the process that holds a claim still runs (the database's liveness locks). */
@@ -86,6 +87,7 @@ export class DiscordBot {
   readonly history: ChannelHistory;
   readonly stops = new StopRegistry();
   private readonly options: DiscordBotOptions;
+  private readonly metrics: BotMetrics;
   private readonly budgets: WriteBudgets;
   private readonly scheduler: ChannelTurnScheduler<Trigger>;
   private readonly shutdownController = new AbortController();
@@ -97,6 +99,7 @@ export class DiscordBot {
 
   constructor(options: DiscordBotOptions) {
     this.options = options;
+    this.metrics = options.metrics ?? noMetrics;
     const { client, db, clock, logger } = options;
     this.budgets = new WriteBudgets(clock);
     this.settings = new SettingsCache({
@@ -142,6 +145,7 @@ export class DiscordBot {
       weigh: (trigger) => trigger.message.content.length,
     });
     this.notices = new MemberNotices({ clock, logger });
+    this.metrics.observeTurnLoad(() => this.scheduler.load());
   }
 
   /** Attaches to the client's events; call before login. */
@@ -177,12 +181,8 @@ export class DiscordBot {
       if (channelId === undefined) return;
       const bucket = readBucket(response.headers);
       if (bucket !== undefined) this.budgets.observe(channelId, bucket);
-      if (response.status === 429) {
-        this.options.metrics?.increment('bot_discord_429_total', 'Discord 429 responses', {
-          route: 'messages',
-        });
-      }
     });
+    reportDiscordResponses(client, this.metrics);
     client.rest.on(RESTEvents.RateLimited, (info) => {
       if (info.route.startsWith('/channels/:id/messages')) {
         this.budgets.observeRateLimited(info.majorParameter, info.timeToReset);
@@ -287,12 +287,12 @@ export class DiscordBot {
       orchestrator,
       history: this.history,
       budgets: this.budgets,
-      typing: new TypingAllowance(options.clock),
+      typing: new TypingAllowance(options.clock, { onSkipped: () => this.metrics.typingSkipped() }),
       stops: this.stops,
       dailyBudget,
       clock: options.clock,
       logger: options.logger,
-      metrics: options.metrics,
+      metrics: this.metrics,
       botUserId,
       download: options.download ?? fetchDownload,
       shutdownSignal: this.shutdownController.signal,

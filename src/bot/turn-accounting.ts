@@ -1,5 +1,5 @@
 import type { Logger } from '../core/logger.ts';
-import type { MetricsRegistry } from '../metrics/metrics-registry.ts';
+import type { BotMetrics } from '../core/metrics.ts';
 import type { ResolvedModel } from '../providers/provider-factory.ts';
 import { createTokenCounter } from '../providers/token-counter.ts';
 import type { TurnOutcome } from '../stream/stream-orchestrator.ts';
@@ -8,7 +8,7 @@ import type { DailyBudget } from './daily-budget.ts';
 
 export interface AccountingOptions {
   dailyBudget: DailyBudget;
-  metrics: MetricsRegistry | undefined;
+  metrics: BotMetrics;
   logger: Logger;
 }
 
@@ -22,8 +22,8 @@ export function usageEstimatorFor(model: ResolvedModel): UsageEstimator {
 }
 
 /**
- * After a turn: its tokens count against the scope's daily budget, the Prometheus counters
- * move, and the one info line of the turn is logged (latency, usage, finish reason).
+ * After a turn: its tokens count against the scope's daily budget, the metrics move, and the
+ * one info line of the turn is logged (latency, usage, finish reason).
  */
 export async function accountTurn(
   options: AccountingOptions,
@@ -33,16 +33,15 @@ export async function accountTurn(
   const { logger } = options;
   const { metrics } = outcome;
   await accountUsage(options, turn);
-  const labels = { provider: model.provider, status: outcome.status };
-  options.metrics?.increment('bot_turns_total', 'Turns by provider and final status', labels);
-  if (metrics.timeToFirstTokenMs !== null) {
-    options.metrics?.observe(
-      'bot_first_token_ms',
-      'Time to first token',
-      metrics.timeToFirstTokenMs,
-      { provider: model.provider },
-    );
-  }
+  options.metrics.turnFinished({
+    provider: model.provider,
+    model: model.modelId,
+    status: outcome.status,
+    timeToFirstTokenMs: metrics.timeToFirstTokenMs,
+    durationMs: metrics.durationMs,
+    inputTokens: metrics.inputTokens,
+    outputTokens: metrics.outputTokens,
+  });
   logger.info(
     {
       turnId: outcome.turnId,
@@ -65,7 +64,7 @@ export async function accountTurn(
 
 /**
  * The tokens of model calls that are not a turn of their own (a stop acknowledgement, an
- * attempt retried after a context overflow): the daily budget and the token counters only.
+ * attempt retried after a context overflow): they count against the daily budget.
  */
 export async function accountUsage(
   options: AccountingOptions,
@@ -75,16 +74,4 @@ export async function accountUsage(
   await options.dailyBudget
     .record(turn.scopeId, { inputTokens, outputTokens })
     .catch((error: unknown) => options.logger.warn({ err: error }, 'could not record token usage'));
-  options.metrics?.increment(
-    'bot_tokens_total',
-    'Tokens spent',
-    { direction: 'input' },
-    inputTokens,
-  );
-  options.metrics?.increment(
-    'bot_tokens_total',
-    'Tokens spent',
-    { direction: 'output' },
-    outputTokens,
-  );
 }

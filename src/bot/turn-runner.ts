@@ -3,12 +3,12 @@ import type { ChatMessage, ChatRequest } from '../core/chat.ts';
 import type { Clock } from '../core/clock.ts';
 import { ProviderError } from '../core/errors.ts';
 import type { Logger } from '../core/logger.ts';
+import type { BotMetrics } from '../core/metrics.ts';
 import type { ScopeSettings } from '../core/settings.ts';
 import type { ToolAuthor, ToolContext, ToolExecutor } from '../core/tool.ts';
 import type { Database } from '../db/database.ts';
 import { openApiKey } from '../db/scope-settings-repository.ts';
 import { recordUserTurn } from '../db/turn-repository.ts';
-import type { MetricsRegistry } from '../metrics/metrics-registry.ts';
 import type { ProviderFactory, ResolvedModel } from '../providers/provider-factory.ts';
 import type { SecretBox } from '../security/secret-box.ts';
 import { buildStopAcknowledgementRequest } from '../stream/stop-acknowledgement.ts';
@@ -30,6 +30,7 @@ import { buildRequest, prepareTurn } from './turn-context.ts';
 import { notConfigured, postFailureNotice } from './failure-notice.ts';
 import { accountTurn, accountUsage, usageEstimatorFor } from './turn-accounting.ts';
 import { completedToolRounds, MAX_OVERFLOW_RETRIES, overflowDrop } from './overflow-retry.ts';
+import { timeStop } from './stop-latency.ts';
 
 /** Feature flag: let the model's replies ping members (never roles, @everyone or @here). */
 export const ALLOW_USER_MENTIONS_FLAG = 'allowUserMentions';
@@ -60,7 +61,7 @@ export interface TurnRunnerOptions {
   dailyBudget: DailyBudget;
   clock: Clock;
   logger: Logger;
-  metrics: MetricsRegistry | undefined;
+  metrics: BotMetrics;
   botUserId: string;
   download: Download;
   /** Aborted at shutdown: live turns stop and are recorded. */
@@ -100,6 +101,7 @@ export class TurnRunner {
       turnId: randomUUID(),
       requesterIds: batchAuthors(batch).map((author) => author.id),
     });
+    const stopTimer = timeStop({ ...this.options, signal: live.signal });
     try {
       await this.runLive({ channelId, batch, last, place, scopeId, settings, locale, logger }, [
         live.signal,
@@ -108,6 +110,7 @@ export class TurnRunner {
       ]);
     } finally {
       live.end();
+      stopTimer();
       // Answered, refused or stopped: nothing is owed any more. A turn cut short by shutdown
       // stays owed, and the next start tells its members (unanswered-recovery.ts).
       if (!this.options.shutdownSignal.aborted) {

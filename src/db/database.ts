@@ -17,6 +17,7 @@ import {
   singleProcessLiveness,
   type InstanceLiveness,
 } from './instance-liveness.ts';
+import { timePgliteQueries, timeQueries, type QueryObserver } from './query-timing.ts';
 import * as schema from './schema.ts';
 
 /** The one database type every repository takes: the same code runs on PGlite and PostgreSQL. */
@@ -46,6 +47,7 @@ export type DatabaseOptions =
       clock?: Clock;
       /** See LIVENESS_DEFAULTS.peerReconnectGraceMs. */
       peerReconnectGraceMs?: number;
+      onQuery?: QueryObserver;
     }
   /** `dataDir` undefined keeps the embedded database in memory (tests). */
   | {
@@ -54,6 +56,7 @@ export type DatabaseOptions =
       logger: Logger;
       /** A dumpDataDir tarball to start an empty data directory from (restore). */
       loadDataDir?: Blob;
+      onQuery?: QueryObserver;
     };
 
 export const MIGRATIONS_FOLDER = fileURLToPath(new URL('../../migrations', import.meta.url));
@@ -71,6 +74,7 @@ function openPostgres(options: {
   poolSize?: number;
   clock?: Clock;
   peerReconnectGraceMs?: number;
+  onQuery?: QueryObserver;
 }): DatabaseHandle {
   const pool = new pg.Pool({
     connectionString: options.url,
@@ -81,6 +85,8 @@ function openPostgres(options: {
   });
   // An idle client losing its connection must not crash the process; the pool replaces it.
   pool.on('error', (error) => options.logger.warn({ err: error }, 'idle database client failed'));
+  const { onQuery } = options;
+  if (onQuery !== undefined) pool.on('connect', (client) => timeQueries(client, onQuery));
   const db = drizzleNodePg({ client: pool, schema });
   const liveness = postgresLiveness({
     pool,
@@ -125,6 +131,7 @@ async function openPglite(options: {
   dataDir: string | undefined;
   logger: Logger;
   loadDataDir?: Blob;
+  onQuery?: QueryObserver;
 }): Promise<DatabaseHandle> {
   const releaseLock =
     options.dataDir === undefined ? () => undefined : lockDataDir(options.dataDir);
@@ -139,6 +146,7 @@ async function openPglite(options: {
         ? new PGlite(pgliteOptions)
         : new PGlite(path.resolve(options.dataDir), pgliteOptions);
     await client.waitReady;
+    if (options.onQuery !== undefined) timePgliteQueries(client, options.onQuery);
   } catch (error) {
     releaseLock();
     throw new BotError('database_open', 'could not open the embedded database', { cause: error });

@@ -1,10 +1,14 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from '../core/logger.ts';
-import { MetricsRegistry } from './metrics-registry.ts';
+
+/** What /metrics serves (PrometheusMetrics implements it). */
+export interface MetricsSource {
+  readonly contentType: string;
+  render(): Promise<string>;
+}
 
 export interface MetricsServer {
-  readonly registry: MetricsRegistry;
   readonly port: number;
   close(): Promise<void>;
 }
@@ -16,15 +20,23 @@ export interface MetricsServer {
 export async function startMetricsServer(options: {
   port: number;
   logger: Logger;
-  registry?: MetricsRegistry;
+  metrics: MetricsSource;
+  /** Bind address (METRICS_HOST); default loopback, so nothing is exposed by accident. */
   host?: string;
   health?: () => Promise<boolean>;
 }): Promise<MetricsServer> {
-  const registry = options.registry ?? new MetricsRegistry();
   const server = createServer((request, response) => {
     if (request.url === '/metrics') {
-      response.writeHead(200, { 'content-type': 'text/plain; version=0.0.4' });
-      response.end(registry.render());
+      options.metrics.render().then(
+        (text) => {
+          response.writeHead(200, { 'content-type': options.metrics.contentType });
+          response.end(text);
+        },
+        () => {
+          response.writeHead(500, { 'content-type': 'text/plain' });
+          response.end('metrics failed\n');
+        },
+      );
       return;
     }
     if (request.url === '/healthz') {
@@ -46,12 +58,14 @@ export async function startMetricsServer(options: {
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(options.port, options.host ?? '0.0.0.0', () => resolve());
+    server.listen(options.port, options.host ?? '127.0.0.1', () => resolve());
   });
   const port = (server.address() as AddressInfo).port;
-  options.logger.info({ port }, 'metrics listening on /metrics and /healthz');
+  options.logger.info(
+    { host: options.host ?? '127.0.0.1', port },
+    'metrics listening on /metrics and /healthz',
+  );
   return {
-    registry,
     port,
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };

@@ -1,5 +1,6 @@
 import type { Clock, RandomSource } from '../core/clock.ts';
 import type { Logger } from '../core/logger.ts';
+import type { BotMetrics } from '../core/metrics.ts';
 import type { Database } from '../db/database.ts';
 import { createBuiltinTools, type BuiltinToolsOptions } from './builtin-tools.ts';
 import type { McpServerConfig } from './mcp/mcp-config.ts';
@@ -17,6 +18,8 @@ export interface ToolsOptions extends Pick<
   clock: Clock;
   logger: Logger;
   random?: RandomSource;
+  /** Tool calls and reminders are counted here. */
+  metrics?: BotMetrics;
   /** From loadMcpConfig(config.mcpConfigPath, environment); empty without MCP_CONFIG. */
   mcpServers: readonly McpServerConfig[];
   /** Implemented by the bot: posts a due reminder. */
@@ -47,6 +50,7 @@ export async function createTools(options: ToolsOptions): Promise<Tools> {
     clock: options.clock,
     delivery: options.reminderDelivery,
     logger,
+    metrics: options.metrics,
   });
   const mcp = new McpToolSource({
     servers: options.mcpServers,
@@ -58,6 +62,7 @@ export async function createTools(options: ToolsOptions): Promise<Tools> {
     clock: options.clock,
     logger,
     recorder: databaseToolCallRecorder(options.db),
+    metrics: options.metrics,
   })
     .register(
       ...createBuiltinTools({

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { ToolError } from '../core/errors.ts';
 import { silentLogger } from '../core/logger.ts';
+import { noMetrics } from '../core/metrics.ts';
 import type { ToolContext } from '../core/tool.ts';
 import { ManualClock, settle } from '../stream/testing/manual-clock.ts';
 import type { ToolCallEntry } from './tool-call-recorder.ts';
@@ -397,5 +398,25 @@ describe('ToolRegistry', () => {
         signal,
       ),
     ).toEqual({ ok: false, error: 'The MCP server "search" is restarting.' });
+  });
+});
+
+describe('ToolRegistry metrics', () => {
+  it('counts every call by tool and status, a made-up tool name as unknown', async () => {
+    const calls: unknown[] = [];
+    const registry = new ToolRegistry({
+      clock: new ManualClock(),
+      logger: silentLogger,
+      metrics: { ...noMetrics, toolCall: (call) => calls.push(call) },
+    }).register(echoTool());
+    const signal = new AbortController().signal;
+    await registry.execute({ id: '1', name: 'echo', input: { text: 'hi' } }, GUILD_CONTEXT, signal);
+    await registry.execute({ id: '2', name: 'echo', input: { text: 1 } }, GUILD_CONTEXT, signal);
+    await registry.execute({ id: '3', name: 'rm_rf_everything', input: {} }, GUILD_CONTEXT, signal);
+    expect(calls).toEqual([
+      { tool: 'echo', status: 'ok', durationMs: 0 },
+      { tool: 'echo', status: 'error', durationMs: 0 },
+      { tool: 'unknown', status: 'error', durationMs: 0 },
+    ]);
   });
 });

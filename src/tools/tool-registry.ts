@@ -3,6 +3,7 @@ import type { ToolSpec } from '../core/chat.ts';
 import type { Clock } from '../core/clock.ts';
 import { ToolError } from '../core/errors.ts';
 import type { Logger } from '../core/logger.ts';
+import { noMetrics, type BotMetrics } from '../core/metrics.ts';
 import type { ToolCall, ToolContext, ToolExecutor, ToolResult } from '../core/tool.ts';
 import { toolInputJsonSchema } from './json-schema.ts';
 import { unavailableReason } from './tool-availability.ts';
@@ -30,6 +31,8 @@ export interface ToolRegistryOptions {
   logger: Logger;
   /** Audits every call; omitted, calls are only logged. */
   recorder?: ToolCallRecorder;
+  /** Counts and times every call by tool and status. */
+  metrics?: BotMetrics;
   timeoutMs?: number;
   maxResultChars?: number;
 }
@@ -49,7 +52,11 @@ export class ToolRegistry implements ToolExecutor {
   readonly #schemas = new WeakMap<ToolDefinition, ToolSpec['inputSchema']>();
 
   constructor(options: ToolRegistryOptions) {
-    this.#options = { ...TOOL_REGISTRY_DEFAULTS, ...options };
+    this.#options = {
+      ...TOOL_REGISTRY_DEFAULTS,
+      ...options,
+      metrics: options.metrics ?? noMetrics,
+    };
   }
 
   /** Adds a built-in tool. Names are unique and `__` is reserved for MCP namespacing. */
@@ -97,6 +104,8 @@ export class ToolRegistry implements ToolExecutor {
       { tool: call.name, status: outcome.status, durationMs },
       'tool call finished',
     );
+    const tool = this.#find(call.name) === undefined ? 'unknown' : call.name;
+    this.#options.metrics.toolCall({ tool, status: outcome.status, durationMs });
     await this.#record(call, context, { ...outcome, durationMs });
     return outcome.result;
   }

@@ -15,7 +15,7 @@ export function sinkHarness(
   const clock = new ManualClock();
   const target = new RecordingTarget('900000000000000001', () => clock.now());
   const budgets = new WriteBudgets(clock);
-  const typing = new TypingAllowance(clock, options.typingPerSecond);
+  const typing = new TypingAllowance(clock, { perSecond: options.typingPerSecond });
   const sink = new DiscordSink({
     target,
     budgets,

@@ -12,12 +12,15 @@ const DEFAULT_PER_SECOND = 10;
 export class TypingAllowance {
   readonly #clock: Clock;
   readonly #perSecond: number;
+  readonly #onSkipped: () => void;
   #tokens: number;
   #at: number;
 
-  constructor(clock: Clock, perSecond = DEFAULT_PER_SECOND) {
+  constructor(clock: Clock, options: { perSecond?: number; onSkipped?: () => void } = {}) {
+    const perSecond = options.perSecond ?? DEFAULT_PER_SECOND;
     this.#clock = clock;
     this.#perSecond = perSecond;
+    this.#onSkipped = options.onSkipped ?? (() => undefined);
     this.#tokens = perSecond;
     this.#at = clock.now();
   }
@@ -30,7 +33,10 @@ export class TypingAllowance {
       this.#tokens + ((now - this.#at) / 1000) * this.#perSecond,
     );
     this.#at = now;
-    if (this.#tokens < 1) return false;
+    if (this.#tokens < 1) {
+      this.#onSkipped();
+      return false;
+    }
     this.#tokens -= 1;
     return true;
   }

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { abortError, type Clock } from '../../core/clock.ts';
 import { BotError, DeliveryError, isAbortError } from '../../core/errors.ts';
 import type { Logger } from '../../core/logger.ts';
+import { noMetrics, type BotMetrics } from '../../core/metrics.ts';
 import type { Database } from '../../db/database.ts';
 import {
   claimDueReminders,
@@ -80,6 +81,7 @@ export class ReminderScheduler {
   readonly #delivery: ReminderDelivery;
   readonly #logger: Logger;
   readonly #options: ReminderSchedulerOptions;
+  readonly #metrics: BotMetrics;
   #wake = new AbortController();
 
   constructor(options: {
@@ -87,8 +89,10 @@ export class ReminderScheduler {
     clock: Clock;
     delivery: ReminderDelivery;
     logger: Logger;
+    metrics?: BotMetrics;
     options?: Partial<ReminderSchedulerOptions>;
   }) {
+    this.#metrics = options.metrics ?? noMetrics;
     this.#db = options.db;
     this.#clock = options.clock;
     this.#delivery = options.delivery;
@@ -133,6 +137,7 @@ export class ReminderScheduler {
       staleClaimBefore: new Date(now - this.#options.claimTimeoutMs),
       limit: this.#options.batchSize,
     });
+    this.#metrics.reminder('due', claimed.length);
     for (const reminder of claimed) {
       if (signal.aborted) break; // the claim expires and another pass delivers it
       await this.#deliverOne(reminder, claimToken, signal);
@@ -168,6 +173,7 @@ export class ReminderScheduler {
         claimToken,
         now: new Date(this.#clock.now()),
       });
+      this.#metrics.reminder('delivered');
       if (!settled) {
         this.#logger.warn(
           { reminder: reminder.id },
@@ -193,6 +199,7 @@ export class ReminderScheduler {
         'reminder delivery failed',
       );
       // Releasing voids the claim token: a delivery that ignored its abort can no longer confirm.
+      this.#metrics.reminder(giveUp ? 'failed' : 'retried');
       await releaseReminder(this.#db, {
         id: reminder.id,
         claimToken,

@@ -1,0 +1,100 @@
+/**
+ * There is no Docker daemon on the build machines: these checks hold the Dockerfile and
+ * compose.yaml to the properties issue 15 asks of the container.
+ */
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+
+const ROOT = path.resolve(import.meta.dirname, '../..');
+const dockerfile = readFileSync(path.join(ROOT, 'Dockerfile'), 'utf8');
+const compose = readFileSync(path.join(ROOT, 'compose.yaml'), 'utf8');
+
+/** The instructions of the image's final stage (after the last FROM), continuations joined. */
+function finalStage(): string[] {
+  const joined = dockerfile.replace(/\\\n\s*/g, ' ');
+  const lines = joined.split('\n').filter((line) => line.trim() !== '' && !line.startsWith('#'));
+  const last = lines.map((line) => line.startsWith('FROM ')).lastIndexOf(true);
+  return lines.slice(last);
+}
+
+/** The block of one compose service (its indented lines). */
+function service(name: string): string {
+  const match = new RegExp(`^  ${name}:\\n((?:    .*\\n|\\s*\\n)*)`, 'm').exec(compose);
+  if (match === null) throw new Error(`no service ${name} in compose.yaml`);
+  return match[1] ?? '';
+}
+
+describe('the container image', () => {
+  const stage = finalStage();
+
+  it('runs as a non-root user', () => {
+    const user = stage.filter((line) => line.startsWith('USER ')).at(-1);
+    expect(user).toBeDefined();
+    expect(user).not.toMatch(/^USER (root|0)\b/);
+    const userAt = stage.indexOf(user ?? '');
+    expect(stage.findIndex((line) => line.startsWith('CMD '))).toBeGreaterThan(userAt);
+  });
+
+  it('serves /healthz (METRICS_PORT set in the image) and checks it', () => {
+    expect(stage.join('\n')).toMatch(/ENV [^\n]*METRICS_PORT=9464/);
+    expect(stage.join('\n')).toMatch(/ENV [^\n]*METRICS_HOST=0\.0\.0\.0/);
+    const healthcheck = stage.find((line) => line.startsWith('HEALTHCHECK '));
+    expect(healthcheck).toMatch(/\/healthz/);
+    expect(healthcheck).toMatch(/process\.env\.METRICS_PORT/);
+  });
+
+  it('has an init as PID 1 that hands SIGTERM to node and reaps MCP processes', () => {
+    expect(stage.join('\n')).toMatch(/apt-get install [^\n]*\btini\b/);
+    expect(stage).toContain('ENTRYPOINT ["/usr/bin/tini", "--"]');
+    const command = stage.find((line) => line.startsWith('CMD '));
+    expect(command).toMatch(/^CMD \["node", .*"src\/index\.ts"\]$/);
+  });
+
+  it('keeps its data in a volume owned by the runtime user', () => {
+    expect(stage).toContain('VOLUME ["/data"]');
+    expect(stage.join('\n')).toMatch(/chown node:node \/data/);
+    expect(stage.join('\n')).toMatch(/DATA_DIR=\/data/);
+  });
+});
+
+describe('compose.yaml', () => {
+  const bot = service('bot');
+
+  it('asks for a database password instead of defaulting one', () => {
+    expect(compose).not.toMatch(/POSTGRES_PASSWORD:-/);
+    expect(service('postgres')).toMatch(/POSTGRES_PASSWORD: \$\{POSTGRES_PASSWORD:\?[^}]+\}/);
+    expect(bot).toMatch(/DATABASE_URL: postgres:\/\/bot:\$\{POSTGRES_PASSWORD:\?[^}]+\}@/);
+  });
+
+  it('gives up after a few failed starts instead of restart-looping on a missing key', () => {
+    expect(bot).toMatch(/restart: on-failure:\d+/);
+    expect(bot).not.toMatch(/restart: (always|unless-stopped)/);
+  });
+
+  it('keeps data in a named volume and mounts the optional operator files', () => {
+    expect(bot).toMatch(/- bot-data:\/data/);
+    expect(compose).toMatch(/^volumes:\n(?: {2}.*\n)* {2}bot-data:/m);
+    expect(bot).toMatch(/MCP_CONFIG: \$\{MCP_CONFIG:\+\/config\/mcp\.json\}/);
+    expect(bot).toMatch(/- \$\{MCP_CONFIG:-\/dev\/null\}:\/config\/mcp\.json:ro/);
+    expect(bot).toMatch(/MODEL_CATALOG: \$\{MODEL_CATALOG:\+\/config\/models\.json\}/);
+    expect(bot).toMatch(/- \$\{MODEL_CATALOG:-\/dev\/null\}:\/config\/models\.json:ro/);
+  });
+
+  it('binds metrics inside the container, published on the host loopback only', () => {
+    expect(bot).toMatch(/METRICS_HOST: 0\.0\.0\.0/);
+    const published = compose.match(/^\s+- (?:'|")?[\d.:]*\d+:\d+(?:'|")?$/gm) ?? [];
+    expect(published.length).toBeGreaterThan(0);
+    for (const port of published) expect(port.trim()).toMatch(/^- 127\.0\.0\.1:/);
+  });
+
+  it('has a monitoring profile: Prometheus scraping the bot, Grafana provisioned', () => {
+    const prometheus = service('prometheus');
+    const grafana = service('grafana');
+    expect(prometheus).toMatch(/profiles: \[monitoring\]/);
+    expect(grafana).toMatch(/profiles: \[monitoring\]/);
+    expect(prometheus).toMatch(/\.\/deploy\/prometheus\/prometheus\.yml:\/etc\/prometheus/);
+    expect(grafana).toMatch(/\.\/deploy\/grafana\/provisioning:\/etc\/grafana\/provisioning/);
+    expect(grafana).toMatch(/\.\/deploy\/grafana\/tomodachi\.json:\/var\/lib\/grafana\/dashboards/);
+  });
+});
