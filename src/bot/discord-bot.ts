@@ -31,6 +31,7 @@ import { MemberRateLimiter } from './member-rate-limiter.ts';
 import { toHistoryMessage } from './message-intake.ts';
 import { MessageRouter } from './message-router.ts';
 import { handleRetryButton, isRetryButton } from './retry-button.ts';
+import { attachSessionBackfill } from './session-backfill-wiring.ts';
 import { SettingsCache } from './settings-cache.ts';
 import { fetchDownload, type Download } from './trigger-attachments.ts';
 import { TriggerDetector } from './trigger-detector.ts';
@@ -144,6 +145,12 @@ export class DiscordBot {
     client.on('messageUpdate', (old, message) => this.router?.onMessageUpdate(old, message));
     client.on('messageDelete', (message) => this.router?.onMessageDelete(message));
     client.on('channelDelete', (channel) => this.history.forgetChannel(channel.id));
+    attachSessionBackfill({
+      client,
+      clock: this.options.clock,
+      logger,
+      deliver: (message) => this.router?.onMessageCreate(message) ?? Promise.resolve(),
+    });
     client.on('interactionCreate', (interaction) => void this.onInteraction(interaction));
     client.rest.on(RESTEvents.Response, (request, response) => {
       const channelId = MESSAGE_ROUTE.exec(request.path)?.[1];
