@@ -4,13 +4,7 @@ import type { Logger } from './core/logger.ts';
 
 /** The steps of a start, in order; each is logged at info with its duration. */
 export type StartupPhase =
-  | 'config'
-  | 'database'
-  | 'migrations'
-  | 'providers'
-  | 'discord-client'
-  | 'tools'
-  | 'discord-login';
+  'config' | 'database' | 'migrations' | 'providers' | 'discord-client' | 'tools' | 'discord-login';
 
 /** A start-up step that failed: which one, and why (`cause`). */
 export class StartupError extends BotError {
@@ -40,10 +34,7 @@ export class StartupPhases {
 
   /** Logs a phase that already ran (config is read before the logger exists). */
   done(phase: StartupPhase, startedAt: number): void {
-    this.#logger.info(
-      { phase, durationMs: this.#clock.now() - startedAt },
-      'start-up phase done',
-    );
+    this.#logger.info({ phase, durationMs: this.#clock.now() - startedAt }, 'start-up phase done');
   }
 
   async run<T>(phase: StartupPhase, work: () => Promise<T>): Promise<T> {

@@ -1,8 +1,5 @@
 import { OAuth2Scopes, PermissionsBitField, type PermissionFlagsBits } from 'discord.js';
-import {
-  ESSENTIAL_PERMISSIONS,
-  USEFUL_PERMISSIONS,
-} from './commands/diagnostics/doctor-checks.ts';
+import { ESSENTIAL_PERMISSIONS, USEFUL_PERMISSIONS } from './commands/diagnostics/doctor-checks.ts';
 
 const AUTHORIZE_URL = 'https://discord.com/oauth2/authorize';
 
