@@ -122,7 +122,10 @@ describe('the gateway monitor on discord.js', () => {
     expect(closes().map((entry) => entry.fields)).toEqual([
       { shardId: 0, code: 4000, next: 'resume' },
     ]);
-    await discord.waits.event((event) => (health.state === 'connected' ? event : undefined));
+    await discord.waits.event(
+      (event) => (health.state === 'connected' ? event : undefined),
+      'the gateway connected again',
+    );
     expect(health.healthy()).toBe(true);
     expect(entries.some((entry) => entry.message === 'gateway session resumed')).toBe(true);
     expect(fatal).toEqual([]);
@@ -169,7 +172,10 @@ describe('the gateway monitor on discord.js', () => {
     discord.gateway.closeConnections(1000);
     const missed = post('sent while the bot was away');
     await backfilled;
-    await discord.waits.event(() => (delivered.length > 0 ? true : undefined));
+    await discord.waits.event(
+      () => (delivered.length > 0 ? true : undefined),
+      'the backfill delivering a message',
+    );
     expect(delivered.map((message) => message.id)).toEqual([missed.id]);
     expect(closes().at(-1)?.fields).toEqual({ shardId: 0, code: 1000, next: 'reconnect' });
   });

@@ -12,6 +12,7 @@ import { startFakeDiscord, type FakeDiscord } from '../fake-discord/fake-discord
 import { LlmStandIn } from '../support/llm-stand-in/llm-stand-in.ts';
 import { textScript } from '../support/llm-stand-in/script.ts';
 import { startBot, type BotProcess } from '../support/scenario-runner.ts';
+import { scratchDatabase, type ScratchDatabase } from './support/scratch-database.ts';
 import {
   botMessagesIn,
   createWorld,
@@ -28,6 +29,7 @@ let discord: FakeDiscord;
 let llm: LlmStandIn;
 let bot: BotProcess;
 let dataDir: string;
+let database: ScratchDatabase | undefined;
 let world: ReturnType<typeof createWorld>;
 
 beforeAll(async () => {
@@ -35,9 +37,11 @@ beforeAll(async () => {
   llm = await LlmStandIn.start();
   dataDir = mkdtempSync(path.join(tmpdir(), 'bot-gateway-'));
   world = createWorld(discord);
+  database = await scratchDatabase();
   bot = startBot({
     discord,
     dataDir,
+    ...(database.url === undefined ? {} : { databaseUrl: database.url }),
     env: {
       OPENAI_BASE_URL: llm.openAIBaseUrl,
       OPENAI_API_KEY: TEST_API_KEY,
@@ -52,6 +56,7 @@ afterAll(async () => {
   await bot?.dispose();
   await llm?.close();
   await discord?.close();
+  await database?.drop();
   if (dataDir !== undefined) rmSync(dataDir, { recursive: true, force: true });
 });
 

@@ -4,6 +4,7 @@
  * stdout (issue 12.15). Each runs the real entrypoint against the loopback Discord.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -11,6 +12,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { startFakeDiscord, type FakeDiscord } from '../fake-discord/fake-discord.ts';
 import { startBot, type BotProcess, type LogLine } from '../support/scenario-runner.ts';
 import { createWorld } from './support/bot-harness.ts';
+import { scratchDatabase, type ScratchDatabase } from './support/scratch-database.ts';
 
 const ENTRYPOINT = path.resolve(import.meta.dirname, '../../src/index.ts');
 /** A ceiling for the exit after the failure, waited for as an event. */
@@ -23,6 +25,18 @@ let discord: FakeDiscord | undefined;
 let bot: BotProcess | undefined;
 const children: ChildProcess[] = [];
 const folders: string[] = [];
+const databases: ScratchDatabase[] = [];
+
+/** The bot on its own PostgreSQL database when TEST_DATABASE_URL is set, else on PGlite. */
+async function start(fake: FakeDiscord): Promise<BotProcess> {
+  const database = await scratchDatabase();
+  databases.push(database);
+  return startBot({
+    discord: fake,
+    logLevel: 'info',
+    ...(database.url === undefined ? {} : { databaseUrl: database.url }),
+  });
+}
 
 afterEach(async () => {
   for (const child of children.splice(0)) {
@@ -33,6 +47,7 @@ afterEach(async () => {
   bot = undefined;
   await discord?.close();
   discord = undefined;
+  for (const database of databases.splice(0)) await database.drop();
 });
 
 const fatalLines = (lines: readonly LogLine[]) =>
@@ -43,7 +58,7 @@ describe('the bot process ends when it cannot go on', { timeout: TEST_TIMEOUT_MS
     discord = await startFakeDiscord();
     discord.gateway.refuseConnections(503);
     const refused = discord.waits.gateway('refused', { timeoutMs: START_CEILING_MS });
-    bot = startBot({ discord, logLevel: 'info' });
+    bot = await start(discord);
     await refused;
     const exit = await bot.waitForExit({ timeoutMs: EXIT_CEILING_MS });
     expect(exit.code).toBe(1);
@@ -55,7 +70,7 @@ describe('the bot process ends when it cannot go on', { timeout: TEST_TIMEOUT_MS
   it('says once to switch on the Message Content intent when Discord closes with 4014, and exits 1', async () => {
     discord = await startFakeDiscord({ privilegedIntents: [] });
     const closed = discord.waits.gateway('closed', { timeoutMs: START_CEILING_MS });
-    bot = startBot({ discord, logLevel: 'info' });
+    bot = await start(discord);
     expect((await closed).code).toBe(4014);
     const exit = await bot.waitForExit({ timeoutMs: EXIT_CEILING_MS });
     expect(exit.code).toBe(1);
@@ -68,7 +83,7 @@ describe('the bot process ends when it cannot go on', { timeout: TEST_TIMEOUT_MS
 
   it('says to reset the token when a connected bot is closed with 4004, and exits 1', async () => {
     discord = await startFakeDiscord();
-    bot = startBot({ discord, logLevel: 'info' });
+    bot = await start(discord);
     await bot.waitUntilConnected({ timeoutMs: START_CEILING_MS });
     discord.gateway.closeConnections(4004);
     const exit = await bot.waitForExit({ timeoutMs: EXIT_CEILING_MS });
@@ -83,6 +98,8 @@ describe('the bot process ends when it cannot go on', { timeout: TEST_TIMEOUT_MS
     const { channel, alice } = createWorld(discord);
     const dataDir = mkdtempSync(path.join(tmpdir(), 'bot-epipe-'));
     folders.push(dataDir);
+    const database = await scratchDatabase();
+    databases.push(database);
     const ready = discord.waits.gateway('ready-sent', { timeoutMs: START_CEILING_MS });
     const child = spawn(process.execPath, [ENTRYPOINT], {
       cwd: dataDir,
@@ -92,6 +109,12 @@ describe('the bot process ends when it cannot go on', { timeout: TEST_TIMEOUT_MS
         DISCORD_API_URL: discord.apiUrl,
         DATA_DIR: dataDir,
         LOG_LEVEL: 'debug',
+        ...(database.url === undefined
+          ? {}
+          : {
+              DATABASE_URL: database.url,
+              BOT_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
+            }),
       },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
