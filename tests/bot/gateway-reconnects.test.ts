@@ -83,6 +83,29 @@ const closeLogged = (code: number) =>
 const lastReply = () => botMessagesIn(discord, world.channel.id).at(-1)?.content;
 
 describe('gateway closes, on the real bot', { timeout: 180_000 }, () => {
+  it('logged each start-up phase with its duration, and a ready-made invite link', () => {
+    const phases = bot
+      .logs()
+      .filter((line) => line.json?.['msg'] === 'start-up phase done')
+      .map((line) => [line.json?.['phase'], typeof line.json?.['durationMs']]);
+    expect(phases).toEqual(
+      [
+        'config',
+        'database',
+        'migrations',
+        'providers',
+        'discord-client',
+        'tools',
+        'discord-login',
+      ].map((phase) => [phase, 'number']),
+    );
+    const invite = bot.logs().find((line) => typeof line.json?.['url'] === 'string');
+    const url = new URL(String(invite?.json?.['url']));
+    expect(url.searchParams.get('client_id')).toBe(discord.applicationId);
+    expect(url.searchParams.get('scope')).toBe('bot applications.commands');
+    expect(Number(url.searchParams.get('permissions'))).toBeGreaterThan(0);
+  });
+
   it('resumes after 4000 and answers the mention sent while it was away', async () => {
     await waitForTurn(bot, await mention('hello', 'Hi there!'), TURN_CEILING_MS);
     const logged = closeLogged(4000);
