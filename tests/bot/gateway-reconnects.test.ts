@@ -60,8 +60,8 @@ afterAll(async () => {
   if (dataDir !== undefined) rmSync(dataDir, { recursive: true, force: true });
 });
 
-/** Posts a mention of the bot and resolves when its turn has finished. */
-async function mention(content: string, reply: string): Promise<string> {
+/** Posts a mention of the bot, with the reply the model will give; returns its id. */
+function mention(content: string, reply: string): string {
   llm.enqueue(textScript(reply));
   const message = discord.postMessage({
     authorId: world.alice.id,
@@ -107,11 +107,11 @@ describe('gateway closes, on the real bot', { timeout: 180_000 }, () => {
   });
 
   it('resumes after 4000 and answers the mention sent while it was away', async () => {
-    await waitForTurn(bot, await mention('hello', 'Hi there!'), TURN_CEILING_MS);
+    await waitForTurn(bot, mention('hello', 'Hi there!'), TURN_CEILING_MS);
     const logged = closeLogged(4000);
     const resumed = discord.waits.gateway('resumed', { timeoutMs: TURN_CEILING_MS });
     discord.gateway.closeConnections(4000);
-    const missed = await mention('did you miss this?', 'Not at all.');
+    const missed = mention('did you miss this?', 'Not at all.');
     expect((await logged).json?.['next']).toBe('resume');
     await resumed;
     await waitForTurn(bot, missed, TURN_CEILING_MS);
@@ -122,7 +122,7 @@ describe('gateway closes, on the real bot', { timeout: 180_000 }, () => {
     const logged = closeLogged(1006);
     const resumed = discord.waits.gateway('resumed', { timeoutMs: TURN_CEILING_MS });
     discord.gateway.dropConnections();
-    const missed = await mention('still there?', 'Still here.');
+    const missed = mention('still there?', 'Still here.');
     await logged;
     await resumed;
     await waitForTurn(bot, missed, TURN_CEILING_MS);
@@ -134,7 +134,7 @@ describe('gateway closes, on the real bot', { timeout: 180_000 }, () => {
     const identified = discord.waits.gateway('identified', { timeoutMs: TURN_CEILING_MS });
     discord.gateway.closeConnections(1000);
     // The session is gone: Discord never dispatches this one to the bot.
-    const missed = await mention('are you back?', 'Back, and I saw your message.');
+    const missed = mention('are you back?', 'Back, and I saw your message.');
     expect((await logged).json?.['next']).toBe('reconnect');
     await identified;
     await waitForTurn(bot, missed, TURN_CEILING_MS);
@@ -147,7 +147,7 @@ describe('gateway closes, on the real bot', { timeout: 180_000 }, () => {
     discord.gateway.rejectNextResume();
     const identified = discord.waits.gateway('identified', { timeoutMs: TURN_CEILING_MS });
     discord.gateway.closeConnections(4000);
-    const missed = await mention('one more?', 'One more answer.');
+    const missed = mention('one more?', 'One more answer.');
     await identified;
     await waitForTurn(bot, missed, TURN_CEILING_MS);
     expect(lastReply()).toBe('One more answer.');
