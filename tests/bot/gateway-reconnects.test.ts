@@ -83,7 +83,13 @@ const closeLogged = (code: number) =>
 const lastReply = () => botMessagesIn(discord, world.channel.id).at(-1)?.content;
 
 describe('gateway closes, on the real bot', { timeout: 180_000 }, () => {
-  it('logged each start-up phase with its duration, and a ready-made invite link', () => {
+  it('logged each start-up phase with its duration, and a ready-made invite link', async () => {
+    const invite = await bot.waitForLog(/invite/, { timeoutMs: TURN_CEILING_MS });
+    await bot.waitForLog(
+      (line) =>
+        line.json?.['msg'] === 'start-up phase done' && line.json['phase'] === 'discord-login',
+      { timeoutMs: TURN_CEILING_MS },
+    );
     const phases = bot
       .logs()
       .filter((line) => line.json?.['msg'] === 'start-up phase done')
@@ -99,7 +105,6 @@ describe('gateway closes, on the real bot', { timeout: 180_000 }, () => {
         'discord-login',
       ].map((phase) => [phase, 'number']),
     );
-    const invite = bot.logs().find((line) => typeof line.json?.['url'] === 'string');
     const url = new URL(String(invite?.json?.['url']));
     expect(url.searchParams.get('client_id')).toBe(discord.applicationId);
     expect(url.searchParams.get('scope')).toBe('bot applications.commands');
