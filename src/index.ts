@@ -35,7 +35,8 @@ interface Setup {
 }
 
 async function main(): Promise<void> {
-  const startedAt = systemClock.now();
+  // The process's start, so the config phase includes loading the modules it needs.
+  const startedAt = Math.round(performance.timeOrigin);
   const { config, mcpServers, catalogOverrides } = readSetupOrExit();
   const output = new LogOutput(process.stdout);
   const { createLogger } = await import('./logger.ts');
