@@ -33,6 +33,11 @@ export interface GatewayMonitorOptions {
 export class GatewayMonitor {
   readonly #options: GatewayMonitorOptions;
   #closing = false;
+  /**
+   * Set at the first close of an outage: while discord.js retries every 0.5 s, later closes
+   * and errors of the same outage go to debug instead of flooding the log.
+   */
+  #away = false;
 
   constructor(options: GatewayMonitorOptions) {
     this.#options = options;
@@ -42,15 +47,18 @@ export class GatewayMonitor {
     const events = manager as unknown as GatewayEvents;
     events.on('closed', ({ code, shardId }) => this.#closed(code, shardId));
     events.on('ready', ({ shardId }) => {
+      this.#away = false;
       this.#options.health.connected();
       this.#options.logger.info({ shardId }, 'gateway session started');
     });
     events.on('resumed', ({ shardId }) => {
+      this.#away = false;
       this.#options.health.connected();
       this.#options.logger.info({ shardId }, 'gateway session resumed');
     });
     events.on('error', ({ error, shardId }) => {
-      this.#options.logger.warn({ err: error, shardId }, 'gateway connection error');
+      const { logger } = this.#options;
+      logger[this.#away ? 'debug' : 'warn']({ err: error, shardId }, 'gateway connection error');
     });
   }
 
@@ -70,7 +78,9 @@ export class GatewayMonitor {
     }
     health.disconnected();
     const next = closeOutcome(code);
-    logger.warn(
+    const level = this.#away ? 'debug' : 'warn';
+    this.#away = true;
+    logger[level](
       { shardId, code, next },
       next === 'resume'
         ? 'gateway connection closed; resuming the session'
