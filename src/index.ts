@@ -1,30 +1,30 @@
 /**
  * The composition root: the only place that reads the configuration, builds the logger,
  * database, providers, tools and the Discord client, wires them together and shuts them down.
+ *
+ * Only the configuration, the logger and small process helpers are imported up front: the
+ * configuration is checked before the SDKs (discord.js, the vendors' clients, the database
+ * drivers, MCP) load, which takes seconds. Each start-up phase imports what it wires and is
+ * logged with its duration.
  */
 import { randomUUID } from 'node:crypto';
-import { DiscordBot } from './bot/discord-bot.ts';
-import { GlobalRequestPacer } from './bot/global-request-pacer.ts';
-import { createDiscordClient } from './bot/discord-client.ts';
-import { DiscordToolActions } from './bot/discord-tool-actions.ts';
 import { loadConfig, processEnvironment, secretValues, type Config } from './config.ts';
 import { systemClock } from './core/clock.ts';
-import { BotError, ConfigError } from './core/errors.ts';
+import { ConfigError } from './core/errors.ts';
 import type { Logger } from './core/logger.ts';
-import { resealApiKeys } from './db/api-key-reseal.ts';
-import { pruneClaims } from './db/claim-repository.ts';
-import { openDatabase, pingDatabase, type DatabaseHandle } from './db/database.ts';
-import { failAbandonedTurns } from './db/turn-recovery.ts';
+import type { BotMetrics } from './core/metrics.ts';
+import type { SecretBox } from './security/secret-box.ts';
+import type { DatabaseHandle, DatabaseOptions } from './db/database.ts';
+import { LogOutput } from './log-output.ts';
 import { prettyLogs } from './log-privacy.ts';
-import { createLogger } from './logger.ts';
-import { PrometheusMetrics } from './metrics/prometheus-metrics.ts';
-import { startMetricsServer } from './metrics/metrics-server.ts';
-import { ModelCatalog, type ModelCatalogOverrides } from './providers/model-catalog.ts';
+import { GatewayHealth } from './metrics/gateway-health.ts';
+import { ProcessExit } from './process-exit.ts';
+import { installProcessFaultHandlers } from './process-faults.ts';
+import { providerKeyWarning } from './provider-key-warning.ts';
+import type { ModelCatalogOverrides } from './providers/model-catalog.ts';
 import { loadModelCatalogOverrides } from './providers/model-catalog-file.ts';
-import { ProviderFactory } from './providers/provider-factory.ts';
-import { resolveEncryptionKey } from './security/encryption-key.ts';
-import { SecretBox } from './security/secret-box.ts';
-import { createTools } from './tools/create-tools.ts';
+import { describeStartupFailure } from './startup-failure.ts';
+import { StartupPhases } from './startup-phases.ts';
 import { loadMcpConfig, mcpSecretValues, type McpServerConfig } from './tools/mcp/mcp-config.ts';
 
 /** Housekeeping: fail turns of processes that died, forget old message claims. */
@@ -38,77 +38,134 @@ interface Setup {
 }
 
 async function main(): Promise<void> {
+  // The process's start, so the config phase includes loading the modules it needs.
+  const startedAt = Math.round(performance.timeOrigin);
   const { config, mcpServers, catalogOverrides } = readSetupOrExit();
+  const output = new LogOutput(process.stdout);
+  const { createLogger } = await import('./logger.ts');
   const logger = createLogger({
     level: config.logLevel,
     secrets: [...secretValues(config), ...mcpSecretValues(mcpServers)],
     pretty: prettyLogs(config.logFormat, process.stdout.isTTY === true),
+    destination: output,
   });
-  installLastResortHandlers(logger);
   const instanceId = randomUUID();
-  const metrics = new PrometheusMetrics();
   const cleanup: Array<() => Promise<unknown>> = [];
   const closeAll = async (): Promise<void> => {
     for (const close of cleanup.reverse()) await close().catch(() => undefined);
     cleanup.length = 0;
   };
+  const exit = new ProcessExit({
+    logger,
+    clock: systemClock,
+    cleanup: closeAll,
+    exit: (code) => process.exit(code),
+  });
+  installProcessFaultHandlers({
+    source: process,
+    logger,
+    output,
+    exit,
+    tellOperator: (line) => writeQuietly(process.stderr, line),
+  });
+  const phases = new StartupPhases({ logger, clock: systemClock, startedAt });
+  phases.done('config', startedAt);
+  const keyWarning = providerKeyWarning(config);
+  if (keyWarning !== undefined) logger.warn(keyWarning);
+  const gatewayHealth = new GatewayHealth({ clock: systemClock });
   try {
-    const secretBox = new SecretBox(
-      resolveEncryptionKey({ configured: config.encryptionKey, dataDir: config.dataDir, logger }),
-      config.previousEncryptionKeys,
-    );
-    const database = await openConfiguredDatabase(config, logger, metrics);
-    cleanup.push(() => database.close());
-    await database.migrate();
-    const releaseLiveness = await database.liveness.hold(instanceId);
-    cleanup.push(releaseLiveness);
-    const abandoned = await failAbandonedTurns(database.db, database.liveness);
-    if (abandoned > 0)
-      logger.warn(
-        { turns: abandoned },
-        'marked turns left streaming by a stopped process as failed',
+    // Before the database, so its queries are timed from the first one.
+    const { PrometheusMetrics } = await import('./metrics/prometheus-metrics.ts');
+    const metrics = new PrometheusMetrics();
+    const { database, secretBox, pingDatabase } = await phases.run('database', async () => {
+      const { openDatabase, pingDatabase } = await import('./db/database.ts');
+      const { resolveEncryptionKey } = await import('./security/encryption-key.ts');
+      const { SecretBox } = await import('./security/secret-box.ts');
+      const secretBox = new SecretBox(
+        resolveEncryptionKey({ configured: config.encryptionKey, dataDir: config.dataDir, logger }),
+        config.previousEncryptionKeys,
       );
-
-    resealInBackground({ database, secretBox, config, logger, cleanup });
-    const client = createDiscordClient({
-      apiUrl: config.discordApiUrl,
-      pacer: new GlobalRequestPacer({ clock: systemClock }),
+      const database = await openConfiguredDatabase({ config, logger, metrics, openDatabase });
+      cleanup.push(() => database.close());
+      await pingDatabase(database.db);
+      return { database, secretBox, pingDatabase };
     });
+    await phases.run('migrations', async () => {
+      const { failAbandonedTurns } = await import('./db/turn-recovery.ts');
+      await database.migrate();
+      const releaseLiveness = await database.liveness.hold(instanceId);
+      cleanup.push(releaseLiveness);
+      const abandoned = await failAbandonedTurns(database.db, database.liveness);
+      if (abandoned > 0)
+        logger.warn(
+          { turns: abandoned },
+          'marked turns left streaming by a stopped process as failed',
+        );
+    });
+
+    await resealInBackground({ database, secretBox, config, logger, cleanup });
     if (config.metricsPort !== undefined) {
+      const { startMetricsServer } = await import('./metrics/metrics-server.ts');
       const server = await startMetricsServer({
         port: config.metricsPort,
-        host: config.metricsHost,
         logger,
         metrics,
-        health: async () => client.isReady() && (await pingDatabase(database.db).then(() => true)),
+        health: async () =>
+          gatewayHealth.healthy() && (await pingDatabase(database.db).then(() => true)),
       });
       cleanup.push(() => server.close());
     }
-    const providers = new ProviderFactory({
-      defaults: {
-        defaultProvider: config.defaultProvider,
-        defaultModel: config.defaultModel,
-        providerKeys: config.providerKeys,
-        providerBaseUrls: config.providerBaseUrls,
-      },
-      catalog: new ModelCatalog(catalogOverrides),
-      logger,
+    const providers = await phases.run('providers', async () => {
+      const { ModelCatalog } = await import('./providers/model-catalog.ts');
+      const { ProviderFactory } = await import('./providers/provider-factory.ts');
+      return new ProviderFactory({
+        defaults: {
+          defaultProvider: config.defaultProvider,
+          defaultModel: config.defaultModel,
+          providerKeys: config.providerKeys,
+          providerBaseUrls: config.providerBaseUrls,
+        },
+        catalog: new ModelCatalog(catalogOverrides),
+        logger,
+      });
     });
-    const discordActions = new DiscordToolActions(client);
-    const tools = await createTools({
-      db: database.db,
-      clock: systemClock,
-      logger,
-      mcpServers,
-      metrics,
-      discordActions,
-      reminderDelivery: discordActions,
+    const discord = await phases.run('discord-client', async () => {
+      const { createDiscordClient } = await import('./bot/discord-client.ts');
+      const { GatewayMonitor } = await import('./bot/gateway-monitor.ts');
+      const { GlobalRequestPacer } = await import('./bot/global-request-pacer.ts');
+      const { DiscordToolActions } = await import('./bot/discord-tool-actions.ts');
+      const { DiscordBot } = await import('./bot/discord-bot.ts');
+      const { inviteLink } = await import('./bot/invite-link.ts');
+      const monitor = new GatewayMonitor({
+        logger,
+        health: gatewayHealth,
+        onFatalClose: (advice, code) => exit.fail(advice, { code }),
+      });
+      const client = createDiscordClient({
+        apiUrl: config.discordApiUrl,
+        pacer: new GlobalRequestPacer({ clock: systemClock }),
+        observeGateway: (manager) => monitor.observe(manager),
+      });
+      return { client, monitor, DiscordBot, inviteLink, actions: new DiscordToolActions(client) };
+    });
+    const { client } = discord;
+    const tools = await phases.run('tools', async () => {
+      const { createTools } = await import('./tools/create-tools.ts');
+      return createTools({
+        db: database.db,
+        clock: systemClock,
+        logger,
+        mcpServers,
+        metrics,
+        discordActions: discord.actions,
+        reminderDelivery: discord.actions,
+      });
     });
     cleanup.push(() => tools.close());
     metrics.observeMcpServers(() =>
       tools.mcp.states().map((state) => ({ name: state.name, up: state.status === 'ready' })),
     );
-    const bot = new DiscordBot({
+    const bot = new discord.DiscordBot({
       client,
       db: database.db,
       secretBox,
@@ -130,9 +187,20 @@ async function main(): Promise<void> {
     cleanup.push(() => Promise.resolve(background.abort()));
     client.once('clientReady', (ready) => {
       logger.info(
-        { user: ready.user.tag, guilds: ready.guilds.cache.size, instanceId },
+        {
+          user: ready.user.tag,
+          guilds: ready.guilds.cache.size,
+          instanceId,
+          startupMs: phases.elapsedMs(),
+        },
         'connected to Discord',
       );
+      const url = discord.inviteLink(ready.application.id);
+      if (ready.guilds.cache.size === 0) {
+        logger.warn({ url }, 'the bot is in no server yet: open this link to invite it');
+      } else {
+        logger.info({ url }, 'invite link (scopes bot + applications.commands)');
+      }
       void tools.reminders.run(background.signal);
     });
     const maintenance = setInterval(() => {
@@ -141,25 +209,27 @@ async function main(): Promise<void> {
     maintenance.unref();
     cleanup.push(() => Promise.resolve(clearInterval(maintenance)));
     cleanup.push(() => client.destroy());
+    cleanup.push(() => Promise.resolve(discord.monitor.close()));
     cleanup.push(() => bot.shutdown());
     installShutdown(logger, closeAll);
-    await client.login(config.discordToken);
+    await phases.run('discord-login', () => client.login(config.discordToken));
   } catch (error) {
-    logger.fatal({ err: error }, describeStartupFailure(error, config));
-    await closeAll();
-    process.exitCode = 1;
+    const failure = describeStartupFailure(error, config);
+    if (!failure.showStack) logger.debug({ err: error }, 'start-up failure details');
+    exit.fail(failure.message, failure.showStack ? { err: error } : {});
   }
 }
 
 /** After a key rotation: stored API keys move to the current key while the bot runs. */
-function resealInBackground(options: {
+async function resealInBackground(options: {
   database: DatabaseHandle;
   secretBox: SecretBox;
   config: Config;
   logger: Logger;
   cleanup: Array<() => Promise<unknown>>;
-}): void {
+}): Promise<void> {
   const { logger } = options;
+  const { resealApiKeys } = await import('./db/api-key-reseal.ts');
   const stop = new AbortController();
   options.cleanup.push(() => Promise.resolve(stop.abort()));
   resealApiKeys({
@@ -176,6 +246,8 @@ function resealInBackground(options: {
 
 async function runMaintenance(database: DatabaseHandle, logger: Logger): Promise<void> {
   try {
+    const { failAbandonedTurns } = await import('./db/turn-recovery.ts');
+    const { pruneClaims } = await import('./db/claim-repository.ts');
     const failed = await failAbandonedTurns(database.db, database.liveness);
     if (failed > 0) logger.warn({ turns: failed }, 'failed turns of a process that stopped');
     await pruneClaims(database.db, new Date(Date.now() - CLAIM_RETENTION_MS));
@@ -206,11 +278,13 @@ function readSetupOrExit(): Setup {
   }
 }
 
-async function openConfiguredDatabase(
-  config: Config,
-  logger: Logger,
-  metrics: PrometheusMetrics,
-): Promise<DatabaseHandle> {
+async function openConfiguredDatabase(options: {
+  config: Config;
+  logger: Logger;
+  metrics: BotMetrics;
+  openDatabase: (options: DatabaseOptions) => Promise<DatabaseHandle>;
+}): Promise<DatabaseHandle> {
+  const { config, logger, metrics, openDatabase } = options;
   const onQuery = metrics.databaseQuery.bind(metrics);
   if (config.databaseUrl !== undefined) {
     return openDatabase({ kind: 'postgres', url: config.databaseUrl, logger, onQuery });
@@ -220,21 +294,6 @@ async function openConfiguredDatabase(
     'using the embedded database (set DATABASE_URL for PostgreSQL)',
   );
   return openDatabase({ kind: 'pglite', dataDir: `${config.dataDir}/pglite`, logger, onQuery });
-}
-
-function describeStartupFailure(error: unknown, config: Config): string {
-  if (error instanceof BotError) return `start-up failed: ${error.message}`;
-  const code = (error as { code?: unknown } | undefined)?.code;
-  if (code === 'TokenInvalid' || (error as { status?: unknown } | undefined)?.status === 401) {
-    return 'start-up failed: Discord rejected DISCORD_TOKEN (reset it in the developer portal)';
-  }
-  if (
-    typeof code === 'string' &&
-    /^(ECONNREFUSED|ENOTFOUND|EAI_AGAIN|ETIMEDOUT|ECONNRESET)$/.test(code)
-  ) {
-    return `start-up failed: could not reach Discord at ${config.discordApiUrl} (${code})`;
-  }
-  return 'start-up failed';
 }
 
 function installShutdown(logger: Logger, shutdown: () => Promise<void>): void {
@@ -255,15 +314,14 @@ function installShutdown(logger: Logger, shutdown: () => Promise<void>): void {
   process.once('SIGTERM', stop);
 }
 
-/**
- * Last-resort nets: every boundary of the bot catches its own failures, so reaching these is a
- * bug to log (scrubbed of secrets), not a reason to drop every live conversation.
- */
-function installLastResortHandlers(logger: Logger): void {
-  process.on('unhandledRejection', (reason) =>
-    logger.error({ err: reason }, 'unhandled rejection'),
-  );
-  process.on('uncaughtException', (error) => logger.error({ err: error }, 'uncaught exception'));
+/** Writes to a stream that may itself be closed, without raising an error event loop. */
+function writeQuietly(stream: NodeJS.WriteStream, text: string): void {
+  try {
+    stream.on('error', () => undefined);
+    stream.write(text);
+  } catch {
+    // Nowhere left to tell anyone.
+  }
 }
 
 await main();

@@ -34,6 +34,7 @@ import { MemberRateLimiter } from './member-rate-limiter.ts';
 import { guardEvent, historyMessagesOf } from './gateway-tolerance.ts';
 import { MessageRouter } from './message-router.ts';
 import { handleRetryButton, isRetryButton } from './retry-button.ts';
+import { attachSessionBackfill } from './session-backfill-wiring.ts';
 import { SettingsCache } from './settings-cache.ts';
 import { fetchDownload, type Download } from './trigger-attachments.ts';
 import { TriggerDetector } from './trigger-detector.ts';
@@ -172,6 +173,15 @@ export class DiscordBot {
       'channelDelete',
       guardEvent('channelDelete', logger, (channel) => this.history.forgetChannel(channel.id)),
     );
+    attachSessionBackfill({
+      client,
+      clock: this.options.clock,
+      logger,
+      deliver: (message) => {
+        this.router?.onMessageCreate(message);
+        return Promise.resolve();
+      },
+    });
     client.on(
       'interactionCreate',
       guardEvent('interactionCreate', logger, (interaction) => this.onInteraction(interaction)),

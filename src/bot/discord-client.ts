@@ -1,4 +1,11 @@
-import { Client, DefaultRestOptions, GatewayIntentBits, Partials } from 'discord.js';
+import {
+  Client,
+  DefaultRestOptions,
+  GatewayIntentBits,
+  Partials,
+  SimpleShardingStrategy,
+} from 'discord.js';
+import type { GatewayManager } from './gateway-monitor.ts';
 import type { GlobalRequestPacer } from './global-request-pacer.ts';
 
 export interface DiscordClientOptions {
@@ -6,6 +13,8 @@ export interface DiscordClientOptions {
   apiUrl: string;
   /** Paces every request but interaction answers (which Discord exempts from the global limit). */
   pacer: GlobalRequestPacer;
+  /** Sees the gateway manager once discord.js builds it (close codes, sessions). */
+  observeGateway?: (manager: GatewayManager) => void;
 }
 
 /** Interaction callbacks and their webhooks: not in the bot's global budget, and due in 3 s. */
@@ -37,5 +46,11 @@ export function createDiscordClient(options: DiscordClientOptions): Client {
       },
     },
     allowedMentions: { parse: [], repliedUser: false },
+    ws: {
+      buildStrategy: (manager) => {
+        options.observeGateway?.(manager);
+        return new SimpleShardingStrategy(manager);
+      },
+    },
   });
 }

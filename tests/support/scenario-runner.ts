@@ -193,6 +193,27 @@ export class BotProcess {
     });
   }
 
+  /**
+   * Resolves with the exit of the current process, one the bot makes on its own (a failed
+   * start, a fatal gateway close); rejects after the deadline (a ceiling, not a sleep).
+   */
+  async waitForExit(options: { timeoutMs?: number } = {}): Promise<ExitResult> {
+    const exit = this.#exit;
+    if (exit === undefined) throw new Error('the bot was never started');
+    const timeoutMs = options.timeoutMs ?? DEFAULT_WAIT_CEILING_MS;
+    let timer: NodeJS.Timeout | undefined;
+    const timedOut = new Promise<never>((_resolve, reject) => {
+      timer = setTimeout(() => {
+        reject(new Error(`the bot did not exit within ${timeoutMs} ms\n${this.output()}`));
+      }, timeoutMs);
+    });
+    try {
+      return await Promise.race([exit, timedOut]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
   /** SIGTERM, then waits for the exit (SIGKILL after the timeout, and rejects). */
   async stop(options: { timeoutMs?: number } = {}): Promise<ExitResult> {
     const child = this.#child;

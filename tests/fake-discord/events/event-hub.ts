@@ -9,7 +9,8 @@ export type GatewayLifecycleEvent =
   | { kind: 'ready-sent'; connectionId: number; sessionId: string; guilds: number }
   | { kind: 'resumed'; connectionId: number; sessionId: string; replayed: number }
   | { kind: 'heartbeat'; connectionId: number; sequence: number | null }
-  | { kind: 'closed'; connectionId: number; code: number; by: 'client' | 'server' };
+  | { kind: 'closed'; connectionId: number; code: number; by: 'client' | 'server' }
+  | { kind: 'refused'; status: number };
 
 /** Everything observable that happens in the fake Discord, in order. */
 export type FakeDiscordEvent =

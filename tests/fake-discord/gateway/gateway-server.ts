@@ -28,6 +28,16 @@ export interface GatewayServerOptions {
 export interface GatewayControl {
   /** Closes every connection from the server side with `code` (4000 → the client resumes). */
   closeConnections(code: number, reason?: string): void;
+  /**
+   * Ends every connection without a close frame (the client sees 1006, as after a network
+   * drop); sessions stay resumable.
+   */
+  dropConnections(): void;
+  /**
+   * Answers every WebSocket upgrade from now on with this HTTP status instead of accepting it
+   * (a gateway that refuses the bot); `undefined` accepts again.
+   */
+  refuseConnections(status: number | undefined): void;
   /** Sends op 7 RECONNECT: the client should reconnect and RESUME. */
   sendReconnect(): void;
   /** Sends op 9 INVALID_SESSION; `resumable: false` forces a fresh IDENTIFY. */
@@ -63,6 +73,7 @@ export class GatewayServer implements GatewayControl {
   #nextConnectionId = 1;
   #acknowledgeHeartbeats = true;
   #rejectNextResume = false;
+  #refusalStatus: number | undefined;
 
   constructor(options: GatewayServerOptions) {
     this.#options = options;
@@ -72,6 +83,11 @@ export class GatewayServer implements GatewayControl {
   handleUpgrade(request: IncomingMessage, socket: Duplex, head: Buffer): boolean {
     const url = new URL(request.url ?? '/', 'http://localhost');
     if (!GATEWAY_PATHS.has(url.pathname)) return false;
+    if (this.#refusalStatus !== undefined) {
+      socket.end(`HTTP/1.1 ${this.#refusalStatus} Refused\r\nConnection: close\r\n\r\n`);
+      this.#lifecycle({ kind: 'refused', status: this.#refusalStatus });
+      return true;
+    }
     this.#webSockets.handleUpgrade(request, socket, head, (webSocket) =>
       this.#accept(webSocket, url),
     );
@@ -92,6 +108,14 @@ export class GatewayServer implements GatewayControl {
       if (!RESUMABLE_CLOSE_CODES.has(code)) connection.session?.invalidate();
       this.#closeFromServer(connection, code, reason);
     }
+  }
+
+  dropConnections(): void {
+    for (const connection of this.#connections) connection.socket.terminate();
+  }
+
+  refuseConnections(status: number | undefined): void {
+    this.#refusalStatus = status;
   }
 
   sendReconnect(): void {

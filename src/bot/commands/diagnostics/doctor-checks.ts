@@ -35,8 +35,8 @@ export interface DoctorFacts {
 
 const REQUIRED_INTENTS = ['Guilds', 'GuildMessages', 'MessageContent', 'DirectMessages'] as const;
 /** Without these the bot cannot take part at all; without the others it is only diminished. */
-const ESSENTIAL_PERMISSIONS = ['ViewChannel', 'SendMessages', 'ReadMessageHistory'] as const;
-const USEFUL_PERMISSIONS = ['EmbedLinks', 'AttachFiles', 'AddReactions'] as const;
+export const ESSENTIAL_PERMISSIONS = ['ViewChannel', 'SendMessages', 'ReadMessageHistory'] as const;
+export const USEFUL_PERMISSIONS = ['EmbedLinks', 'AttachFiles', 'AddReactions'] as const;
 const SLOW_DATABASE_MS = 1_000;
 const PROVIDER_NAMES: Record<ProviderId, string> = {
   openai: 'OpenAI',

@@ -1,0 +1,165 @@
+/**
+ * Issue 16.4 and 16.5, end to end: the real bot process against the loopback Discord while the
+ * gateway goes away. A close it can resume (4000, 1006) loses nothing; a close that forces a
+ * fresh session (1000, a refused RESUME) is backfilled, so the mention sent during the gap is
+ * answered. Every close is logged with its code.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startFakeDiscord, type FakeDiscord } from '../fake-discord/fake-discord.ts';
+import { LlmStandIn } from '../support/llm-stand-in/llm-stand-in.ts';
+import { textScript } from '../support/llm-stand-in/script.ts';
+import { startBot, type BotProcess } from '../support/scenario-runner.ts';
+import { scratchDatabase, type ScratchDatabase } from './support/scratch-database.ts';
+import {
+  botMessagesIn,
+  createWorld,
+  TEST_API_KEY,
+  TEST_MODEL,
+  waitForTurn,
+} from './support/bot-harness.ts';
+
+/** Ceilings, waited for as events: a busy 2-core machine starts the bot slowly. */
+const START_CEILING_MS = 90_000;
+const TURN_CEILING_MS = 60_000;
+
+let discord: FakeDiscord;
+let llm: LlmStandIn;
+let bot: BotProcess;
+let dataDir: string;
+let database: ScratchDatabase | undefined;
+let world: ReturnType<typeof createWorld>;
+
+beforeAll(async () => {
+  discord = await startFakeDiscord({ rateLimitTimeScale: 0.1 });
+  llm = await LlmStandIn.start();
+  dataDir = mkdtempSync(path.join(tmpdir(), 'bot-gateway-'));
+  world = createWorld(discord);
+  database = await scratchDatabase();
+  bot = startBot({
+    discord,
+    dataDir,
+    ...(database.url === undefined ? {} : { databaseUrl: database.url }),
+    env: {
+      OPENAI_BASE_URL: llm.openAIBaseUrl,
+      OPENAI_API_KEY: TEST_API_KEY,
+      DEFAULT_PROVIDER: 'openai',
+      DEFAULT_MODEL: TEST_MODEL,
+    },
+  });
+  await bot.waitUntilConnected({ timeoutMs: START_CEILING_MS });
+}, START_CEILING_MS + 10_000);
+
+afterAll(async () => {
+  await bot?.dispose();
+  await llm?.close();
+  await discord?.close();
+  await database?.drop();
+  if (dataDir !== undefined) rmSync(dataDir, { recursive: true, force: true });
+});
+
+/** Posts a mention of the bot, with the reply the model will give; returns its id. */
+function mention(content: string, reply: string): string {
+  llm.enqueue(textScript(reply));
+  const message = discord.postMessage({
+    authorId: world.alice.id,
+    channelId: world.channel.id,
+    content: `<@${discord.botUserId}> ${content}`,
+  });
+  return message.id;
+}
+
+const closeLogged = (code: number) =>
+  bot.waitForLog(
+    (line) =>
+      typeof line.json?.['msg'] === 'string' &&
+      line.json['msg'].startsWith('gateway connection closed') &&
+      line.json['code'] === code,
+    { timeoutMs: TURN_CEILING_MS },
+  );
+
+const lastReply = () => botMessagesIn(discord, world.channel.id).at(-1)?.content;
+
+describe('gateway closes, on the real bot', { timeout: 180_000 }, () => {
+  it('logged each start-up phase with its duration, and a ready-made invite link', async () => {
+    const invite = await bot.waitForLog(/invite/, { timeoutMs: TURN_CEILING_MS });
+    await bot.waitForLog(
+      (line) =>
+        line.json?.['msg'] === 'start-up phase done' && line.json['phase'] === 'discord-login',
+      { timeoutMs: TURN_CEILING_MS },
+    );
+    const phases = bot
+      .logs()
+      .filter((line) => line.json?.['msg'] === 'start-up phase done')
+      .map((line) => [line.json?.['phase'], typeof line.json?.['durationMs']]);
+    expect(phases).toEqual(
+      [
+        'config',
+        'database',
+        'migrations',
+        'providers',
+        'discord-client',
+        'tools',
+        'discord-login',
+      ].map((phase) => [phase, 'number']),
+    );
+    const url = new URL(String(invite?.json?.['url']));
+    expect(url.searchParams.get('client_id')).toBe(discord.applicationId);
+    expect(url.searchParams.get('scope')).toBe('bot applications.commands');
+    expect(Number(url.searchParams.get('permissions'))).toBeGreaterThan(0);
+  });
+
+  it('resumes after 4000 and answers the mention sent while it was away', async () => {
+    await waitForTurn(bot, mention('hello', 'Hi there!'), TURN_CEILING_MS);
+    const logged = closeLogged(4000);
+    const resumed = discord.waits.gateway('resumed', { timeoutMs: TURN_CEILING_MS });
+    discord.gateway.closeConnections(4000);
+    const missed = mention('did you miss this?', 'Not at all.');
+    expect((await logged).json?.['next']).toBe('resume');
+    await resumed;
+    await waitForTurn(bot, missed, TURN_CEILING_MS);
+    expect(lastReply()).toBe('Not at all.');
+  });
+
+  it('resumes after an abnormal close (1006) and loses nothing', async () => {
+    const logged = closeLogged(1006);
+    const resumed = discord.waits.gateway('resumed', { timeoutMs: TURN_CEILING_MS });
+    discord.gateway.dropConnections();
+    const missed = mention('still there?', 'Still here.');
+    await logged;
+    await resumed;
+    await waitForTurn(bot, missed, TURN_CEILING_MS);
+    expect(lastReply()).toBe('Still here.');
+  });
+
+  it('starts a fresh session after 1000 and backfills the mention sent in the gap', async () => {
+    const logged = closeLogged(1000);
+    const identified = discord.waits.gateway('identified', { timeoutMs: TURN_CEILING_MS });
+    discord.gateway.closeConnections(1000);
+    // The session is gone: Discord never dispatches this one to the bot.
+    const missed = mention('are you back?', 'Back, and I saw your message.');
+    expect((await logged).json?.['next']).toBe('reconnect');
+    await identified;
+    await waitForTurn(bot, missed, TURN_CEILING_MS);
+    expect(lastReply()).toBe('Back, and I saw your message.');
+    const backfill = await bot.waitForLog(/backfilled messages/);
+    expect(backfill.json?.['messages']).toBeGreaterThanOrEqual(1);
+  });
+
+  it('backfills after a RESUME that Discord refuses (op 9, not resumable)', async () => {
+    discord.gateway.rejectNextResume();
+    const identified = discord.waits.gateway('identified', { timeoutMs: TURN_CEILING_MS });
+    discord.gateway.closeConnections(4000);
+    const missed = mention('one more?', 'One more answer.');
+    await identified;
+    await waitForTurn(bot, missed, TURN_CEILING_MS);
+    expect(lastReply()).toBe('One more answer.');
+    // Answered once: the backfill and any replay never double a reply.
+    const replies = botMessagesIn(discord, world.channel.id).filter(
+      (message) => message.content === 'One more answer.',
+    );
+    expect(replies).toHaveLength(1);
+  });
+});
