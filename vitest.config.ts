@@ -12,9 +12,9 @@ const BOT_PROCESS_FILES = [
   'tests/support/scenario-runner.test.ts',
   'tests/support/test-resources.test.ts',
 ];
-const BOT_PROCESS_TIMEOUT_MS = 180_000;
+const BOT_PROCESS_TIMEOUT_MS = 300_000;
 const FAULT_SUITE_FILES = ['tests/faults/**/*.test.ts'];
-const FAULT_SUITE_TIMEOUT_MS = 300_000;
+const FAULT_SUITE_TIMEOUT_MS = 420_000;
 
 const projects: TestProjectInlineConfiguration[] = [
   {
