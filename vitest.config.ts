@@ -24,7 +24,8 @@ const projects: TestProjectInlineConfiguration[] = [
       include: ['src/**/*.test.ts', 'tests/**/*.test.ts'],
       exclude: [...configDefaults.exclude, ...BOT_PROCESS_FILES, ...FAULT_SUITE_FILES],
       testTimeout: 20_000,
-      hookTimeout: 30_000,
+      // Hooks open databases; a loaded machine took 35 s to create one on PostgreSQL.
+      hookTimeout: 120_000,
     },
   },
   {
