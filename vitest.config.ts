@@ -12,9 +12,9 @@ const BOT_PROCESS_FILES = [
   'tests/support/scenario-runner.test.ts',
   'tests/support/test-resources.test.ts',
 ];
-const BOT_PROCESS_TIMEOUT_MS = 180_000;
+const BOT_PROCESS_TIMEOUT_MS = 300_000;
 const FAULT_SUITE_FILES = ['tests/faults/**/*.test.ts'];
-const FAULT_SUITE_TIMEOUT_MS = 300_000;
+const FAULT_SUITE_TIMEOUT_MS = 420_000;
 
 const projects: TestProjectInlineConfiguration[] = [
   {
@@ -24,7 +24,8 @@ const projects: TestProjectInlineConfiguration[] = [
       include: ['src/**/*.test.ts', 'tests/**/*.test.ts'],
       exclude: [...configDefaults.exclude, ...BOT_PROCESS_FILES, ...FAULT_SUITE_FILES],
       testTimeout: 20_000,
-      hookTimeout: 30_000,
+      // Hooks open databases; a loaded machine took 35 s to create one on PostgreSQL.
+      hookTimeout: 120_000,
     },
   },
   {
