@@ -58,8 +58,6 @@ describe('Discord faults', () => {
   {
     faultRow({
       fault: 'Discord: 500 on message POST (messages mode)',
-      knownDefect:
-        '12.4 (a write that fails after retries is skipped; the turn is recorded complete)',
       run: async () => {
         const channelId = world.channel('post-500');
         const { trigger, gate } = await replyInFlight(channelId);
@@ -82,7 +80,6 @@ describe('Discord faults', () => {
 
   faultRow({
     fault: 'Discord: 500 on message PATCH (edit mode)',
-    knownDefect: '12.4 (a failed edit is marked written; the turn is recorded complete)',
     run: async () => {
       const channelId = world.channel('patch-500', { delivery: 'edit' });
       const { trigger, gate } = await replyInFlight(channelId);

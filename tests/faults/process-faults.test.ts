@@ -37,8 +37,6 @@ describe('process and scale faults', () => {
 
   faultRow({
     fault: 'process: SIGKILL mid-reply, then restart',
-    knownDefect:
-      '12.6 (after a restart, a turn cut short by the crash gets no answer and no notice)',
     run: async () => {
       const world = await newWorld();
       const channelId = world.channel('sigkill');
