@@ -45,14 +45,12 @@ export async function postFailureNotice(options: {
 }
 
 /**
- * Discord refused the bot this channel (403) or the channel is gone: a notice could not be
- * posted either, and trying only adds to Discord's count of refused requests.
+ * The channel is gone: there is nowhere to post. A 403 still gets one try — a permission taken
+ * away for one write may be back, and one refused notice per failed turn cannot add up to
+ * Discord's limit on refused requests.
  */
 function canPostIn(error: unknown): boolean {
-  return !(
-    error instanceof DeliveryError &&
-    (error.code === 'delivery_forbidden' || error.code === 'delivery_gone')
-  );
+  return !(error instanceof DeliveryError && error.code === 'delivery_gone');
 }
 
 /** No key at all for the provider reads "not set up yet", not "your key was rejected". */

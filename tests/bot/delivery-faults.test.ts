@@ -130,7 +130,7 @@ describe('failed Discord writes, end to end', { timeout: 60_000 }, () => {
     expect(botPings(discord)).toEqual([]);
   });
 
-  it('stops at a 403 without retrying and posts no notice Discord would refuse too', async () => {
+  it('stops at a 403 without retrying the write, and tries the notice once', async () => {
     const { discord, llm, bot } = started();
     const { channel, alice } = createWorld(discord, 'Refused');
     llm.enqueue(textScript('You will never see this.'));
@@ -142,7 +142,8 @@ describe('failed Discord writes, end to end', { timeout: 60_000 }, () => {
       (line) => line.json?.['msg'] === 'turn failed' && line.json['messageId'] === trigger.id,
     );
     const posts = discord.requests({ method: 'POST', route: messagesOf(channel.id) });
-    expect(posts.map((entry) => entry.status)).toEqual([403]);
+    // The reply's write, then one notice (refused too: the permission is still gone).
+    expect(posts.map((entry) => entry.status)).toEqual([403, 403]);
   });
 
   it('edit mode: a PATCH that keeps failing is not taken as written; the turn fails with a notice', async () => {

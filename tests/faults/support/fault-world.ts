@@ -218,7 +218,9 @@ export class FaultWorld {
   async #turnsIn(channelIds: readonly string[]): Promise<RecordedTurn[]> {
     const { bot, database } = this.harness;
     const onPglite = database.kind === 'pglite';
-    if (onPglite) await bot.kill();
+    // A graceful stop lets the turn in flight write its record (a kill could catch it between its
+    // last message and its final write, which is not what a fault left behind).
+    if (onPglite) await bot.stop();
     const turns: RecordedTurn[] = [];
     try {
       await this.harness.withDatabase(async (db) => {
