@@ -7,14 +7,17 @@ import { allowedMentionsFor } from './delivery/message-target.ts';
 import { resolveLocale } from './i18n/locale.ts';
 import { translate, type MessageKey } from './i18n/messages.ts';
 
-/** One notice of a kind per member per minute: a notice must never become spam itself. */
+/**
+ * One notice per member per minute, whatever its kind: a member whose burst is refused for
+ * several reasons (too fast, queue full) is told once, and a notice never becomes spam itself.
+ */
 const NOTICE_INTERVAL_MS = 60_000;
 /** Members remembered for that; the least recently told are forgotten first. */
 const NOTICE_MEMORY = 10_000;
 
 /**
  * Short localized notes to a member about their message (rate limit, queue full, trouble): a
- * reply with no pings, at most one of a kind per member per minute.
+ * reply with no pings, at most one per member per minute.
  */
 export class MemberNotices {
   private readonly told = new LruMap<string, number>(NOTICE_MEMORY);
@@ -31,7 +34,7 @@ export class MemberNotices {
     settings: ScopeSettings | undefined,
   ): Promise<void> {
     const now = this.options.clock.now();
-    const noticeKey = `${key}:${message.author.id}`;
+    const noticeKey = message.author.id;
     if ((this.told.get(noticeKey) ?? 0) > now) return;
     this.told.set(noticeKey, now + NOTICE_INTERVAL_MS);
     const locale = resolveLocale(settings?.language, message.guild?.preferredLocale);
