@@ -70,9 +70,9 @@ describe.each(testBackends())('context turns on $name', (backend) => {
       important: 10,
       pinned: 10,
     });
-    expect(turns.map((turn) => [turn.content, turn.importance])).toEqual([
+    expect(turns.map((turn) => [turn.content, Math.round(turn.importance * 100) / 100])).toEqual([
       ['Always answer in French.', 0.9],
-      ['thanks!', expect.closeTo(0.3, 5)],
+      ['thanks!', 0.3],
       ['Which city are you in?', 0.85],
     ]);
     await reviseUserMessage(database.db, constraint, 'hi');
@@ -81,7 +81,8 @@ describe.each(testBackends())('context turns on $name', (backend) => {
       important: 0,
       pinned: 0,
     });
-    expect(revised).toMatchObject({ content: 'hi', importance: expect.closeTo(0.3, 5) });
+    expect(revised?.content).toBe('hi');
+    expect(revised?.importance).toBeCloseTo(0.3, 5);
   });
 
   it('pins the first three user turns after a reset, and again after the next reset', async () => {
