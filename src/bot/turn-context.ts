@@ -4,7 +4,9 @@ import type { ScopeSettings } from '../core/settings.ts';
 import type { ToolContext, ToolExecutor } from '../core/tool.ts';
 import type { Database } from '../db/database.ts';
 import { memoriesForContext } from '../db/memory-repository.ts';
-import { recentRepliesSinceReset, resetMarkerOf } from '../db/turn-repository.ts';
+import { contextTurnsSinceReset, type ContextTurnLimits } from '../db/context-turn-repository.ts';
+import { summaryOf } from '../db/summary-repository.ts';
+import { resetMarkerOf } from '../db/turn-repository.ts';
 import type { ResolvedModel } from '../providers/provider-factory.ts';
 import { createTokenCounter } from '../providers/token-counter.ts';
 import { compareSnowflakes, type ChannelHistory } from './channel-history.ts';
@@ -13,7 +15,7 @@ import {
   labelled,
   toConversationEntries,
   type ConversationEntry,
-  type StoredAssistantTurn,
+  type StoredTurn,
 } from './context/conversation-entries.ts';
 import { buildReminders, buildSystemPrompt, type PersonaContext } from './persona.ts';
 import { attachmentParts, type Download } from './trigger-attachments.ts';
@@ -21,13 +23,18 @@ import type { Trigger } from './trigger.ts';
 
 /** Replies are chat-sized; a long code answer still fits. The model's own cap may be lower. */
 const MAX_REPLY_TOKENS = 8_192;
-/** The bot's stored replies read per turn (about the channel window's 50 messages' worth). */
-const STORED_REPLIES = 50;
+/**
+ * Stored turns a context chooses from: the newest (the channel window's 50 messages and their
+ * replies, with room), the newest important ones and the newest pins. Index-bounded reads.
+ */
+const STORED_TURNS: ContextTurnLimits = { recent: 150, important: 150, pinned: 30 };
 
 export interface PreparedTurn {
   /** History, persona, reminders and the new message(s) — without the context trimming yet. */
   history: readonly ConversationEntry[];
   system: string;
+  /** The channel's rolling summary (seed 001), if any. */
+  summary: string | undefined;
   reminders: string[];
   finalUserParts: Array<TextPart | ImagePart>;
   maxOutputTokens: number;
@@ -51,14 +58,15 @@ export async function prepareTurn(options: {
   const last = options.batch.at(-1);
   if (last === undefined) throw new Error('a turn needs at least one trigger');
   const channelId = last.message.channelId;
-  const [window, resetAt, memories, stored] = await Promise.all([
+  const [window, resetAt, memories, stored, summary] = await Promise.all([
     options.history.recent(channelId),
     resetMarkerOf(options.db, channelId),
     memoriesForContext(options.db, {
       scopeId: options.settings.scopeId,
       authorId: last.message.authorId,
     }),
-    recentRepliesSinceReset(options.db, channelId, STORED_REPLIES),
+    contextTurnsSinceReset(options.db, channelId, STORED_TURNS),
+    summaryOf(options.db, channelId),
   ]);
   const triggerIds = new Set(options.batch.map((trigger) => trigger.message.id));
   const history = toConversationEntries({
@@ -68,12 +76,20 @@ export async function prepareTurn(options: {
       (message) =>
         !triggerIds.has(message.id) && compareSnowflakes(message.id, last.message.id) < 0,
     ),
-    storedTurns: stored.map((reply): StoredAssistantTurn => ({
-      content: reply.content,
-      discordMessageIds: reply.discordMessageIds,
-      createdAt: reply.createdAt.getTime(),
-      status: reply.status,
-    })),
+    storedTurns: stored
+      // The turns being answered are recorded meanwhile; they go last, not in the history.
+      .filter((turn) => turn.role === 'assistant' || !triggerIds.has(turn.triggerMessageId ?? ''))
+      .map((turn): StoredTurn => ({
+        role: turn.role,
+        content: turn.content,
+        discordMessageIds: turn.discordMessageIds,
+        createdAt: turn.createdAt.getTime(),
+        status: turn.status,
+        authorId: turn.authorId,
+        authorName: turn.authorName,
+        importance: turn.importance,
+        pinned: turn.pinned,
+      })),
     after: resetAt?.getTime(),
   });
   const finalUserParts: Array<TextPart | ImagePart> = [];
@@ -92,6 +108,7 @@ export async function prepareTurn(options: {
   const { settings } = options;
   return {
     history,
+    summary: summary?.content,
     system: buildSystemPrompt({
       personaName: settings.personaName,
       personaInstructions: settings.personaInstructions,
@@ -131,6 +148,7 @@ export function buildRequest(options: {
   const { prepared } = options;
   const context = assembleContext({
     system: prepared.system,
+    summary: prepared.summary,
     history: prepared.history,
     reminders: prepared.reminders,
     finalUserParts: prepared.finalUserParts,

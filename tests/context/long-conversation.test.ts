@@ -1,0 +1,126 @@
+/**
+ * Issue 14: a scripted 300-turn conversation in one channel through the real bot process, the
+ * loopback Discord and the LLM stand-in, on a 4k-token context window. At turn 300 the request
+ * still holds the constraint of turn 5 and the (auto-)pinned turn 2, not the small talk of
+ * turn 100; no request exceeds the budget; the history is chronological.
+ */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ChatMessage } from '../../src/core/chat.ts';
+import { ModelCatalog } from '../../src/providers/model-catalog.ts';
+import { createTokenCounter } from '../../src/providers/token-counter.ts';
+import type { RecordedRequest } from '../support/llm-stand-in/recorded-request.ts';
+import {
+  createWorld,
+  startHarness,
+  TEST_MODEL,
+  waitForTurn,
+  type BotHarness,
+} from '../bot/support/bot-harness.ts';
+import { chatRequests } from '../bot/support/chat-requests.ts';
+
+const TURNS = 300;
+const CATALOG = {
+  models: { [TEST_MODEL]: { contextWindow: 4096, maxOutputTokens: 512, tools: false } },
+};
+const PINNED = 'Our project codename is BLUEFIN.';
+const CONSTRAINT = 'Always answer in French. My dog is called Mochi.';
+const SMALL_TALK = 'lol nice';
+
+function userText(turn: number): string {
+  if (turn === 2) return PINNED;
+  if (turn === 5) return CONSTRAINT;
+  if (turn === 100) return SMALL_TALK;
+  return `Question ${turn}: tell me one more thing about the history of green tea in Uji.`;
+}
+
+/** The OpenAI request body as the context's chat messages (text parts only). */
+function messagesOf(request: RecordedRequest): { system: string; messages: ChatMessage[] } {
+  const body = request.body as {
+    messages: Array<{ role: string; content: string | Array<{ type: string; text?: string }> }>;
+  };
+  const texts = (content: string | Array<{ text?: string }>) =>
+    typeof content === 'string' ? [content] : content.map((part) => part.text ?? '');
+  const messages = body.messages
+    .filter((message) => message.role !== 'system')
+    .map(
+      (message) =>
+        ({
+          role: message.role,
+          content: texts(message.content).map((text) => ({ type: 'text', text })),
+        }) as ChatMessage,
+    );
+  return { system: request.systemText, messages };
+}
+
+describe('a 300-turn conversation on a 4k window', () => {
+  let harness: BotHarness<ReturnType<typeof createWorld>>;
+  const catalogDirectory = mkdtempSync(path.join(tmpdir(), 'catalog-'));
+
+  beforeAll(async () => {
+    const catalogFile = path.join(catalogDirectory, 'catalog.json');
+    writeFileSync(catalogFile, JSON.stringify(CATALOG));
+    harness = await startHarness({
+      setup: (discord) => createWorld(discord),
+      env: { MODEL_CATALOG: catalogFile },
+    });
+    harness.llm.handle((request) => ({
+      steps: [
+        { type: 'text', text: `D'accord, réponse ${request.id}.` },
+        { type: 'usage', inputTokens: 100, outputTokens: 5 },
+        { type: 'finish', reason: 'stop' },
+      ],
+    }));
+  });
+  afterAll(async () => {
+    await harness.dispose();
+    rmSync(catalogDirectory, { recursive: true, force: true });
+  });
+
+  it('keeps the constraint and the pin, drops small talk, stays in budget, in order', async () => {
+    const { discord, bot, llm, world } = harness;
+    for (let turn = 1; turn <= TURNS; turn += 1) {
+      const posted = discord.postMessage({
+        authorId: world.alice.id,
+        channelId: world.channel.id,
+        content: `<@${discord.botUserId}> ${userText(turn)}`,
+      });
+      await waitForTurn(bot, posted.id, 30_000);
+    }
+    const requests = chatRequests(llm.requests).filter(
+      (request) => !request.systemText.includes('<summary-request>'),
+    );
+    expect(requests.length).toBeGreaterThanOrEqual(TURNS);
+    const last = requests.at(-1) as RecordedRequest;
+    const lastText = JSON.stringify(last.body);
+    expect(last.lastUserText).toContain('Question 300');
+    expect(lastText).toContain(CONSTRAINT);
+    expect(lastText).toContain(PINNED);
+    expect(lastText).not.toContain(SMALL_TALK);
+    expect(lastText).toContain('Question 299');
+
+    // Chronological: the question numbers in the history only ever increase.
+    const numbers = [...lastText.matchAll(/Question (\d+):/g)].map((match) => Number(match[1]));
+    expect(numbers).toEqual([...numbers].sort((a, b) => a - b));
+    expect(numbers.length).toBeLessThan(TURNS / 2);
+
+    const info = new ModelCatalog(CATALOG).lookup('openai', TEST_MODEL);
+    const counter = createTokenCounter(info);
+    const budget = info.contextWindow - info.maxOutputTokens;
+    for (const request of requests) {
+      const { system, messages } = messagesOf(request);
+      expect(counter.countRequest({ system, messages, tools: [] })).toBeLessThanOrEqual(budget);
+    }
+    console.log(
+      `turn 300: ${numbers.length} earlier questions in the request; ` +
+        `largest request ${Math.max(
+          ...requests.map((request) => {
+            const { system, messages } = messagesOf(request);
+            return counter.countRequest({ system, messages, tools: [] });
+          }),
+        )} of ${budget} tokens`,
+    );
+  }, 900_000);
+});
