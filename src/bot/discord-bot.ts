@@ -19,7 +19,7 @@ import { CommandCooldowns } from './commands/command-cooldowns.ts';
 import { createCommands } from './commands/command-list.ts';
 import { registerCommands } from './commands/command-registration.ts';
 import { CommandRouter } from './commands/command-router.ts';
-import type { SlashCommand } from './commands/slash-command.ts';
+import { registeredDefinitions, type SlashCommand } from './commands/slash-command.ts';
 import { ChannelLocks } from './channel-locks.ts';
 import { ChannelTurnScheduler } from './channel-turn-scheduler.ts';
 import { DailyBudget } from './daily-budget.ts';
@@ -243,7 +243,7 @@ export class DiscordBot {
         client,
         db: this.options.db,
         logger: this.options.logger,
-        definitions: this.commands.map((command) => command.definition),
+        definitions: registeredDefinitions(this.commands),
         guildId: this.options.commandGuildId,
       });
     } catch (error) {

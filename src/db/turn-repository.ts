@@ -13,6 +13,8 @@ export interface UserTurnInput {
   authorName: string;
   messageId: string;
   content: string;
+  /** Pinned by this member at once (a message pinned before the bot stored it). */
+  pinnedBy?: string;
 }
 
 /** The first user turns of a conversation (after a /reset) are pinned automatically (seed 000). */
@@ -41,8 +43,8 @@ export async function recordUserTurn(db: Database, turn: UserTurnInput): Promise
   const isEarly = sql`(select count(*) from (${earlier}) as early) < ${AUTO_PINNED_USER_TURNS}`;
   await db.insert(conversationTurns).values({
     importance: importanceOf('user', turn.content),
-    pinnedAt: sql`case when ${isEarly} then now() end`,
-    pinnedBy: sql`case when ${isEarly} then 'auto' end`,
+    pinnedAt: turn.pinnedBy === undefined ? sql`case when ${isEarly} then now() end` : sql`now()`,
+    pinnedBy: turn.pinnedBy ?? sql`case when ${isEarly} then 'auto' end`,
     id: turn.id,
     scopeId: turn.scopeId,
     channelId: turn.channelId,

@@ -65,6 +65,7 @@ describe('a 300-turn conversation on a 4k window', () => {
     harness = await startHarness({
       setup: (discord) => createWorld(discord),
       env: { MODEL_CATALOG: catalogFile },
+      connectTimeoutMs: 150_000,
     });
     harness.llm.handle((request) => ({
       steps: [
@@ -73,9 +74,9 @@ describe('a 300-turn conversation on a 4k window', () => {
         { type: 'finish', reason: 'stop' },
       ],
     }));
-  });
+  }, 200_000);
   afterAll(async () => {
-    await harness.dispose();
+    await harness?.dispose();
     rmSync(catalogDirectory, { recursive: true, force: true });
   });
 

@@ -32,6 +32,8 @@ export async function startHarness<World = undefined>(
     /** Builds the Discord world before the bot starts (its ids are known to `seed`). */
     setup?: (discord: FakeDiscord) => World;
     seed?: (db: Database, world: World) => Promise<void>;
+    /** How long start-up (migrations included) may take; the runner's default otherwise. */
+    connectTimeoutMs?: number;
   } = {},
 ): Promise<BotHarness<World>> {
   const discord = await startFakeDiscord({ rateLimitTimeScale: 0.1, ...options.discord });
@@ -51,7 +53,9 @@ export async function startHarness<World = undefined>(
       ...options.env,
     },
   });
-  await bot.waitUntilConnected();
+  await bot.waitUntilConnected(
+    options.connectTimeoutMs === undefined ? {} : { timeoutMs: options.connectTimeoutMs },
+  );
   return {
     discord,
     world,
