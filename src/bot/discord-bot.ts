@@ -20,6 +20,7 @@ import { createCommands } from './commands/command-list.ts';
 import { registerCommands } from './commands/command-registration.ts';
 import { CommandRouter } from './commands/command-router.ts';
 import { registeredDefinitions, type SlashCommand } from './commands/slash-command.ts';
+import { DEFAULT_SUMMARY_CADENCE, RollingSummarizer } from './summary/rolling-summarizer.ts';
 import { ChannelLocks } from './channel-locks.ts';
 import { ChannelTurnScheduler } from './channel-turn-scheduler.ts';
 import { DailyBudget } from './daily-budget.ts';
@@ -47,6 +48,8 @@ export interface DiscordBotOptions {
   toolCatalog: ToolCatalog;
   /** DEV_GUILD_ID: slash commands go to this guild only; otherwise they are global. */
   commandGuildId?: string | undefined;
+  /** How often channels' rolling summaries are updated (SUMMARY_EVERY_TURNS). */
+  summaryCadence?: { everyTurns?: number; keepRecent?: number };
   /** Replaces the slash commands (tests). */
   commands?: SlashCommand[];
   clock: Clock;
@@ -200,6 +203,17 @@ export class DiscordBot {
       logger: options.logger,
       ...(options.streamOptions === undefined ? {} : { options: options.streamOptions }),
     });
+    const summarizer = new RollingSummarizer({
+      db: options.db,
+      providers: options.providers,
+      secretBox: options.secretBox,
+      dailyBudget,
+      loadSettings: (scopeId) => this.settings.get(scopeId),
+      logger: options.logger,
+      ...DEFAULT_SUMMARY_CADENCE,
+      ...options.summaryCadence,
+      signal: this.shutdownController.signal,
+    });
     this.runner = new TurnRunner({
       db: options.db,
       secretBox: options.secretBox,
@@ -219,6 +233,7 @@ export class DiscordBot {
       shutdownSignal: this.shutdownController.signal,
       loadSettings: (scopeId) => this.settings.get(scopeId),
       placeOf: (channelId) => this.placeOf(channelId),
+      afterTurn: (turn) => summarizer.schedule(turn),
     });
     this.router = new MessageRouter({
       db: options.db,

@@ -68,6 +68,8 @@ export interface TurnRunnerOptions {
   shutdownSignal: AbortSignal;
   loadSettings(scopeId: string): Promise<ScopeSettings>;
   placeOf(channelId: string): Promise<TurnPlace | undefined>;
+  /** Background work after a turn (the rolling summary); must return at once. */
+  afterTurn?(turn: { channelId: string; scopeId: string }): void;
 }
 
 /**
@@ -187,6 +189,7 @@ export class TurnRunner {
       { dailyBudget: this.options.dailyBudget, metrics: this.options.metrics, logger },
       { scopeId, outcome, model },
     );
+    this.options.afterTurn?.({ channelId, scopeId });
     if (outcome.status === 'failed' && outcome.error !== undefined && !signal.aborted) {
       await postFailureNotice({ error: outcome.error, trigger: last, place, locale, logger });
     }
