@@ -7,6 +7,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { PermissionFlagsBits } from 'discord-api-types/v10';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ChatMessage } from '../../src/core/chat.ts';
 import { ModelCatalog } from '../../src/providers/model-catalog.ts';
@@ -20,6 +21,7 @@ import {
   type BotHarness,
 } from '../bot/support/bot-harness.ts';
 import { chatRequests } from '../bot/support/chat-requests.ts';
+import { botDatabase } from './support/bot-database.ts';
 
 const TURNS = 300;
 const CATALOG = {
@@ -28,6 +30,11 @@ const CATALOG = {
 const PINNED = 'Our project codename is BLUEFIN.';
 const CONSTRAINT = 'Always answer in French. My dog is called Mochi.';
 const SMALL_TALK = 'lol nice';
+const SUMMARY_PROMPT = 'You maintain the rolling summary';
+/** The background job's default cadence: one call per 20 new stored turns at most. */
+const SUMMARY_EVERY_TURNS = 20;
+const isSummaryCall = (request: RecordedRequest) => request.systemText.includes(SUMMARY_PROMPT);
+const summaryCalls: RecordedRequest[] = [];
 
 function userText(turn: number): string {
   if (turn === 2) return PINNED;
@@ -59,29 +66,53 @@ describe('a 300-turn conversation on a 4k window', () => {
   let harness: BotHarness<ReturnType<typeof createWorld>>;
   const catalogDirectory = mkdtempSync(path.join(tmpdir(), 'catalog-'));
 
+  let database: Awaited<ReturnType<typeof botDatabase>> | undefined;
+
   beforeAll(async () => {
+    database = await botDatabase();
     const catalogFile = path.join(catalogDirectory, 'catalog.json');
     writeFileSync(catalogFile, JSON.stringify(CATALOG));
     harness = await startHarness({
       setup: (discord) => createWorld(discord),
-      env: { MODEL_CATALOG: catalogFile },
+      env: { MODEL_CATALOG: catalogFile, ...database.env },
       connectTimeoutMs: 150_000,
     });
-    harness.llm.handle((request) => ({
-      steps: [
-        { type: 'text', text: `D'accord, réponse ${request.id}.` },
-        { type: 'usage', inputTokens: 100, outputTokens: 5 },
-        { type: 'finish', reason: 'stop' },
-      ],
-    }));
+    harness.llm.handle((request) => {
+      if (isSummaryCall(request)) {
+        summaryCalls.push(request);
+        return {
+          steps: [
+            {
+              type: 'text',
+              text: `SUMMARY-${summaryCalls.length}: Alice wants French; dog Mochi.`,
+            },
+            { type: 'usage', inputTokens: 300, outputTokens: 20 },
+            { type: 'finish', reason: 'stop' },
+          ],
+        };
+      }
+      return {
+        steps: [
+          { type: 'text', text: `D'accord, réponse ${request.id}.` },
+          { type: 'usage', inputTokens: 100, outputTokens: 5 },
+          { type: 'finish', reason: 'stop' },
+        ],
+      };
+    });
   }, 200_000);
   afterAll(async () => {
-    await harness?.dispose();
+    await harness.dispose();
+    await database?.drop();
     rmSync(catalogDirectory, { recursive: true, force: true });
   });
 
   it('keeps the constraint and the pin, drops small talk, stays in budget, in order', async () => {
     const { discord, bot, llm, world } = harness;
+    const moderator = discord.createRole({
+      guildId: world.guild.id,
+      name: 'moderators',
+      permissions: PermissionFlagsBits.ManageMessages,
+    });
     for (let turn = 1; turn <= TURNS; turn += 1) {
       const posted = discord.postMessage({
         authorId: world.alice.id,
@@ -90,9 +121,7 @@ describe('a 300-turn conversation on a 4k window', () => {
       });
       await waitForTurn(bot, posted.id, 30_000);
     }
-    const requests = chatRequests(llm.requests).filter(
-      (request) => !request.systemText.includes('<summary-request>'),
-    );
+    const requests = chatRequests(llm.requests).filter((request) => !isSummaryCall(request));
     expect(requests.length).toBeGreaterThanOrEqual(TURNS);
     const last = requests.at(-1) as RecordedRequest;
     const lastText = JSON.stringify(last.body);
@@ -123,5 +152,36 @@ describe('a 300-turn conversation on a 4k window', () => {
           }),
         )} of ${budget} tokens`,
     );
+
+    // The rolling summary: built incrementally, at most one call per N stored turns, sent
+    // with later requests as a labelled section.
+    expect(summaryCalls.length).toBeGreaterThanOrEqual(2);
+    expect(summaryCalls.length).toBeLessThanOrEqual((TURNS * 2) / SUMMARY_EVERY_TURNS);
+    summaryCalls.slice(1).forEach((call, index) => {
+      expect(call.lastUserText).toContain(`<previous-summary>\nSUMMARY-${index + 1}:`);
+    });
+    expect(last.systemText).toMatch(/<conversation-summary>\nSUMMARY-\d+: Alice wants French/);
+
+    // /reset clears it: the next request carries neither the summary nor the old turns.
+    discord.build.updateMember({
+      guildId: world.guild.id,
+      userId: world.alice.id,
+      roleIds: [moderator.id],
+    });
+    await discord
+      .invokeSlashCommand({ userId: world.alice.id, channelId: world.channel.id, command: 'reset' })
+      .waitForOriginal();
+    const fresh = discord.postMessage({
+      authorId: world.alice.id,
+      channelId: world.channel.id,
+      content: `<@${discord.botUserId}> hello again`,
+    });
+    await waitForTurn(bot, fresh.id, 30_000);
+    const afterReset = chatRequests(llm.requests)
+      .filter((request) => !isSummaryCall(request))
+      .at(-1);
+    expect(afterReset?.lastUserText).toContain('hello again');
+    expect(afterReset?.systemText).not.toContain('conversation-summary');
+    expect(JSON.stringify(afterReset?.body)).not.toContain('Question 299');
   }, 900_000);
 });

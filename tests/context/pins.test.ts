@@ -13,6 +13,7 @@ import {
   waitForTurn,
   type BotHarness,
 } from '../bot/support/bot-harness.ts';
+import { botDatabase } from './support/bot-database.ts';
 import { commandsRegistered } from '../bot/support/slash-commands.ts';
 
 const PIN_MENU = 'Pin for Tomodachi';
@@ -38,8 +39,11 @@ function setup(discord: BotHarness['discord']) {
 describe('pins', () => {
   let harness: BotHarness<ReturnType<typeof setup>>;
 
+  let database: Awaited<ReturnType<typeof botDatabase>> | undefined;
+
   beforeAll(async () => {
-    harness = await startHarness({ setup, connectTimeoutMs: 150_000 });
+    database = await botDatabase();
+    harness = await startHarness({ setup, env: database.env, connectTimeoutMs: 150_000 });
     harness.llm.handle(() => ({
       steps: [
         { type: 'text', text: 'noted' },
@@ -48,7 +52,10 @@ describe('pins', () => {
     }));
     await commandsRegistered(harness.discord, harness.bot);
   }, 200_000);
-  afterAll(() => harness.dispose());
+  afterAll(async () => {
+    await harness.dispose();
+    await database?.drop();
+  });
 
   it('registers the menu command localized next to /pins', () => {
     const menu = harness.discord.commands().find((command) => command.name === PIN_MENU);
