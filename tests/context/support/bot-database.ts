@@ -26,7 +26,8 @@ export async function botDatabase(): Promise<{
   const url = new URL(serverUrl);
   url.pathname = `/${name}`;
   return {
-    env: { DATABASE_URL: url.toString() },
+    // A shared database needs a shared key (any 32 bytes for a test).
+    env: { DATABASE_URL: url.toString(), BOT_ENCRYPTION_KEY: randomBytes(32).toString('base64') },
     drop: () => admin(`drop database if exists ${name} with (force)`),
   };
 }
