@@ -34,7 +34,13 @@ describe('selectHistory', () => {
   });
 
   it('puts pinned exchanges in first, within their share of the budget', () => {
-    const entries = [user(0.3, true), bot(), user(0.3, true), bot(), ...Array(20).fill(user(0.9))];
+    const entries = [
+      user(0.3, true),
+      bot(),
+      user(0.3, true),
+      bot(),
+      ...Array.from({ length: 20 }, () => user(0.9)),
+    ];
     const chosen = selectHistory(entries, () => 10, { ...options, budget: 80 });
     // Share: 20 tokens = one pinned exchange of two entries (the newest pin).
     expect(chosen.slice(0, 2)).toEqual([2, 3]);
