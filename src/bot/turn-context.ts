@@ -8,7 +8,8 @@ import { contextTurnsSinceReset, type ContextTurnLimits } from '../db/context-tu
 import { summaryOf } from '../db/summary-repository.ts';
 import { resetMarkerOf } from '../db/turn-repository.ts';
 import type { ResolvedModel } from '../providers/provider-factory.ts';
-import { createTokenCounter } from '../providers/token-counter.ts';
+import type { ModelInfo } from '../providers/model-catalog.ts';
+import { createTokenCounter, type TokenCounter } from '../providers/token-counter.ts';
 import { compareSnowflakes, type ChannelHistory } from './channel-history.ts';
 import { assembleContext } from './context/context-builder.ts';
 import {
@@ -39,6 +40,17 @@ export interface PreparedTurn {
   finalUserParts: Array<TextPart | ImagePart>;
   maxOutputTokens: number;
   temperature: number | undefined;
+}
+
+/** One counter (and its per-text cache) per model: history texts repeat from turn to turn. */
+const counters = new WeakMap<ModelInfo, TokenCounter>();
+function counterFor(info: ModelInfo): TokenCounter {
+  let counter = counters.get(info);
+  if (counter === undefined) {
+    counter = createTokenCounter(info);
+    counters.set(info, counter);
+  }
+  return counter;
 }
 
 /** Gathers what a turn's request is made of: one read each of turns, reset marker and memories. */
@@ -144,7 +156,7 @@ export function buildRequest(options: {
   availableHistory: number;
   promptTokens: number;
 } {
-  const counter = createTokenCounter(options.model.info);
+  const counter = counterFor(options.model.info);
   const { prepared } = options;
   const context = assembleContext({
     system: prepared.system,

@@ -42,6 +42,10 @@ describe('importance', () => {
     expect(scoreImportance('user', 'ok, never use emojis').rules).toEqual(['constraint']);
   });
 
+  it('reads past the mention that addresses the bot', () => {
+    expect(importanceOf('user', '<@123456789012345678> lol nice')).toBe(0.3);
+  });
+
   it('boosts long user messages but not long bot replies', () => {
     const long = 'word '.repeat(80);
     expect(importanceOf('user', long)).toBe(0.8);

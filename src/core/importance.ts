@@ -95,7 +95,8 @@ export const IMPORTANCE_RULES: readonly ImportanceRule[] = [
 
 /** The importance (0–1) of a turn's text, and the rules that fired (for tests and /export). */
 export function scoreImportance(role: TurnRole, text: string): { score: number; rules: string[] } {
-  const trimmed = text.trim();
+  // Mentions (`<@123>`, the way a member addresses the bot) say nothing about importance.
+  const trimmed = text.replace(/<@[!&]?\d+>/g, ' ').trim();
   let score = BASE[role];
   const fired: string[] = [];
   for (const rule of IMPORTANCE_RULES) {

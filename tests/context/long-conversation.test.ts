@@ -24,6 +24,7 @@ import { chatRequests } from '../bot/support/chat-requests.ts';
 import { botDatabase } from './support/bot-database.ts';
 
 const TURNS = 300;
+const MEMBERS = 30;
 const CATALOG = {
   models: { [TEST_MODEL]: { contextWindow: 4096, maxOutputTokens: 512, tools: false } },
 };
@@ -63,7 +64,7 @@ function messagesOf(request: RecordedRequest): { system: string; messages: ChatM
 }
 
 describe('a 300-turn conversation on a 4k window', () => {
-  let harness: BotHarness<ReturnType<typeof createWorld>>;
+  let harness: BotHarness<ReturnType<typeof createWorld> & { members: Array<{ id: string }> }>;
   const catalogDirectory = mkdtempSync(path.join(tmpdir(), 'catalog-'));
 
   let database: Awaited<ReturnType<typeof botDatabase>> | undefined;
@@ -73,7 +74,16 @@ describe('a 300-turn conversation on a 4k window', () => {
     const catalogFile = path.join(catalogDirectory, 'catalog.json');
     writeFileSync(catalogFile, JSON.stringify(CATALOG));
     harness = await startHarness({
-      setup: (discord) => createWorld(discord),
+      setup: (discord) => {
+        const world = createWorld(discord);
+        // Members take turns: each stays under the default 10 turns per member per minute.
+        const members = Array.from({ length: MEMBERS }, (_, index) => {
+          const member = discord.createUser({ username: `member${index}` });
+          discord.addMember({ guildId: world.guild.id, userId: member.id });
+          return member;
+        });
+        return { ...world, members };
+      },
       env: { MODEL_CATALOG: catalogFile, ...database.env },
       connectTimeoutMs: 150_000,
     });
@@ -84,7 +94,7 @@ describe('a 300-turn conversation on a 4k window', () => {
           steps: [
             {
               type: 'text',
-              text: `SUMMARY-${summaryCalls.length}: Alice wants French; dog Mochi.`,
+              text: `SUMMARY-${summaryCalls.length}: member5 wants French; dog Mochi.`,
             },
             { type: 'usage', inputTokens: 300, outputTokens: 20 },
             { type: 'finish', reason: 'stop' },
@@ -115,7 +125,7 @@ describe('a 300-turn conversation on a 4k window', () => {
     });
     for (let turn = 1; turn <= TURNS; turn += 1) {
       const posted = discord.postMessage({
-        authorId: world.alice.id,
+        authorId: world.members[turn % MEMBERS]?.id ?? world.alice.id,
         channelId: world.channel.id,
         content: `<@${discord.botUserId}> ${userText(turn)}`,
       });
@@ -160,7 +170,7 @@ describe('a 300-turn conversation on a 4k window', () => {
     summaryCalls.slice(1).forEach((call, index) => {
       expect(call.lastUserText).toContain(`<previous-summary>\nSUMMARY-${index + 1}:`);
     });
-    expect(last.systemText).toMatch(/<conversation-summary>\nSUMMARY-\d+: Alice wants French/);
+    expect(last.systemText).toMatch(/<conversation-summary>\nSUMMARY-\d+: member5 wants French/);
 
     // /reset clears it: the next request carries neither the summary nor the old turns.
     discord.build.updateMember({

@@ -80,7 +80,6 @@ describe('pins', () => {
       channelId: world.channel.id,
       content: 'the meeting room is B2',
     });
-    await discord.waits.message({ channelId: world.channel.id, authorId: world.bob.id });
 
     const refused = await discord
       .invokeMessageCommand({ userId: world.bob.id, messageId: plan.id, command: PIN_MENU })
