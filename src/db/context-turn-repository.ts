@@ -1,4 +1,4 @@
-import { and, desc, eq, isNotNull, sql, type SQL } from 'drizzle-orm';
+import { and, eq, isNotNull, sql, type SQL } from 'drizzle-orm';
 import { HIGH_IMPORTANCE } from '../core/importance.ts';
 import type { Database } from './database.ts';
 import { conversationTurns, resetMarkers, type TurnStatus } from './schema.ts';
@@ -64,7 +64,12 @@ export async function contextTurnsSinceReset(
           filter,
         ),
       )
-      .orderBy(desc(conversationTurns.createdAt), desc(conversationTurns.id))
+      // NULLS LAST as the indexes are built (plain DESC means NULLS FIRST in PostgreSQL), so the
+      // planner walks an index and stops at the limit instead of sorting the whole channel.
+      .orderBy(
+        sql`${conversationTurns.createdAt} desc nulls last`,
+        sql`${conversationTurns.id} desc nulls last`,
+      )
       .limit(limit);
   const groups = await Promise.all([
     read(undefined, limits.recent),
