@@ -8,6 +8,7 @@ import { configDefaults, defineConfig, type TestProjectInlineConfiguration } fro
  */
 const BOT_PROCESS_FILES = [
   'tests/bot/**/*.test.ts',
+  'tests/context/**/*.test.ts',
   'tests/startup.test.ts',
   'tests/support/scenario-runner.test.ts',
   'tests/support/test-resources.test.ts',

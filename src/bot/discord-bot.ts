@@ -20,7 +20,8 @@ import { CommandCooldowns } from './commands/command-cooldowns.ts';
 import { createCommands } from './commands/command-list.ts';
 import { registerCommands } from './commands/command-registration.ts';
 import { CommandRouter } from './commands/command-router.ts';
-import type { SlashCommand } from './commands/slash-command.ts';
+import { registeredDefinitions, type SlashCommand } from './commands/slash-command.ts';
+import { DEFAULT_SUMMARY_CADENCE, RollingSummarizer } from './summary/rolling-summarizer.ts';
 import { ChannelLocks } from './channel-locks.ts';
 import { ChannelTurnScheduler } from './channel-turn-scheduler.ts';
 import { DailyBudget } from './daily-budget.ts';
@@ -52,6 +53,8 @@ export interface DiscordBotOptions {
   toolCatalog: ToolCatalog;
   /** DEV_GUILD_ID: slash commands go to this guild only; otherwise they are global. */
   commandGuildId?: string | undefined;
+  /** How often channels' rolling summaries are updated (SUMMARY_EVERY_TURNS). */
+  summaryCadence?: { everyTurns?: number; keepRecent?: number };
   /** Replaces the slash commands (tests). */
   commands?: SlashCommand[];
   clock: Clock;
@@ -289,6 +292,17 @@ export class DiscordBot {
       logger: options.logger,
       ...(options.streamOptions === undefined ? {} : { options: options.streamOptions }),
     });
+    const summarizer = new RollingSummarizer({
+      db: options.db,
+      providers: options.providers,
+      secretBox: options.secretBox,
+      dailyBudget,
+      loadSettings: (scopeId) => this.settings.get(scopeId),
+      logger: options.logger,
+      ...DEFAULT_SUMMARY_CADENCE,
+      ...options.summaryCadence,
+      signal: this.shutdownController.signal,
+    });
     this.runner = new TurnRunner({
       db: options.db,
       secretBox: options.secretBox,
@@ -309,6 +323,7 @@ export class DiscordBot {
       loadSettings: (scopeId) => this.settings.get(scopeId),
       settle: (messageIds) => this.settle(messageIds),
       placeOf: (channelId) => this.placeOf(channelId),
+      afterTurn: (turn) => summarizer.schedule(turn),
     });
     this.router = new MessageRouter({
       db: options.db,
@@ -345,7 +360,7 @@ export class DiscordBot {
         client,
         db: this.options.db,
         logger: this.options.logger,
-        definitions: this.commands.map((command) => command.definition),
+        definitions: registeredDefinitions(this.commands),
         guildId: this.options.commandGuildId,
       });
     } catch (error) {

@@ -4,16 +4,19 @@ import type { ScopeSettings } from '../core/settings.ts';
 import type { ToolContext, ToolExecutor } from '../core/tool.ts';
 import type { Database } from '../db/database.ts';
 import { memoriesForContext } from '../db/memory-repository.ts';
-import { recentRepliesSinceReset, resetMarkerOf } from '../db/turn-repository.ts';
+import { contextTurnsSinceReset, type ContextTurnLimits } from '../db/context-turn-repository.ts';
+import { summaryOf } from '../db/summary-repository.ts';
+import { resetMarkerOf } from '../db/turn-repository.ts';
 import type { ResolvedModel } from '../providers/provider-factory.ts';
-import { createTokenCounter } from '../providers/token-counter.ts';
+import type { ModelInfo } from '../providers/model-catalog.ts';
+import { createTokenCounter, type TokenCounter } from '../providers/token-counter.ts';
 import { compareSnowflakes, type ChannelHistory } from './channel-history.ts';
 import { assembleContext } from './context/context-builder.ts';
 import {
   labelled,
   toConversationEntries,
   type ConversationEntry,
-  type StoredAssistantTurn,
+  type StoredTurn,
 } from './context/conversation-entries.ts';
 import { buildReminders, buildSystemPrompt, type PersonaContext } from './persona.ts';
 import { attachmentParts, type Download } from './trigger-attachments.ts';
@@ -22,19 +25,32 @@ import type { Trigger } from './trigger.ts';
 /** Replies are chat-sized; a long code answer still fits. The model's own cap may be lower. */
 const MAX_REPLY_TOKENS = 8_192;
 /**
- * The bot's stored replies read per turn: at least the channel window's 50 messages, because a
- * bot message without a stored turn is taken for a notice and left out of the context.
+ * Stored turns a context chooses from: the newest (at least the channel window's 50 messages and
+ * their replies: a bot message without a stored turn is taken for a notice and left out), the newest important ones and the newest pins. Index-bounded reads.
  */
-const STORED_REPLIES = 50;
+const STORED_TURNS: ContextTurnLimits = { recent: 150, important: 150, pinned: 30 };
 
 export interface PreparedTurn {
   /** History, persona, reminders and the new message(s) — without the context trimming yet. */
   history: readonly ConversationEntry[];
   system: string;
+  /** The channel's rolling summary (seed 001), if any. */
+  summary: string | undefined;
   reminders: string[];
   finalUserParts: Array<TextPart | ImagePart>;
   maxOutputTokens: number;
   temperature: number | undefined;
+}
+
+/** One counter (and its per-text cache) per model: history texts repeat from turn to turn. */
+const counters = new WeakMap<ModelInfo, TokenCounter>();
+function counterFor(info: ModelInfo): TokenCounter {
+  let counter = counters.get(info);
+  if (counter === undefined) {
+    counter = createTokenCounter(info);
+    counters.set(info, counter);
+  }
+  return counter;
 }
 
 /** Gathers what a turn's request is made of: one read each of turns, reset marker and memories. */
@@ -54,14 +70,15 @@ export async function prepareTurn(options: {
   const last = options.batch.at(-1);
   if (last === undefined) throw new Error('a turn needs at least one trigger');
   const channelId = last.message.channelId;
-  const [window, resetAt, memories, stored] = await Promise.all([
+  const [window, resetAt, memories, stored, summary] = await Promise.all([
     options.history.recent(channelId),
     resetMarkerOf(options.db, channelId),
     memoriesForContext(options.db, {
       scopeId: options.settings.scopeId,
       authorId: last.message.authorId,
     }),
-    recentRepliesSinceReset(options.db, channelId, STORED_REPLIES),
+    contextTurnsSinceReset(options.db, channelId, STORED_TURNS),
+    summaryOf(options.db, channelId),
   ]);
   const triggerIds = new Set(options.batch.map((trigger) => trigger.message.id));
   const history = toConversationEntries({
@@ -71,12 +88,20 @@ export async function prepareTurn(options: {
       (message) =>
         !triggerIds.has(message.id) && compareSnowflakes(message.id, last.message.id) < 0,
     ),
-    storedTurns: stored.map((reply): StoredAssistantTurn => ({
-      content: reply.content,
-      discordMessageIds: reply.discordMessageIds,
-      createdAt: reply.createdAt.getTime(),
-      status: reply.status,
-    })),
+    storedTurns: stored
+      // The turns being answered are recorded meanwhile; they go last, not in the history.
+      .filter((turn) => turn.role === 'assistant' || !triggerIds.has(turn.triggerMessageId ?? ''))
+      .map((turn): StoredTurn => ({
+        role: turn.role,
+        content: turn.content,
+        discordMessageIds: turn.discordMessageIds,
+        createdAt: turn.createdAt.getTime(),
+        status: turn.status,
+        authorId: turn.authorId,
+        authorName: turn.authorName,
+        importance: turn.importance,
+        pinned: turn.pinned,
+      })),
     after: resetAt?.getTime(),
   });
   const finalUserParts: Array<TextPart | ImagePart> = [];
@@ -95,6 +120,7 @@ export async function prepareTurn(options: {
   const { settings } = options;
   return {
     history,
+    summary: summary?.content,
     system: buildSystemPrompt({
       personaName: settings.personaName,
       personaInstructions: settings.personaInstructions,
@@ -130,10 +156,11 @@ export function buildRequest(options: {
   availableHistory: number;
   promptTokens: number;
 } {
-  const counter = createTokenCounter(options.model.info);
+  const counter = counterFor(options.model.info);
   const { prepared } = options;
   const context = assembleContext({
     system: prepared.system,
+    summary: prepared.summary,
     history: prepared.history,
     reminders: prepared.reminders,
     finalUserParts: prepared.finalUserParts,

@@ -70,6 +70,8 @@ export interface TurnRunnerOptions {
   /** The members have seen the outcome of these messages (claims-ledger). */
   settle(messageIds: readonly string[]): void;
   placeOf(channelId: string): Promise<TurnPlace | undefined>;
+  /** Background work after a turn (the rolling summary); must return at once. */
+  afterTurn?(turn: { channelId: string; scopeId: string }): void;
 }
 
 /**
@@ -254,6 +256,7 @@ export class TurnRunner {
     }
     if (outcome === undefined || request === undefined) return;
     await accountTurn(accounting, { scopeId, outcome, model });
+    this.options.afterTurn?.({ channelId, scopeId });
     if (outcome.status === 'failed' && outcome.error !== undefined && !signal.aborted) {
       await postFailureNotice({
         error: outcome.error,

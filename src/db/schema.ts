@@ -119,6 +119,12 @@ export const conversationTurns = pgTable(
     completedAt: timestamp('completed_at', { withTimezone: true }),
     /** The process that streams it; a streaming row of a dead process is failed at start-up. */
     instanceId: text('instance_id'),
+    /** 0–1, from core/importance.ts when the turn is stored: what the context keeps first. */
+    importance: real('importance').notNull().default(0.5),
+    /** Pinned turns always enter the context (within the pinned share of the budget). */
+    pinnedAt: timestamp('pinned_at', { withTimezone: true }),
+    /** Who pinned it: a member id, or `auto` for the first user turns after a reset. */
+    pinnedBy: text('pinned_by'),
   },
   (table) => [
     check('conversation_turns_role_check', sql`${table.role} in ('user', 'assistant')`),
@@ -135,6 +141,13 @@ export const conversationTurns = pgTable(
       .on(table.status)
       .where(sql`${table.status} = 'streaming'`),
     index('conversation_turns_trigger_idx').on(table.triggerMessageId),
+    index('conversation_turns_pinned_idx')
+      .on(table.channelId, table.createdAt.desc())
+      .where(sql`${table.pinnedAt} is not null`),
+    index('conversation_turns_important_idx')
+      .on(table.channelId, table.createdAt.desc())
+      .where(sql`${table.importance} >= 0.8`),
+    check('conversation_turns_importance_check', sql`${table.importance} between 0 and 1`),
   ],
 );
 
@@ -147,6 +160,43 @@ export const resetMarkers = pgTable('reset_markers', {
   resetAt: timestamp('reset_at', { withTimezone: true }).notNull().defaultNow(),
   resetBy: text('reset_by').notNull(),
 });
+
+/**
+ * A channel's rolling summary (seed 001): what fell out of the context window, folded in by a
+ * background job. `coveredUntil` is the creation time of the newest turn it covers.
+ */
+export const channelSummaries = pgTable('channel_summaries', {
+  channelId: text('channel_id').primaryKey(),
+  scopeId: text('scope_id')
+    .notNull()
+    .references(() => scopes.id, { onDelete: 'cascade' }),
+  content: text('content').notNull(),
+  coveredUntil: timestamp('covered_until', { withTimezone: true }).notNull(),
+  coveredTurns: integer('covered_turns').notNull().default(0),
+  updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+});
+
+/** Per-channel overrides of the scope's persona and humanizer; null means "the server's". */
+export const channelSettings = pgTable(
+  'channel_settings',
+  {
+    channelId: text('channel_id').primaryKey(),
+    scopeId: text('scope_id')
+      .notNull()
+      .references(() => scopes.id, { onDelete: 'cascade' }),
+    personaName: text('persona_name'),
+    personaInstructions: text('persona_instructions'),
+    humanizerDegree: smallint('humanizer_degree'),
+    updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (table) => [
+    check(
+      'channel_settings_humanizer_check',
+      sql`${table.humanizerDegree} is null or ${table.humanizerDegree} between 0 and 3`,
+    ),
+    index('channel_settings_scope_idx').on(table.scopeId),
+  ],
+);
 
 /** Remembered facts: about the server (owner null) or about one user (owner = that user). */
 export const memories = pgTable(

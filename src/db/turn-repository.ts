@@ -1,4 +1,5 @@
 import { and, desc, eq, gt, inArray, isNull, or, sql } from 'drizzle-orm';
+import { importanceOf } from '../core/importance.ts';
 import type { Database } from './database.ts';
 import { conversationTurns, resetMarkers, type TurnStatus } from './schema.ts';
 
@@ -12,10 +13,38 @@ export interface UserTurnInput {
   authorName: string;
   messageId: string;
   content: string;
+  /** Pinned by this member at once (a message pinned before the bot stored it). */
+  pinnedBy?: string;
 }
 
+/** The first user turns of a conversation (after a /reset) are pinned automatically (seed 000). */
+export const AUTO_PINNED_USER_TURNS = 3;
+
+/**
+ * Stores a member's turn with its importance; one of the first {@link AUTO_PINNED_USER_TURNS}
+ * user turns since the channel's reset marker is pinned in the same statement.
+ */
 export async function recordUserTurn(db: Database, turn: UserTurnInput): Promise<void> {
+  const resetAt = db
+    .select({ resetAt: resetMarkers.resetAt })
+    .from(resetMarkers)
+    .where(eq(resetMarkers.channelId, turn.channelId));
+  const earlier = db
+    .select({ one: sql`1` })
+    .from(conversationTurns)
+    .where(
+      and(
+        eq(conversationTurns.channelId, turn.channelId),
+        eq(conversationTurns.role, 'user'),
+        sql`${conversationTurns.createdAt} > coalesce((${resetAt}), '-infinity'::timestamptz)`,
+      ),
+    )
+    .limit(AUTO_PINNED_USER_TURNS);
+  const isEarly = sql`(select count(*) from (${earlier}) as early) < ${AUTO_PINNED_USER_TURNS}`;
   await db.insert(conversationTurns).values({
+    importance: importanceOf('user', turn.content),
+    pinnedAt: turn.pinnedBy === undefined ? sql`case when ${isEarly} then now() end` : sql`now()`,
+    pinnedBy: turn.pinnedBy ?? sql`case when ${isEarly} then 'auto' end`,
     id: turn.id,
     scopeId: turn.scopeId,
     channelId: turn.channelId,
@@ -75,6 +104,7 @@ export async function finishAssistantTurn(
       content: end.content,
       discordMessageIds: [...end.discordMessageIds],
       status: end.status,
+      importance: importanceOf('assistant', end.content),
       metrics: end.metrics,
       completedAt: new Date(),
     })
@@ -174,7 +204,7 @@ export async function reviseUserMessage(
 ): Promise<number> {
   const revised = await db
     .update(conversationTurns)
-    .set({ content })
+    .set({ content, importance: importanceOf('user', content) })
     .where(
       and(eq(conversationTurns.role, 'user'), eq(conversationTurns.triggerMessageId, messageId)),
     )

@@ -18,6 +18,8 @@ describe.each(testBackends())('migrations on $name', (backend) => {
     );
     expect(tables.map((row) => row.table_name)).toEqual([
       'bot_state',
+      'channel_settings',
+      'channel_summaries',
       'conversation_turns',
       'memories',
       'message_claims',

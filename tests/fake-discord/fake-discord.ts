@@ -208,6 +208,8 @@ export class FakeDiscord {
   invokeSlashCommand: InteractionActions['invokeSlashCommand'] = (input) =>
     this.interactions.invokeSlashCommand(input);
   pressButton: InteractionActions['pressButton'] = (input) => this.interactions.pressButton(input);
+  invokeMessageCommand: InteractionActions['invokeMessageCommand'] = (input) =>
+    this.interactions.invokeMessageCommand(input);
 
   /** A forum post: a public thread in the forum whose first message is the author's. */
   createForumPost(options: {

@@ -4,6 +4,7 @@ import { triggerCommand } from './config/trigger-command.ts';
 import { exportCommand } from './conversation/export-command.ts';
 import { historyCommand } from './conversation/history-command.ts';
 import { memoryCommand } from './conversation/memory-command.ts';
+import { pinsCommand } from './conversation/pins-command.ts';
 import { resetCommand } from './conversation/reset-command.ts';
 import { stopCommand } from './conversation/stop-command.ts';
 import { doctorCommand } from './diagnostics/doctor-command.ts';
@@ -22,6 +23,7 @@ export function createCommands(): SlashCommand[] {
   commands.push(historyCommand());
   commands.push(exportCommand());
   commands.push(memoryCommand());
+  commands.push(pinsCommand());
   commands.push(doctorCommand());
   return commands;
 }

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { Client, RESTPostAPIChatInputApplicationCommandsJSONBody } from 'discord.js';
+import type { Client, RESTPostAPIApplicationCommandsJSONBody } from 'discord.js';
 import type { Logger } from '../../core/logger.ts';
 import { readBotState, writeBotState } from '../../db/bot-state-repository.ts';
 import type { Database } from '../../db/database.ts';
@@ -8,7 +8,7 @@ export interface CommandRegistrationOptions {
   client: Client<true>;
   db: Database;
   logger: Logger;
-  definitions: readonly RESTPostAPIChatInputApplicationCommandsJSONBody[];
+  definitions: readonly RESTPostAPIApplicationCommandsJSONBody[];
   /** DEV_GUILD_ID: register to this guild only (instant updates while developing). */
   guildId: string | undefined;
 }
@@ -17,7 +17,7 @@ export type RegistrationOutcome = 'registered' | 'unchanged';
 
 /** The hash of what we register; any change to a name, text, option or permission changes it. */
 export function definitionHash(
-  definitions: readonly RESTPostAPIChatInputApplicationCommandsJSONBody[],
+  definitions: readonly RESTPostAPIApplicationCommandsJSONBody[],
 ): string {
   return createHash('sha256').update(JSON.stringify(definitions)).digest('hex');
 }

@@ -2,6 +2,7 @@ import type {
   AutocompleteInteraction,
   ChatInputCommandInteraction,
   Interaction,
+  MessageContextMenuCommandInteraction,
   RepliableInteraction,
 } from 'discord.js';
 import { resolveLocale } from '../i18n/locale.ts';
@@ -31,15 +32,22 @@ export interface CommandRouterOptions {
 export class CommandRouter {
   readonly #options: CommandRouterOptions;
   readonly #byName: ReadonlyMap<string, SlashCommand>;
+  readonly #byMenuName: ReadonlyMap<string, SlashCommand>;
 
   constructor(options: CommandRouterOptions) {
     this.#options = options;
     this.#byName = new Map(options.commands.map((command) => [command.definition.name, command]));
+    this.#byMenuName = new Map(
+      options.commands.flatMap((command) =>
+        command.messageMenu === undefined ? [] : [[command.messageMenu.definition.name, command]],
+      ),
+    );
   }
 
   /** Whether this router answers the interaction (the retry button is the bot's own). */
   owns(interaction: Interaction): boolean {
     if (interaction.isChatInputCommand() || interaction.isAutocomplete()) return true;
+    if (interaction.isMessageContextMenuCommand()) return true;
     if (interaction.isModalSubmit() || interaction.isMessageComponent())
       return this.#byName.has(interaction.customId.split(':')[0] ?? '');
     return false;
@@ -49,12 +57,14 @@ export class CommandRouter {
     if (interaction.isAutocomplete()) return this.#autocomplete(interaction);
     if (!interaction.isRepliable()) return;
     if (!(await this.#options.claim(interaction.id))) return;
-    const name = interaction.isChatInputCommand()
-      ? interaction.commandName
-      : 'customId' in interaction
-        ? (interaction.customId.split(':')[0] ?? '')
-        : '';
-    const command = this.#byName.get(name);
+    const menu = interaction.isMessageContextMenuCommand();
+    const name =
+      interaction.isChatInputCommand() || menu
+        ? interaction.commandName
+        : 'customId' in interaction
+          ? (interaction.customId.split(':')[0] ?? '')
+          : '';
+    const command = menu ? this.#byMenuName.get(name) : this.#byName.get(name);
     const context = this.#context(interaction, name);
     if (command === undefined) {
       await this.#safely(interaction, context, () =>
@@ -64,6 +74,8 @@ export class CommandRouter {
     }
     await this.#safely(interaction, context, async () => {
       if (interaction.isChatInputCommand()) await this.#execute(command, interaction, context);
+      else if (interaction.isMessageContextMenuCommand())
+        await this.#executeMenu(command, interaction, context);
       else if (interaction.isModalSubmit()) await command.submitModal?.(interaction, context);
       else if (interaction.isMessageComponent())
         await command.handleComponent?.(interaction, context);
@@ -85,6 +97,21 @@ export class CommandRouter {
     }
     context.logger.info({ options: optionNames(interaction) }, 'slash command');
     await command.execute(interaction, context);
+  }
+
+  async #executeMenu(
+    command: SlashCommand,
+    interaction: MessageContextMenuCommandInteraction,
+    context: CommandContext,
+  ): Promise<void> {
+    const waitMs = this.#options.cooldowns.take(interaction.user.id, command.category);
+    if (waitMs > 0) {
+      throw new CommandRefusal(
+        translate(context.locale, 'command.cooldown', { seconds: Math.ceil(waitMs / 1000) }),
+      );
+    }
+    context.logger.info({ options: interaction.commandName }, 'message menu command');
+    await command.messageMenu?.execute(interaction, context);
   }
 
   async #autocomplete(interaction: AutocompleteInteraction): Promise<void> {

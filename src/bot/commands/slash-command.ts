@@ -2,8 +2,10 @@ import type {
   AutocompleteInteraction,
   ChatInputCommandInteraction,
   MessageComponentInteraction,
+  MessageContextMenuCommandInteraction,
   ModalSubmitInteraction,
   RESTPostAPIChatInputApplicationCommandsJSONBody,
+  RESTPostAPIContextMenuApplicationCommandsJSONBody,
 } from 'discord.js';
 import type { Clock } from '../../core/clock.ts';
 import type { Logger } from '../../core/logger.ts';
@@ -63,6 +65,31 @@ export interface SlashCommand {
     interaction: MessageComponentInteraction,
     context: CommandContext,
   ): Promise<void>;
+  /** A message context-menu command that belongs with this one (e.g. "Pin for Tomodachi"). */
+  readonly messageMenu?: MessageMenuCommand;
+}
+
+/** A command in a message's "Apps" menu, registered next to the slash commands. */
+export interface MessageMenuCommand {
+  readonly definition: RESTPostAPIContextMenuApplicationCommandsJSONBody;
+  execute(
+    interaction: MessageContextMenuCommandInteraction,
+    context: CommandContext,
+  ): Promise<void>;
+}
+
+/** Every definition to register: the slash commands and their message-menu companions. */
+export function registeredDefinitions(
+  commands: readonly SlashCommand[],
+): Array<
+  | RESTPostAPIChatInputApplicationCommandsJSONBody
+  | RESTPostAPIContextMenuApplicationCommandsJSONBody
+> {
+  return commands.flatMap((command) =>
+    command.messageMenu === undefined
+      ? [command.definition]
+      : [command.definition, command.messageMenu.definition],
+  );
 }
 
 /** The custom id prefix of a command's modals and components. */

@@ -21,6 +21,8 @@ const entry = (role: 'user' | 'assistant', text: string): ConversationEntry => (
   role,
   text,
   createdAt: 0,
+  importance: 0.5,
+  pinned: false,
 });
 
 describe('assembleContext', () => {
@@ -46,18 +48,37 @@ describe('assembleContext', () => {
     expect(context.promptTokens).toBe(14);
   });
 
-  it('drops the oldest included entries on request (context_overflow retry)', () => {
+  it('drops the oldest included exchanges on request (context_overflow retry)', () => {
+    const retry = (dropOldest: number) =>
+      assembleContext({
+        system: 's',
+        history,
+        reminders: [],
+        finalUserParts: [{ type: 'text', text: 'new' }],
+        budget: budget(1000),
+        dropOldest,
+      });
+    expect(retry(1).includedHistory).toBe(2);
+    expect(retry(1).messages[0]?.content).toEqual([{ type: 'text', text: 'cccc' }]);
+    const emptied = retry(2);
+    expect(emptied.includedHistory).toBe(0);
+    expect(emptied.messages.map((message) => message.role)).toEqual(['user']);
+    expect(emptied.messages[0]?.content).toEqual([{ type: 'text', text: 'new' }]);
+  });
+
+  it('adds the rolling summary to the system prompt as a labelled section, within the budget', () => {
     const context = assembleContext({
-      system: 's',
+      system: 'sys',
+      summary: 'ann likes tea',
       history,
       reminders: [],
       finalUserParts: [{ type: 'text', text: 'new' }],
       budget: budget(1000),
-      dropOldest: 3,
     });
-    expect(context.includedHistory).toBe(1);
-    expect(context.messages.map((message) => message.role)).toEqual(['user']);
-    expect(context.messages[0]?.content).toEqual([{ type: 'text', text: 'new' }]);
+    expect(context.system).toMatch(
+      /^sys\n\n## Earlier in this channel .*\n<conversation-summary>\nann likes tea\n<\/conversation-summary>$/,
+    );
+    expect(context.promptTokens).toBe(context.system.length + 3 + 16);
   });
 
   it('puts reminders right before the final message and merges consecutive user messages', () => {

@@ -112,3 +112,49 @@ describe('toConversationEntries', () => {
     ]);
   });
 });
+
+describe('toConversationEntries with stored member turns', () => {
+  it('reaches back past the window with stored turns, keeping their importance and pins', () => {
+    const entries = toConversationEntries({
+      botUserId: BOT,
+      window: [
+        message({ id: '10', content: 'recent', createdAt: 50 }),
+        message({ id: '11', authorId: BOT, content: 'shown', createdAt: 51 }),
+      ],
+      storedTurns: [
+        {
+          role: 'user',
+          content: 'My dog is called Mochi.',
+          discordMessageIds: ['1'],
+          createdAt: 5,
+          status: 'complete',
+          authorId: '200',
+          authorName: 'ann',
+          importance: 0.9,
+          pinned: true,
+        },
+        { content: 'Cute name!', discordMessageIds: ['2'], createdAt: 6, status: 'complete' },
+        { content: '', discordMessageIds: [], createdAt: 7, status: 'failed' },
+        {
+          role: 'user',
+          content: 'recent',
+          discordMessageIds: ['10'],
+          createdAt: 50,
+          status: 'complete',
+          authorId: '200',
+          importance: 0.7,
+          pinned: true,
+        },
+        { content: 'stored reply', discordMessageIds: ['11'], createdAt: 51, status: 'complete' },
+      ],
+      after: undefined,
+    });
+    expect(entries.map(({ role, text, pinned }) => ({ role, text, pinned }))).toEqual([
+      { role: 'user', text: '[ann (id 200)]: My dog is called Mochi.', pinned: true },
+      { role: 'assistant', text: 'Cute name!', pinned: false },
+      { role: 'user', text: '[ann (id 200)]: recent', pinned: true },
+      { role: 'assistant', text: 'stored reply', pinned: false },
+    ]);
+    expect(entries[0]?.importance).toBe(0.9);
+  });
+});

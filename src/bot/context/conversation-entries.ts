@@ -1,24 +1,37 @@
+import { importanceOf } from '../../core/importance.ts';
 import type { HistoryMessage } from '../channel-history.ts';
 
-/** A stored assistant turn the bot took part in (from the database). */
-export interface StoredAssistantTurn {
+/** A stored turn (from the database); without `role` it is one of the bot's replies. */
+export interface StoredTurn {
+  role?: 'user' | 'assistant';
   content: string;
   discordMessageIds: readonly string[];
   createdAt: number;
   status: 'streaming' | 'complete' | 'stopped' | 'failed';
+  authorId?: string;
+  authorName?: string | null;
+  importance?: number;
+  pinned?: boolean;
 }
+export type StoredAssistantTurn = StoredTurn;
 
 /** One line of conversation before it becomes provider messages. */
 export interface ConversationEntry {
   role: 'user' | 'assistant';
   text: string;
   createdAt: number;
+  /** 0–1 (core/importance.ts): what the selection keeps first. */
+  importance: number;
+  pinned: boolean;
 }
 
+const REPLY_IMPORTANCE = 0.5;
+
 /**
- * Merges the channel window (what everyone said) with the bot's stored turns (what it really
- * generated, which wins over the bot's Discord messages: those may be humanized, split, or
- * cut by a stop). Authors are labelled from Discord data the member cannot edit, so text in a
+ * Merges the channel window (what everyone said) with the stored turns: the bot's (what it
+ * really generated, which wins over the bot's Discord messages: those may be humanized, split,
+ * or cut by a stop) and the members' (their importance and pins). The window is the truth for
+ * the time it covers; stored turns older than it reach further back. Authors are labelled from Discord data the member cannot edit, so text in a
  * message can never pose as another speaker or as an assistant turn (anchor fault 9).
  *
  * A bot message counts as the bot's reply only when it belongs to a stored assistant turn. Its
@@ -30,32 +43,69 @@ export interface ConversationEntry {
 export function toConversationEntries(options: {
   botUserId: string;
   window: readonly HistoryMessage[];
-  storedTurns: readonly StoredAssistantTurn[];
+  storedTurns: readonly StoredTurn[];
   /** Nothing at or before this instant (the channel's reset marker). */
   after: number | undefined;
 }): ConversationEntry[] {
-  const turnByMessageId = new Map<string, StoredAssistantTurn>();
+  const turnByMessageId = new Map<string, StoredTurn>();
   for (const turn of options.storedTurns) {
     for (const id of turn.discordMessageIds) turnByMessageId.set(id, turn);
   }
-  const used = new Set<StoredAssistantTurn>();
+  const used = new Set<StoredTurn>();
   const entries: ConversationEntry[] = [];
+  const windowStart = options.window[0]?.createdAt ?? Number.POSITIVE_INFINITY;
+  for (const turn of options.storedTurns) {
+    if (turn.createdAt >= windowStart) continue;
+    if (options.after !== undefined && turn.createdAt <= options.after) continue;
+    if (isReply(turn) && turn.status !== 'complete' && turn.status !== 'stopped') continue;
+    entries.push(storedEntry(turn));
+  }
   for (const message of options.window) {
     if (options.after !== undefined && message.createdAt <= options.after) continue;
+    const turn = turnByMessageId.get(message.id);
     if (message.authorId === options.botUserId) {
-      const turn = turnByMessageId.get(message.id);
+      // Only a bot message a stored turn spans is its reply; any other is a notice (12.11).
       if (turn !== undefined && !used.has(turn)) {
         used.add(turn);
-        entries.push({ role: 'assistant', text: describeTurn(turn), createdAt: message.createdAt });
+        entries.push({ ...storedEntry(turn), createdAt: message.createdAt });
       }
       continue;
     }
-    entries.push({ role: 'user', text: labelled(message), createdAt: message.createdAt });
+    entries.push({
+      role: 'user',
+      text: labelled(message),
+      createdAt: message.createdAt,
+      importance: turn?.importance ?? importanceOf('user', message.content),
+      pinned: turn?.pinned ?? false,
+    });
   }
   return entries.filter((entry) => entry.text.trim() !== '');
 }
 
-function describeTurn(turn: StoredAssistantTurn): string {
+function isReply(turn: StoredTurn): boolean {
+  return (turn.role ?? 'assistant') === 'assistant';
+}
+
+function storedEntry(turn: StoredTurn): ConversationEntry {
+  const reply = isReply(turn);
+  return {
+    role: reply ? 'assistant' : 'user',
+    text: reply
+      ? describeTurn(turn)
+      : labelled({
+          authorName: turn.authorName ?? 'someone',
+          authorId: turn.authorId ?? 'unknown',
+          authorIsBot: false,
+          content: turn.content,
+          attachments: [],
+        }),
+    createdAt: turn.createdAt,
+    importance: turn.importance ?? (reply ? REPLY_IMPORTANCE : importanceOf('user', turn.content)),
+    pinned: turn.pinned ?? false,
+  };
+}
+
+function describeTurn(turn: StoredTurn): string {
   return turn.status === 'stopped'
     ? `${turn.content}\n[interrupted: the member asked you to stop here]`
     : turn.content;

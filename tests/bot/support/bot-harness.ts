@@ -46,6 +46,8 @@ export async function startHarness<World = undefined>(
     seed?: (db: Database, world: World) => Promise<void>;
     /** Default: the kind of this vitest project (`E2E_DATABASE`). */
     databaseKind?: BotDatabaseKind;
+    /** How long start-up (migrations included) may take; the runner's ceiling otherwise. */
+    connectTimeoutMs?: number;
   } = {},
 ): Promise<BotHarness<World>> {
   const teardown: Array<() => Promise<unknown>> = [];
@@ -95,7 +97,9 @@ export async function startHarness<World = undefined>(
       },
     });
     teardown.push(() => bot.dispose());
-    await bot.waitUntilConnected();
+    await bot.waitUntilConnected(
+      options.connectTimeoutMs === undefined ? {} : { timeoutMs: options.connectTimeoutMs },
+    );
     return { discord, world, llm, bot, dataDir, database, withDatabase, dispose };
   } catch (error) {
     await dispose().catch(() => undefined);

@@ -3,6 +3,7 @@ import {
   ComponentType,
   InteractionType,
   PermissionFlagsBits,
+  type APIApplicationCommand,
   type APIMessageTopLevelComponent,
 } from 'discord-api-types/v10';
 import { messagePayload } from '../payloads/message-payloads.ts';
@@ -26,6 +27,16 @@ export interface SlashCommandInput extends CommandInvocation {
    * Invoke even though `default_member_permissions` hides the command from this member — what a
    * server admin's override in Integrations settings allows. Use it to test runtime checks.
    */
+  bypassDefaultMemberPermissions?: boolean;
+}
+
+/** A message context-menu command ("Apps" → command) on a message. */
+export interface MessageCommandInput {
+  userId: string;
+  messageId: string;
+  /** The command's name as registered (en-US). */
+  command: string;
+  locale?: string;
   bypassDefaultMemberPermissions?: boolean;
 }
 
@@ -93,31 +104,7 @@ export class InteractionActions {
       throw new FakeDiscordUsageError(
         `/${input.command} is not registered where ${input.channelId} is`,
       );
-    const permissions = world.permissionsIn(channel, input.userId);
-    if (channel.guildId !== null) {
-      if (
-        !hasPermission(
-          permissions,
-          PermissionFlagsBits.ViewChannel | PermissionFlagsBits.UseApplicationCommands,
-        )
-      ) {
-        throw new FakeDiscordUsageError(
-          `user ${input.userId} cannot use commands in ${channel.id}`,
-        );
-      }
-      const required = command.default_member_permissions;
-      if (
-        required !== null &&
-        input.bypassDefaultMemberPermissions !== true &&
-        !hasPermission(permissions, BigInt(required))
-      ) {
-        throw new FakeDiscordUsageError(
-          `Discord hides /${command.name} from members without permissions ${required}`,
-        );
-      }
-    } else if (command.contexts?.includes(1) === false || command.dm_permission === false) {
-      throw new FakeDiscordUsageError(`/${command.name} is not available in DMs`);
-    }
+    this.#checkAccess(command, channel, input);
     const built = buildCommandData({
       command,
       invocation: input,
@@ -143,6 +130,80 @@ export class InteractionActions {
       locale: input.locale,
       data,
     });
+  }
+
+  /** A message context-menu command on a message, as the "Apps" menu invokes it. */
+  invokeMessageCommand(input: MessageCommandInput): InteractionHandle {
+    const { world } = this.#context;
+    const message = world.messages.get(input.messageId);
+    if (message === undefined || message.deletedAt !== null)
+      throw new FakeDiscordUsageError(`message ${input.messageId} is gone`);
+    const channel = world.channel(message.channelId);
+    const command = this.#commands.find(
+      input.command,
+      channel.guildId,
+      ApplicationCommandType.Message,
+    );
+    if (command === undefined)
+      throw new FakeDiscordUsageError(
+        `message command "${input.command}" is not registered where ${channel.id} is`,
+      );
+    this.#checkAccess(command, channel, input);
+    const data = {
+      id: command.id,
+      name: command.name,
+      type: ApplicationCommandType.Message,
+      target_id: message.id,
+      ...(command.guild_id === undefined ? {} : { guild_id: command.guild_id }),
+      resolved: {
+        messages: {
+          [message.id]: messagePayload(this.#context.payloads, message, { forGateway: false }),
+        },
+      },
+    };
+    return this.#open({
+      type: InteractionType.ApplicationCommand,
+      userId: input.userId,
+      channelId: channel.id,
+      commandName: command.name,
+      sourceMessageId: null,
+      locale: input.locale,
+      data,
+    });
+  }
+
+  /** Whether Discord's client would offer the command to this user here. */
+  #checkAccess(
+    command: APIApplicationCommand,
+    channel: ReturnType<FakeDiscordContext['world']['channel']>,
+    input: { userId: string; bypassDefaultMemberPermissions?: boolean },
+  ): void {
+    const { world } = this.#context;
+    const permissions = world.permissionsIn(channel, input.userId);
+    if (channel.guildId !== null) {
+      if (
+        !hasPermission(
+          permissions,
+          PermissionFlagsBits.ViewChannel | PermissionFlagsBits.UseApplicationCommands,
+        )
+      ) {
+        throw new FakeDiscordUsageError(
+          `user ${input.userId} cannot use commands in ${channel.id}`,
+        );
+      }
+      const required = command.default_member_permissions;
+      if (
+        required !== null &&
+        input.bypassDefaultMemberPermissions !== true &&
+        !hasPermission(permissions, BigInt(required))
+      ) {
+        throw new FakeDiscordUsageError(
+          `Discord hides /${command.name} from members without permissions ${required}`,
+        );
+      }
+    } else if (command.contexts?.includes(1) === false || command.dm_permission === false) {
+      throw new FakeDiscordUsageError(`/${command.name} is not available in DMs`);
+    }
   }
 
   #component(

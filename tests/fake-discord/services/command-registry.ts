@@ -113,9 +113,13 @@ export class CommandRegistry {
   }
 
   /** The command a user would see in `guildId` (guild commands shadow global ones), or in DMs. */
-  find(name: string, guildId: string | null): APIApplicationCommand | undefined {
+  find(
+    name: string,
+    guildId: string | null,
+    type: ApplicationCommandType = ApplicationCommandType.ChatInput,
+  ): APIApplicationCommand | undefined {
     const isChatInput = (command: APIApplicationCommand) =>
-      command.name === name && command.type === ApplicationCommandType.ChatInput;
+      command.name === name && command.type === type;
     const inGuild = guildId === null ? undefined : this.list(guildId).find(isChatInput);
     return inGuild ?? this.list(null).find(isChatInput);
   }

@@ -114,3 +114,37 @@ describe('renderConversationExport', () => {
     expect(JSON.parse(exported.body)).toMatchObject({ since: null, olderTurnsLeftOut: true });
   });
 });
+
+describe('the export of importance, pins and the rolling summary', () => {
+  it('shows each turn’s importance and pin and the summary in JSON and Markdown', () => {
+    const options = {
+      channelId: '1',
+      summary: 'Ann wants answers in French.',
+      turns: [
+        {
+          role: 'user' as const,
+          authorId: '2',
+          authorName: 'ann',
+          status: 'complete' as const,
+          content: 'Always answer in French.',
+          createdAt: new Date(0),
+          metrics: null,
+          importance: 0.9,
+          pinned: true,
+        },
+      ],
+      olderLeftOut: false,
+      resetAt: undefined,
+      exportedAt: new Date(0),
+      byteLimit: 10_000,
+    };
+    const json = JSON.parse(renderConversationExport({ ...options, format: 'json' }).body) as {
+      summary: string;
+      turns: Array<{ importance: number; pinned: boolean }>;
+    };
+    expect(json.summary).toBe('Ann wants answers in French.');
+    expect(json.turns[0]).toMatchObject({ importance: 0.9, pinned: true });
+    const markdown = renderConversationExport({ ...options, format: 'markdown' }).body;
+    expect(markdown).toContain('## Summary of earlier messages\n\nAnn wants answers in French.');
+  });
+});

@@ -14,6 +14,9 @@ export interface ExportedTurn {
   content: string;
   createdAt: Date;
   metrics: unknown;
+  /** 0–1, what the context keeps first (core/importance.ts). */
+  importance?: number;
+  pinned?: boolean;
 }
 
 export interface ConversationExport {
@@ -32,6 +35,8 @@ export interface ConversationExport {
 export function renderConversationExport(options: {
   format: ExportFormat;
   channelId: string;
+  /** The channel's rolling summary of older messages, if any. */
+  summary?: string | undefined;
   /** Oldest first. */
   turns: readonly ExportedTurn[];
   /** The caller already left older turns out (it reads a bounded number). */
@@ -59,7 +64,12 @@ export function renderConversationExport(options: {
 interface Renderer {
   turn(turn: ExportedTurn): string;
   frame(
-    options: { channelId: string; resetAt: Date | undefined; exportedAt: Date },
+    options: {
+      channelId: string;
+      resetAt: Date | undefined;
+      exportedAt: Date;
+      summary?: string | undefined;
+    },
     turns: readonly string[],
     truncated: boolean,
   ): string;
@@ -80,6 +90,9 @@ const renderMarkdown: Renderer = {
       `- Since: ${options.resetAt === undefined ? 'the beginning' : `the reset at ${options.resetAt.toISOString()}`}`,
       `- Turns: ${turns.length}${truncated ? ' (older turns left out: size limit)' : ''}`,
       '',
+      ...(options.summary === undefined
+        ? []
+        : ['## Summary of earlier messages', '', options.summary, '']),
     ];
     return `${lines.join('\n')}\n${turns.join('\n')}`;
   },
@@ -93,6 +106,8 @@ const renderJson: Renderer = {
       createdAt: turn.createdAt.toISOString(),
       status: turn.status,
       content: turn.content,
+      ...(turn.importance === undefined ? {} : { importance: turn.importance }),
+      ...(turn.pinned === true ? { pinned: true } : {}),
       ...(turn.role === 'assistant' && turn.metrics !== null ? { metrics: turn.metrics } : {}),
     });
   },
@@ -102,6 +117,7 @@ const renderJson: Renderer = {
       exportedAt: options.exportedAt.toISOString(),
       since: options.resetAt?.toISOString() ?? null,
       olderTurnsLeftOut: truncated,
+      ...(options.summary === undefined ? {} : { summary: options.summary }),
     };
     const head = JSON.stringify(header, null, 2).replace(/\n}$/, '');
     return `${head},\n  "turns": [${turns.length === 0 ? '' : `\n    ${turns.join(',\n    ')}\n  `}]\n}\n`;

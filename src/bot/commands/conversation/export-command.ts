@@ -1,4 +1,5 @@
 import { AttachmentBuilder, InteractionContextType, SlashCommandBuilder } from 'discord.js';
+import { summaryOf } from '../../../db/summary-repository.ts';
 import { recentTurns, resetMarkerOf } from '../../../db/turn-repository.ts';
 import { deferIfSlow, respond } from '../command-replies.ts';
 import { commandText } from '../command-text.ts';
@@ -66,10 +67,15 @@ export function exportCommand(): SlashCommand {
         await respond(interaction, text.get(context.locale, 'none'));
         return;
       }
+      const rollingSummary = await summaryOf(db, channelId);
       const exported = renderConversationExport({
         format,
         channelId,
-        turns: newestFirst.slice(0, EXPORT_TURN_LIMIT).reverse(),
+        summary: rollingSummary?.content,
+        turns: newestFirst
+          .slice(0, EXPORT_TURN_LIMIT)
+          .reverse()
+          .map((turn) => ({ ...turn, pinned: turn.pinnedAt !== null })),
         olderLeftOut: newestFirst.length > EXPORT_TURN_LIMIT,
         resetAt,
         exportedAt: new Date(clock.now()),

@@ -4,6 +4,7 @@ import {
   type ChatInputCommandInteraction,
 } from 'discord.js';
 import { ensureScope } from '../../../db/scope-settings-repository.ts';
+import { clearSummary } from '../../../db/summary-repository.ts';
 import { setResetMarker } from '../../../db/turn-repository.ts';
 import { resolveLocale } from '../../i18n/locale.ts';
 import { holdsPermission } from '../command-access.ts';
@@ -57,6 +58,8 @@ export function resetCommand(): SlashCommand {
         // messages just before the reset slip through.
         resetAt: new Date(interaction.createdTimestamp),
       });
+      // The rolling summary goes with the history it summarised.
+      await clearSummary(db, interaction.channelId);
       // A reply still being written would land after the marker, half of a forgotten
       // conversation: whoever may reset may also stop it.
       const stop = context.services.stops.stopByCommand({
