@@ -386,7 +386,7 @@ export class DiscordBot {
         botUserId: interaction.client.user.id,
         ownerIds: this.options.ownerIds,
         loadSettings: (scopeId) => this.settings.get(scopeId),
-        submit: (trigger, settings) => router.submit(trigger, settings, undefined),
+        retry: (trigger, settings) => router.retry(trigger, settings),
       });
     } catch (error) {
       this.options.logger.warn({ err: error }, 'retry button failed');

@@ -31,6 +31,13 @@ const INTAKE_BACKLOG_PER_CHANNEL = 500;
 /** Scopes known to exist, remembered to skip their upsert. */
 const KNOWN_SCOPES = 10_000;
 
+/** What became of a Retry press: it runs, or why it cannot (told to the presser alone). */
+export type RetryAdmission =
+  | { kind: 'started' }
+  | { kind: 'rate_limited'; seconds: number }
+  | { kind: 'budget' }
+  | { kind: 'busy' };
+
 /** Runs a database step, retrying it through a short outage; throws when the outage lasts. */
 export type DatabaseStep = <T>(step: () => Promise<T>) => Promise<T>;
 
@@ -128,7 +135,32 @@ export class MessageRouter {
     this.intake.enqueue(message.channelId, () => this.route(message, inbound, { recovered: true }));
   }
 
-  /** Submits a trigger to its channel's scheduler (also used by the Retry button). */
+  /**
+   * A Retry press re-asks a member's message: it counts against the member's rate and the
+   * scope's daily budget like the message did, and waits its turn in the channel's queue.
+   */
+  async retry(trigger: Trigger, settings: ScopeSettings): Promise<RetryAdmission> {
+    const scopeId = scopeOf(trigger.message).id;
+    const limit = {
+      scopeId,
+      memberId: trigger.message.authorId,
+      perMinute: settings.memberTurnsPerMinute,
+      now: this.options.clock.now(),
+    };
+    if (!this.options.rateLimiter.tryTake(limit)) {
+      return {
+        kind: 'rate_limited',
+        seconds: Math.ceil(this.options.rateLimiter.retryAfterMs(limit) / 1000),
+      };
+    }
+    const budget = settings.dailyTokenBudget;
+    if (await this.databaseStep(() => this.options.dailyBudget.exhausted(scopeId, budget))) {
+      return { kind: 'budget' };
+    }
+    return this.submit(trigger, settings, undefined) ? { kind: 'started' } : { kind: 'busy' };
+  }
+
+  /** Submits a trigger to its channel's scheduler. */
   submit(trigger: Trigger, settings: ScopeSettings, replyTo: Message | undefined): boolean {
     const outcome = this.options.scheduler.submit(trigger.message.channelId, trigger, {
       policy: settings.queuePolicy,

@@ -3,19 +3,29 @@ import type { Logger } from '../core/logger.ts';
 import type { ScopeSettings } from '../core/settings.ts';
 import type { Database } from '../db/database.ts';
 import { claimMessage } from '../db/claim-repository.ts';
-import { resolveLocale } from './i18n/locale.ts';
-import { translate } from './i18n/messages.ts';
-import { toInboundMessage } from './message-intake.ts';
-import type { Trigger } from './trigger.ts';
 import { RETRY_BUTTON_PREFIX } from './failure-notice.ts';
+import { resolveLocale } from './i18n/locale.ts';
+import { translate, type MessageKey } from './i18n/messages.ts';
+import { toInboundMessage } from './message-intake.ts';
+import type { RetryAdmission } from './message-router.ts';
+import type { Trigger } from './trigger.ts';
 
 export function isRetryButton(interaction: ButtonInteraction): boolean {
   return interaction.customId.startsWith(RETRY_BUTTON_PREFIX);
 }
 
+const REFUSALS: Record<Exclude<RetryAdmission, { kind: 'started' }>['kind'], MessageKey> = {
+  rate_limited: 'note.member_rate_limited',
+  budget: 'note.budget_exhausted',
+  busy: 'note.retry_busy',
+};
+
 /**
  * The Retry button under a failure notice (seed 004's re-ask): the member who asked (or a
- * moderator) re-asks the same message with fresh context; the notice is removed.
+ * moderator) re-asks the same message with fresh context. Discord is answered first (its 3 s
+ * deadline; only one process can acknowledge a press), then the member rate limit, the daily
+ * budget and the channel's queue decide; a retry that cannot run is explained to the presser
+ * alone, and the notice is removed only when the retry runs.
  */
 export async function handleRetryButton(
   interaction: ButtonInteraction,
@@ -26,39 +36,37 @@ export async function handleRetryButton(
     botUserId: string;
     ownerIds: readonly string[];
     loadSettings(scopeId: string): Promise<ScopeSettings>;
-    submit(trigger: Trigger, settings: ScopeSettings): void;
+    retry(trigger: Trigger, settings: ScopeSettings): Promise<RetryAdmission>;
   },
 ): Promise<void> {
-  const messageId = interaction.customId.slice(RETRY_BUTTON_PREFIX.length);
+  const acknowledged = await interaction.deferUpdate().then(
+    () => true,
+    () => false, // another process answered this press
+  );
+  if (!acknowledged) return;
   if (!(await claimMessage(options.db, `retry:${interaction.id}`, options.instanceId))) return;
   const locale = resolveLocale(interaction.locale, interaction.guildLocale);
+  const tell = async (key: MessageKey, params: Record<string, string | number> = {}) => {
+    await interaction.followUp({
+      content: translate(locale, key, params),
+      flags: MessageFlags.Ephemeral,
+      allowedMentions: { parse: [] },
+    });
+  };
+  const messageId = interaction.customId.slice(RETRY_BUTTON_PREFIX.length);
   const channel = interaction.channel;
   const original =
     channel === null ? undefined : await channel.messages.fetch(messageId).catch(() => undefined);
-  if (original === undefined) {
-    await interaction.reply({
-      content: translate(locale, 'note.retry_expired'),
-      flags: MessageFlags.Ephemeral,
-    });
-    return;
-  }
+  if (original === undefined) return tell('note.retry_expired');
   const isModerator =
     options.ownerIds.includes(interaction.user.id) ||
     (interaction.memberPermissions?.has(PermissionFlagsBits.ManageMessages) ?? false);
   if (original.author.id !== interaction.user.id && !isModerator) {
-    await interaction.reply({
-      content: translate(locale, 'note.retry_not_yours'),
-      flags: MessageFlags.Ephemeral,
-    });
-    return;
+    return tell('note.retry_not_yours');
   }
-  await interaction.deferUpdate();
-  await interaction.message.delete().catch((error: unknown) => {
-    options.logger.debug({ err: error }, 'failure notice already gone');
-  });
   const message = toInboundMessage(original, options.botUserId);
   const settings = await options.loadSettings(message.guildId ?? message.authorId);
-  options.submit(
+  const admission = await options.retry(
     {
       message,
       reason: 'retry',
@@ -67,4 +75,11 @@ export async function handleRetryButton(
     },
     settings,
   );
+  if (admission.kind !== 'started') {
+    const seconds = admission.kind === 'rate_limited' ? admission.seconds : 0;
+    return tell(REFUSALS[admission.kind], { seconds });
+  }
+  await interaction.message.delete().catch((error: unknown) => {
+    options.logger.debug({ err: error }, 'failure notice already gone');
+  });
 }

@@ -215,4 +215,40 @@ describe('turn integrity, end to end', () => {
     await waitForTurn(bot, bob.id, 60_000);
     expect((await note).content).toMatch(/restarting/);
   });
+
+  it('answers a Retry press at once, and explains privately when the retry cannot run yet (rate limit)', async () => {
+    harness = await startHarness<World>({
+      setup: buildWorld,
+      seed: (db, world) =>
+        updateScopeSettings(
+          db,
+          { id: world.guild.id, kind: 'guild' },
+          { memberTurnsPerMinute: 1 },
+        ).then(() => undefined),
+    });
+    const { discord, llm, world } = harness;
+    llm.handle(() => ({ steps: [{ type: 'fail', kind: 'auth' }] }));
+    const notice = discord.waits.message({
+      channelId: world.channel.id,
+      authorId: discord.botUserId,
+      where: (message) => (message.components?.length ?? 0) > 0,
+    });
+    const trigger = discord.postMessage({
+      authorId: world.alice.id,
+      channelId: world.channel.id,
+      content: `<@${discord.botUserId}> help?`,
+    });
+    const failure = await notice;
+    const press = discord.pressButton({
+      userId: world.alice.id,
+      messageId: failure.id,
+      customId: `retry:${trigger.id}`,
+    });
+    const explanation = await press.waitForFollowUp(undefined, { timeoutMs: 60_000 });
+    expect(explanation.content).toMatch(/faster than I can answer/);
+    expect(explanation.flags ?? 0).toSatisfy((flags: number) => (flags & 64) === 64);
+    // The notice stays: the retry did not run.
+    expect(discord.message(failure.id)).toBeDefined();
+    expect(llm.requests).toHaveLength(1);
+  });
 });
