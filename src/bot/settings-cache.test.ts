@@ -4,7 +4,7 @@ import { defaultScopeSettings, type ScopeSettings } from '../core/settings.ts';
 import { ManualClock, settle } from '../stream/testing/manual-clock.ts';
 import { SettingsCache } from './settings-cache.ts';
 
-function harness() {
+function harness(capacity?: number) {
   const clock = new ManualClock();
   const stored = new Map<string, ScopeSettings>();
   let loads = 0;
@@ -12,6 +12,7 @@ function harness() {
     clock,
     logger: silentLogger,
     refreshAfterMs: 30_000,
+    ...(capacity === undefined ? {} : { capacity }),
     load: (scopeId) => {
       loads += 1;
       return Promise.resolve(stored.get(scopeId) ?? defaultScopeSettings(scopeId));
@@ -52,5 +53,18 @@ describe('SettingsCache', () => {
     cache.store({ ...defaultScopeSettings('g'), version: 7, personaName: 'new' });
     cache.store({ ...defaultScopeSettings('g'), version: 6, personaName: 'old' });
     expect((await cache.get('g')).personaName).toBe('new');
+  });
+
+  it('keeps at most its capacity of scopes, reading a forgotten one again', async () => {
+    const { cache, loads } = harness(2);
+    await cache.get('a');
+    await cache.get('b');
+    await cache.get('a');
+    await cache.get('c'); // forgets b, the least recently used
+    expect(loads()).toBe(3);
+    await cache.get('a');
+    expect(loads()).toBe(3);
+    await cache.get('b');
+    expect(loads()).toBe(4);
   });
 });

@@ -1,6 +1,10 @@
 import type { Clock } from '../core/clock.ts';
 import type { Logger } from '../core/logger.ts';
+import { LruMap } from '../core/lru-map.ts';
 import type { ScopeSettings } from '../core/settings.ts';
+
+/** Scopes kept in memory at most; the least recently used is read again when it comes back. */
+export const SETTINGS_CACHE_CAPACITY = 10_000;
 
 export interface SettingsCacheOptions {
   load(scopeId: string): Promise<ScopeSettings>;
@@ -8,6 +12,8 @@ export interface SettingsCacheOptions {
   logger: Logger;
   /** After this, a cached entry is still served but refreshed in the background (other processes may have changed it). */
   refreshAfterMs: number;
+  /** Default SETTINGS_CACHE_CAPACITY. */
+  capacity?: number;
 }
 
 interface Entry {
@@ -22,12 +28,13 @@ interface Entry {
  * background refresh, never by blocking a message on the database.
  */
 export class SettingsCache {
-  private readonly entries = new Map<string, Entry>();
+  private readonly entries: LruMap<string, Entry>;
   private readonly loading = new Map<string, Promise<ScopeSettings>>();
   private readonly options: SettingsCacheOptions;
 
   constructor(options: SettingsCacheOptions) {
     this.options = options;
+    this.entries = new LruMap(options.capacity ?? SETTINGS_CACHE_CAPACITY);
   }
 
   async get(scopeId: string): Promise<ScopeSettings> {
