@@ -37,6 +37,19 @@ export async function contextTurnsSinceReset(
   channelId: string,
   limits: ContextTurnLimits,
 ): Promise<ContextTurn[]> {
+  const groups = await Promise.all(contextTurnReads(db, channelId, limits));
+  const byId = new Map<string, ContextTurn>();
+  for (const row of groups.flat()) {
+    const { pinnedAt, ...turn } = row;
+    byId.set(row.id, { ...turn, pinned: pinnedAt !== null });
+  }
+  return [...byId.values()].sort(
+    (a, b) => a.createdAt.getTime() - b.createdAt.getTime() || a.id.localeCompare(b.id),
+  );
+}
+
+/** The three reads of {@link contextTurnsSinceReset}, unexecuted (their plans are tested). */
+export function contextTurnReads(db: Database, channelId: string, limits: ContextTurnLimits) {
   const resetAt = db
     .select({ resetAt: resetMarkers.resetAt })
     .from(resetMarkers)
@@ -71,7 +84,7 @@ export async function contextTurnsSinceReset(
         sql`${conversationTurns.id} desc nulls last`,
       )
       .limit(limit);
-  const groups = await Promise.all([
+  return [
     read(undefined, limits.recent),
     // A literal, so the planner matches the partial index's predicate.
     read(
@@ -79,15 +92,7 @@ export async function contextTurnsSinceReset(
       limits.important,
     ),
     read(isNotNull(conversationTurns.pinnedAt), limits.pinned),
-  ]);
-  const byId = new Map<string, ContextTurn>();
-  for (const row of groups.flat()) {
-    const { pinnedAt, ...turn } = row;
-    byId.set(row.id, { ...turn, pinned: pinnedAt !== null });
-  }
-  return [...byId.values()].sort(
-    (a, b) => a.createdAt.getTime() - b.createdAt.getTime() || a.id.localeCompare(b.id),
-  );
+  ] as const;
 }
 
 /** Pins (or unpins) the turn stored for a Discord message of this channel; false when none. */
