@@ -2,6 +2,7 @@ import { and, eq, isNotNull, sql, type SQL } from 'drizzle-orm';
 import { HIGH_IMPORTANCE } from '../core/importance.ts';
 import type { Database } from './database.ts';
 import { conversationTurns, resetMarkers, type TurnStatus } from './schema.ts';
+import { newestFirst } from './turn-repository.ts';
 
 /** What context assembly needs of a stored turn (either role). */
 export interface ContextTurn {
@@ -77,12 +78,8 @@ export function contextTurnReads(db: Database, channelId: string, limits: Contex
           filter,
         ),
       )
-      // NULLS LAST as the indexes are built (plain DESC means NULLS FIRST in PostgreSQL), so the
-      // planner walks an index and stops at the limit instead of sorting the whole channel.
-      .orderBy(
-        sql`${conversationTurns.createdAt} desc nulls last`,
-        sql`${conversationTurns.id} desc nulls last`,
-      )
+      // Walks the index (partial ones too) and stops at the limit: see newestFirst.
+      .orderBy(...newestFirst())
       .limit(limit);
   return [
     read(undefined, limits.recent),
