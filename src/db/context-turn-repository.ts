@@ -2,6 +2,7 @@ import { and, eq, isNotNull, sql, type SQL } from 'drizzle-orm';
 import { HIGH_IMPORTANCE } from '../core/importance.ts';
 import type { Database } from './database.ts';
 import { conversationTurns, resetMarkers, type TurnStatus } from './schema.ts';
+import { newestFirst } from './turn-repository.ts';
 
 /** What context assembly needs of a stored turn (either role). */
 export interface ContextTurn {
@@ -37,6 +38,19 @@ export async function contextTurnsSinceReset(
   channelId: string,
   limits: ContextTurnLimits,
 ): Promise<ContextTurn[]> {
+  const groups = await Promise.all(contextTurnReads(db, channelId, limits));
+  const byId = new Map<string, ContextTurn>();
+  for (const row of groups.flat()) {
+    const { pinnedAt, ...turn } = row;
+    byId.set(row.id, { ...turn, pinned: pinnedAt !== null });
+  }
+  return [...byId.values()].sort(
+    (a, b) => a.createdAt.getTime() - b.createdAt.getTime() || a.id.localeCompare(b.id),
+  );
+}
+
+/** The three reads of {@link contextTurnsSinceReset}, unexecuted (their plans are tested). */
+export function contextTurnReads(db: Database, channelId: string, limits: ContextTurnLimits) {
   const resetAt = db
     .select({ resetAt: resetMarkers.resetAt })
     .from(resetMarkers)
@@ -64,14 +78,10 @@ export async function contextTurnsSinceReset(
           filter,
         ),
       )
-      // NULLS LAST as the indexes are built (plain DESC means NULLS FIRST in PostgreSQL), so the
-      // planner walks an index and stops at the limit instead of sorting the whole channel.
-      .orderBy(
-        sql`${conversationTurns.createdAt} desc nulls last`,
-        sql`${conversationTurns.id} desc nulls last`,
-      )
+      // Walks the index (partial ones too) and stops at the limit: see newestFirst.
+      .orderBy(...newestFirst())
       .limit(limit);
-  const groups = await Promise.all([
+  return [
     read(undefined, limits.recent),
     // A literal, so the planner matches the partial index's predicate.
     read(
@@ -79,15 +89,7 @@ export async function contextTurnsSinceReset(
       limits.important,
     ),
     read(isNotNull(conversationTurns.pinnedAt), limits.pinned),
-  ]);
-  const byId = new Map<string, ContextTurn>();
-  for (const row of groups.flat()) {
-    const { pinnedAt, ...turn } = row;
-    byId.set(row.id, { ...turn, pinned: pinnedAt !== null });
-  }
-  return [...byId.values()].sort(
-    (a, b) => a.createdAt.getTime() - b.createdAt.getTime() || a.id.localeCompare(b.id),
-  );
+  ] as const;
 }
 
 /** Pins (or unpins) the turn stored for a Discord message of this channel; false when none. */

@@ -1,4 +1,4 @@
-import { and, desc, eq, gt, inArray, isNull, or, sql } from 'drizzle-orm';
+import { and, eq, gt, inArray, isNull, or, sql, type SQL } from 'drizzle-orm';
 import { importanceOf } from '../core/importance.ts';
 import type { Database } from './database.ts';
 import { conversationTurns, resetMarkers, type TurnStatus } from './schema.ts';
@@ -19,6 +19,18 @@ export interface UserTurnInput {
 
 /** The first user turns of a conversation (after a /reset) are pinned automatically (seed 000). */
 export const AUTO_PINNED_USER_TURNS = 3;
+
+/**
+ * Newest turns first, NULLS LAST as conversation_turns_channel_recent_idx is built: plain DESC
+ * means NULLS FIRST in PostgreSQL, which no index of the table serves, so a limited read would
+ * sort the whole channel instead of walking the index and stopping at its limit.
+ */
+export function newestFirst(): [SQL, SQL] {
+  return [
+    sql`${conversationTurns.createdAt} desc nulls last`,
+    sql`${conversationTurns.id} desc nulls last`,
+  ];
+}
 
 /**
  * Stores a member's turn with its importance; one of the first {@link AUTO_PINNED_USER_TURNS}
@@ -155,7 +167,7 @@ export async function recentTurns(
         options.role === undefined ? undefined : eq(conversationTurns.role, options.role),
       ),
     )
-    .orderBy(desc(conversationTurns.createdAt), desc(conversationTurns.id))
+    .orderBy(...newestFirst())
     .limit(options.limit);
 }
 
@@ -249,7 +261,7 @@ export async function recentRepliesSinceReset(
         sql`${conversationTurns.createdAt} > coalesce((${resetAt}), '-infinity'::timestamptz)`,
       ),
     )
-    .orderBy(desc(conversationTurns.createdAt), desc(conversationTurns.id))
+    .orderBy(...newestFirst())
     .limit(limit);
 }
 

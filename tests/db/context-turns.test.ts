@@ -1,7 +1,9 @@
 /** Issue 14: importance and pins of stored turns, and the reads context assembly makes. */
 import { randomUUID } from 'node:crypto';
+import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
+  contextTurnReads,
   contextTurnsSinceReset,
   pinnedTurns,
   setTurnPinned,
@@ -150,5 +152,38 @@ describe.each(testBackends())('context turns on $name', (backend) => {
       'small talk 29',
     ]);
     expect(turns.filter((turn) => turn.pinned)).toHaveLength(3);
+  });
+
+  it('walks an index for each read and stops at its limit, never sorting the whole channel', async () => {
+    const channel = messageId();
+    // A long channel (set-based), every 50th turn important, three pinned: what the bench reads.
+    await database.rawQuery(sql`
+      insert into conversation_turns (id, scope_id, channel_id, role, author_id, content, status,
+        created_at, importance, pinned_at)
+      select gen_random_uuid(), ${SCOPE}, ${channel}, 'user', ${AUTHOR}, 'turn ' || n, 'complete',
+        now() - make_interval(mins => 20000 - n), case when n % 50 = 0 then 0.9 else 0.5 end,
+        case when n <= 3 then now() end
+      from generate_series(1, 20000) as n`);
+    await database.rawQuery(sql`analyze conversation_turns`);
+    const reads = contextTurnReads(database.db, channel, {
+      recent: 150,
+      important: 150,
+      pinned: 30,
+    });
+    const indexes = [
+      'conversation_turns_channel_recent_idx',
+      'conversation_turns_important_idx',
+      'conversation_turns_pinned_idx',
+    ];
+    for (const [index, read] of reads.entries()) {
+      const plan = (await database.rawQuery(sql`explain ${read}`))
+        .map((row) => String(Object.values(row)[0]))
+        .join('\n');
+      expect(plan).toContain(`Index Scan using ${indexes[index]}`);
+      expect(plan).not.toContain('Seq Scan');
+      // Only an incremental sort (ties of created_at by id) over rows the index yields in order;
+      // the few pinned rows the pinned index yields may be sorted whole.
+      if (index < 2) expect(plan).not.toMatch(/(^|->)\s*Sort\s+\(/m);
+    }
   });
 });
