@@ -41,10 +41,15 @@ export async function handleRetryButton(
 ): Promise<void> {
   const acknowledged = await interaction.deferUpdate().then(
     () => true,
-    () => false, // another process answered this press
+    (error: unknown) => {
+      // Most often another process answered this press first.
+      options.logger.debug({ err: error }, 'retry press acknowledged elsewhere');
+      return false;
+    },
   );
   if (!acknowledged) return;
   if (!(await claimMessage(options.db, `retry:${interaction.id}`, options.instanceId))) return;
+  options.logger.debug({ interactionId: interaction.id }, 'retry pressed');
   const locale = resolveLocale(interaction.locale, interaction.guildLocale);
   const tell = async (key: MessageKey, params: Record<string, string | number> = {}) => {
     await interaction.followUp({
