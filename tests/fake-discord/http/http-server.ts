@@ -132,6 +132,11 @@ export class HttpServer {
     }
     const failing = faults.find((item) => item.kind !== 'delay');
     if (failing !== undefined) {
+      // What was sent is recorded even when a fault answers it (a retry's body can be compared).
+      entry.body = await parseRequestBody(input.request.headers['content-type'], input.raw).then(
+        (parsed) => parsed.body,
+        () => undefined,
+      );
       const matched = typeof match === 'object' ? match.route : undefined;
       return faultReply({
         fault: failing,
