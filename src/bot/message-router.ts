@@ -272,9 +272,10 @@ export class MessageRouter {
   }
 
   /**
-   * A stop from a member stops the live turn that answers them (or any, for a moderator) and
-   * withdraws their messages still waiting in the channel: neither is answered. True when the
-   * message did either (it then triggers nothing else).
+   * A stop from a member stops the live turn that answers them (or any, for a moderator); what
+   * they asked after it still waits and is answered. A member with no live turn to stop
+   * withdraws instead their messages still waiting in the channel ("never mind"): they are not
+   * answered. True when the message did either (it then triggers nothing else).
    */
   private stopOrWithdraw(
     inbound: InboundMessage,
@@ -299,13 +300,14 @@ export class MessageRouter {
     const decision = hasLive ? stops.consider(candidate) : undefined;
     if (decision?.stopped === true) {
       logger.info({ channelId, turnId: decision.request.turnId }, 'stopped by a member');
+      return true;
     }
     const withdrawn = scheduler.withdraw(channelId, ownWaiting);
     if (withdrawn.length > 0) {
       this.options.settle?.(withdrawn.map((trigger) => trigger.message.id));
       logger.info({ channelId, withdrawn: withdrawn.length }, 'a member withdrew waiting messages');
     }
-    return decision?.stopped === true || withdrawn.length > 0;
+    return withdrawn.length > 0;
   }
 
   private isModerator(message: Message): boolean {

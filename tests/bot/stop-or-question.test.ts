@@ -52,7 +52,8 @@ describe('a stop or a question, end to end', { timeout: 60_000 }, () => {
     expect(finished.json?.['status']).toBe('stopped');
 
     const acknowledgement = await llm.waitForRequest(before + 2);
-    expect(acknowledgement.systemText).toContain('("stop please")');
+    // The stop message is quoted as the member wrote it (the mention as discord.js cleans it).
+    expect(acknowledgement.systemText).toMatch(/\("(@\S+ )?stop please"\)/);
     expect(acknowledgement.systemText).not.toContain('cancel my order');
     const answer = await llm.waitForRequest(before + 3);
     expect(JSON.stringify(answer.body)).toContain('how do I cancel my order?');
