@@ -24,6 +24,7 @@ COPY --from=dependencies /app/node_modules ./node_modules
 COPY package.json ./
 COPY src ./src
 COPY migrations ./migrations
+COPY scripts ./scripts
 RUN mkdir -p /data && chown node:node /data
 # Non-root: the bot needs to write only its data volume.
 USER node
