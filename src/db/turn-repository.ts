@@ -224,47 +224,6 @@ export async function reviseUserMessage(
   return revised.length;
 }
 
-/** What context assembly needs of a stored reply. */
-export interface ContextReply {
-  content: string;
-  discordMessageIds: string[];
-  createdAt: Date;
-  status: TurnStatus;
-}
-
-/**
- * The bot's latest replies in a channel since its reset marker, newest first, in one round
- * trip (the marker is a subquery) and with only the columns the context uses: this query is on
- * the path of every turn.
- */
-export async function recentRepliesSinceReset(
-  db: Database,
-  channelId: string,
-  limit: number,
-): Promise<ContextReply[]> {
-  const resetAt = db
-    .select({ resetAt: resetMarkers.resetAt })
-    .from(resetMarkers)
-    .where(eq(resetMarkers.channelId, channelId));
-  return db
-    .select({
-      content: conversationTurns.content,
-      discordMessageIds: conversationTurns.discordMessageIds,
-      createdAt: conversationTurns.createdAt,
-      status: conversationTurns.status,
-    })
-    .from(conversationTurns)
-    .where(
-      and(
-        eq(conversationTurns.channelId, channelId),
-        eq(conversationTurns.role, 'assistant'),
-        sql`${conversationTurns.createdAt} > coalesce((${resetAt}), '-infinity'::timestamptz)`,
-      ),
-    )
-    .orderBy(...newestFirst())
-    .limit(limit);
-}
-
 /** Whether a turn answering this member message was started (its user turn is recorded first). */
 export async function turnStartedFor(db: Database, messageId: string): Promise<boolean> {
   const rows = await db

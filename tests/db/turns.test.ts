@@ -1,12 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureScope } from '../../src/db/scope-settings-repository.ts';
 import { failAbandonedTurns } from '../../src/db/turn-recovery.ts';
 import {
   finishAssistantTurn,
   forgetUserMessage,
-  recentRepliesSinceReset,
   recentTurns,
   recordUserTurn,
   resetMarkerOf,
@@ -131,48 +129,5 @@ describe.each(testBackends())('conversation turns on $name', (backend) => {
     expect(await forgetUserMessage(database.db, messageId)).toBe(1);
     const left = await recentTurns(database.db, channel, { limit: 5 });
     expect(left.map((turn) => turn.id)).toEqual([replyId]);
-  });
-
-  it('reads only the bot replies since the reset marker, newest first, in one query', async () => {
-    const channel = '723456789012345678';
-    const reply = async (id: string, at: Date) => {
-      await startAssistantTurn(database.db, {
-        id,
-        scopeId: SCOPE,
-        channelId: channel,
-        authorId: 'bot',
-        authorName: 'Tomo',
-        triggerMessageId: `trigger-${id}`,
-      });
-      await database.rawQuery(
-        sql`update conversation_turns set created_at = ${at.toISOString()}::timestamptz where id = ${id}`,
-      );
-    };
-    const [before, after, latest] = [randomUUID(), randomUUID(), randomUUID()];
-    await reply(before, new Date('2026-01-01T10:00:00Z'));
-    await reply(after, new Date('2026-01-01T12:00:00Z'));
-    await reply(latest, new Date('2026-01-01T13:00:00Z'));
-    await recordUserTurn(database.db, {
-      id: randomUUID(),
-      scopeId: SCOPE,
-      channelId: channel,
-      authorId: 'alice',
-      authorName: 'alice',
-      messageId: '823456789012345678',
-      content: 'a member turn is not a reply',
-    });
-    expect(await recentRepliesSinceReset(database.db, channel, 10)).toHaveLength(3);
-    await setResetMarker(database.db, {
-      channelId: channel,
-      scopeId: SCOPE,
-      resetBy: 'alice',
-      resetAt: new Date('2026-01-01T11:00:00Z'),
-    });
-    const replies = await recentRepliesSinceReset(database.db, channel, 10);
-    expect(replies.map((turn) => turn.createdAt.toISOString())).toEqual([
-      '2026-01-01T13:00:00.000Z',
-      '2026-01-01T12:00:00.000Z',
-    ]);
-    expect(await recentRepliesSinceReset(database.db, channel, 1)).toHaveLength(1);
   });
 });
