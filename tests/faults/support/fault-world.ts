@@ -9,6 +9,7 @@
  * it runs; on the embedded PGlite (one process at a time) they are read after a SIGKILL — which
  * leaves `streaming` rows exactly as they were — and the bot is started again.
  */
+import { setTimeout as delay } from 'node:timers/promises';
 import { PermissionFlagsBits, type APIMessage } from 'discord-api-types/v10';
 import { sql } from 'drizzle-orm';
 import { updateScopeSettings } from '../../../src/db/scope-settings-repository.ts';
@@ -28,6 +29,9 @@ import {
 /** A ceiling for anything a row waits for; a healthy run resolves on the event long before. */
 export const ROW_WAIT_CEILING_MS = 120_000;
 export const NEXT_MENTION_ANSWER = 'Still here, all good.';
+/** How long a live `streaming` record may take to settle before a row counts it. */
+const SETTLE_CEILING_MS = 30_000;
+const SETTLE_POLL_MS = 200;
 
 function buildWorld(discord: FakeDiscord) {
   const messagesGuild = discord.createGuild({ name: 'Faults' });
@@ -216,6 +220,19 @@ export class FaultWorld {
   }
 
   async #turnsIn(channelIds: readonly string[]): Promise<RecordedTurn[]> {
+    if (this.harness.database.kind === 'pglite') return this.#readTurns(channelIds);
+    // Read live on PostgreSQL. A reply the member already sees may still be writing its record
+    // (the end of a turn is written after its last message), so a `streaming` row gets a while to
+    // settle; one still `streaming` after SETTLE_CEILING_MS is what the row reports.
+    const settleBy = Date.now() + SETTLE_CEILING_MS;
+    for (;;) {
+      const turns = await this.#readTurns(channelIds);
+      if (streamingRecords(turns) === 0 || Date.now() >= settleBy) return turns;
+      await delay(SETTLE_POLL_MS);
+    }
+  }
+
+  async #readTurns(channelIds: readonly string[]): Promise<RecordedTurn[]> {
     const { bot, database } = this.harness;
     const onPglite = database.kind === 'pglite';
     // A graceful stop lets the turn in flight write its record (a kill could catch it between its
