@@ -191,9 +191,7 @@ describe('configuration settings', () => {
     const { discord } = harness;
     const admin = newAdmin();
     await reply({ ...admin, subcommand: 'humanizer', options: { level: 3 } });
-    expect(await showField(admin, 'Humanizer')).toBe(
-      'Heavy: a message per sentence (3) (server)',
-    );
+    expect(await showField(admin, 'Humanizer')).toBe('Heavy: a message per sentence (3) (server)');
     const asked = discord.invokeSlashCommand({ ...admin, subcommand: 'reset' });
     const question = await asked.waitForOriginal();
     expect(question.content).toContain('**every** setting');
