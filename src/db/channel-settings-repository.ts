@@ -51,6 +51,15 @@ export async function updateChannelOverrides(
   return fromRow(row);
 }
 
+/** Deletes every channel override of a scope (`/config reset`); returns the channels it had. */
+export async function clearChannelOverrides(db: Database, scopeId: string): Promise<string[]> {
+  const rows = await db
+    .delete(channelSettings)
+    .where(eq(channelSettings.scopeId, scopeId))
+    .returning({ channelId: channelSettings.channelId });
+  return rows.map((row) => row.channelId);
+}
+
 function fromRow(row: ChannelRow): ChannelOverrides {
   const persona =
     row.personaName === null || row.personaInstructions === null

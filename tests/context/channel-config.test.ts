@@ -251,4 +251,27 @@ describe('per-channel settings, time zone and bot replies', () => {
     });
     expect(fifth?.lastUserText).toContain('bot 5');
   });
+
+  it('puts each channel’s own values back too when /config reset is confirmed', async () => {
+    const { discord, world } = harness;
+    await config(world.lounge.id, 'humanizer', { level: 0, scope: 'channel' });
+    expect(await showField(world.lounge.id, 'Humanizer')).toBe(
+      'Off: plain replies (0) (this channel)',
+    );
+    const admin = newAdmin();
+    const asked = discord.invokeSlashCommand({
+      userId: admin,
+      channelId: world.general.id,
+      command: 'config',
+      subcommand: 'reset',
+    });
+    const question = await asked.waitForOriginal();
+    await discord
+      .pressButton({ userId: admin, messageId: question.id, customId: 'config:reset' })
+      .response();
+    await asked.waitForOriginal((message) => message.content.startsWith('Every'));
+    expect(await showField(world.lounge.id, 'Humanizer')).toBe(
+      'Light: a chatty style (1) (default)',
+    );
+  });
 });

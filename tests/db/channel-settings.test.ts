@@ -2,6 +2,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { applyChannelOverrides, channelSettingLevels } from '../../src/core/channel-settings.ts';
 import {
+  clearChannelOverrides,
   loadChannelOverrides,
   updateChannelOverrides,
 } from '../../src/db/channel-settings-repository.ts';
@@ -84,5 +85,18 @@ describe.each(testBackends())('channel settings on $name', (backend) => {
         patch: { humanizerDegree: 7 as never },
       }),
     ).rejects.toThrow();
+  });
+
+  it('clears every channel override of a scope, and only that scope’s', async () => {
+    const { db } = database;
+    const otherGuild = { id: '153456789012345679', kind: 'guild' as const };
+    await updateChannelOverrides(db, {
+      channelId: '253456789012345680',
+      scope: otherGuild,
+      patch: { humanizerDegree: 3 },
+    });
+    expect(await clearChannelOverrides(db, GUILD.id)).toEqual([CHANNEL]);
+    expect((await loadChannelOverrides(db, CHANNEL)).humanizerDegree).toBeUndefined();
+    expect((await loadChannelOverrides(db, '253456789012345680')).humanizerDegree).toBe(3);
   });
 });
