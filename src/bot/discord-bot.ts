@@ -4,6 +4,9 @@ import type { Logger } from '../core/logger.ts';
 import { noMetrics, type BotMetrics } from '../core/metrics.ts';
 import type { ToolExecutor } from '../core/tool.ts';
 import type { Database } from '../db/database.ts';
+import { applyChannelOverrides } from '../core/channel-settings.ts';
+import type { ScopeSettings } from '../core/settings.ts';
+import { loadChannelOverrides } from '../db/channel-settings-repository.ts';
 import { loadScopeSettings } from '../db/scope-settings-repository.ts';
 import type { ProviderFactory } from '../providers/provider-factory.ts';
 import type { SecretBox } from '../security/secret-box.ts';
@@ -16,6 +19,7 @@ import { claimMessage, releaseClaims, settleClaims } from '../db/claim-repositor
 import { retryTransient } from '../db/retry-transient.ts';
 import type { ToolCatalog } from '../tools/tool-catalog.ts';
 import { ChannelHistory } from './channel-history.ts';
+import { ChannelSettingsCache } from './channel-settings-cache.ts';
 import { CommandCooldowns } from './commands/command-cooldowns.ts';
 import { createCommands } from './commands/command-list.ts';
 import { registerCommands } from './commands/command-registration.ts';
@@ -88,6 +92,7 @@ const MESSAGE_ROUTE = /^\/channels\/(\d+)\/messages(?:\/\d+)?$/;
  */
 export class DiscordBot {
   readonly settings: SettingsCache;
+  readonly channelSettings: ChannelSettingsCache;
   readonly history: ChannelHistory;
   readonly stops = new StopRegistry();
   private readonly options: DiscordBotOptions;
@@ -112,6 +117,12 @@ export class DiscordBot {
       logger,
       refreshAfterMs: SETTINGS_REFRESH_MS,
     });
+    this.channelSettings = new ChannelSettingsCache({
+      load: (channelId) => loadChannelOverrides(db, channelId),
+      clock,
+      logger,
+      refreshAfterMs: SETTINGS_REFRESH_MS,
+    });
     this.history = new ChannelHistory({
       perChannel: HISTORY_PER_CHANNEL,
       maxChannels: HISTORY_CHANNELS,
@@ -129,6 +140,7 @@ export class DiscordBot {
       services: {
         db,
         settings: this.settings,
+        channelSettings: this.channelSettings,
         secretBox: options.secretBox,
         providers: options.providers,
         tools: options.toolCatalog,
@@ -320,7 +332,7 @@ export class DiscordBot {
       botUserId,
       download: options.download ?? fetchDownload,
       shutdownSignal: this.shutdownController.signal,
-      loadSettings: (scopeId) => this.settings.get(scopeId),
+      loadSettings: (scopeId, channelId) => this.settingsIn(scopeId, channelId),
       settle: (messageIds) => this.settle(messageIds),
       placeOf: (channelId) => this.placeOf(channelId),
       afterTurn: (turn) => summarizer.schedule(turn),
@@ -391,6 +403,15 @@ export class DiscordBot {
     } catch (error) {
       this.options.logger.warn({ err: error }, 'retry button failed');
     }
+  }
+
+  /** A scope's settings as they apply in one channel: the two cached reads, merged. */
+  private async settingsIn(scopeId: string, channelId: string): Promise<ScopeSettings> {
+    const [settings, overrides] = await Promise.all([
+      this.settings.get(scopeId),
+      this.channelSettings.get(channelId),
+    ]);
+    return applyChannelOverrides(settings, overrides);
   }
 
   private async placeOf(channelId: string): Promise<TurnPlace | undefined> {

@@ -49,6 +49,44 @@ describe('TriggerDetector', () => {
     );
   });
 
+  it('answers at most three bot messages in a row in a channel until a person writes', () => {
+    const detector = new TriggerDetector(BOT);
+    const allowed = settings({ featureFlags: { answerBots: true } });
+    const fromBot = message({ authorIsBot: true, mentionsBot: true });
+    const answered = () => detector.detect(fromBot, allowed);
+    expect([answered(), answered(), answered(), answered(), answered()]).toEqual([
+      'mention',
+      'mention',
+      'mention',
+      undefined,
+      undefined,
+    ]);
+    // Another channel has its own count.
+    expect(detector.detect({ ...fromBot, channelId: '300000000000000009' }, allowed)).toBe(
+      'mention',
+    );
+    // The bot's own replies do not reset it; a person's message does, addressed or not.
+    detector.detect(message({ authorId: BOT }), allowed);
+    expect(answered()).toBeUndefined();
+    detector.detect(message(), allowed);
+    expect([answered(), answered(), answered(), answered()]).toEqual([
+      'mention',
+      'mention',
+      'mention',
+      undefined,
+    ]);
+  });
+
+  it('does not count a bot message it would not answer anyway', () => {
+    const detector = new TriggerDetector(BOT);
+    const allowed = settings({ featureFlags: { answerBots: true } });
+    for (let index = 0; index < 5; index += 1)
+      detector.detect(message({ authorIsBot: true }), allowed);
+    expect(detector.detect(message({ authorIsBot: true, mentionsBot: true }), allowed)).toBe(
+      'mention',
+    );
+  });
+
   it('answers trigger words and recompiles them when the settings version changes', () => {
     const detector = new TriggerDetector(BOT);
     expect(

@@ -1,11 +1,17 @@
+import { LruMap } from '../core/lru-map.ts';
 import type { ScopeSettings } from '../core/settings.ts';
 import type { InboundMessage } from './inbound-message.ts';
+import { ANSWER_BOTS_FLAG, isSwitchOn } from './reply-switches.ts';
 import { TriggerWordMatcher } from './trigger-words.ts';
 
-export type TriggerReason = 'dm' | 'mention' | 'reply' | 'trigger_word' | 'auto_reply' | 'every_n';
+export { ANSWER_BOTS_FLAG } from './reply-switches.ts';
 
-/** Feature flag that lets a scope answer other bots (off by default: bot loops cost money). */
-export const ANSWER_BOTS_FLAG = 'answerBots';
+/** The loop guard: replies to other bots in a row in one channel, until a person writes. */
+export const MAX_BOT_TURNS_IN_A_ROW = 3;
+/** Channels whose bot-to-bot count is remembered; the least recent is forgotten first. */
+const BOT_TURN_CHANNELS = 10_000;
+
+export type TriggerReason = 'dm' | 'mention' | 'reply' | 'trigger_word' | 'auto_reply' | 'every_n';
 
 /**
  * Decides whether a message should get a reply, and why. Pure and in-memory: it runs on every
@@ -15,6 +21,7 @@ export const ANSWER_BOTS_FLAG = 'answerBots';
 export class TriggerDetector {
   private readonly matchers = new Map<string, { version: number; matcher: TriggerWordMatcher }>();
   private readonly counters = new Map<string, number>();
+  private readonly botTurns = new LruMap<string, number>(BOT_TURN_CHANNELS);
   private readonly botUserId: string;
 
   constructor(botUserId: string) {
@@ -23,7 +30,20 @@ export class TriggerDetector {
 
   detect(message: InboundMessage, settings: ScopeSettings): TriggerReason | undefined {
     if (message.authorId === this.botUserId) return undefined;
-    if (message.authorIsBot && settings.featureFlags[ANSWER_BOTS_FLAG] !== true) return undefined;
+    if (!message.authorIsBot) {
+      this.botTurns.delete(message.channelId);
+      return this.reasonFor(message, settings);
+    }
+    // Two bots that answer each other would talk forever, at the scope's expense.
+    if (!isSwitchOn(settings, ANSWER_BOTS_FLAG)) return undefined;
+    const inARow = this.botTurns.get(message.channelId) ?? 0;
+    if (inARow >= MAX_BOT_TURNS_IN_A_ROW) return undefined;
+    const reason = this.reasonFor(message, settings);
+    if (reason !== undefined) this.botTurns.set(message.channelId, inARow + 1);
+    return reason;
+  }
+
+  private reasonFor(message: InboundMessage, settings: ScopeSettings): TriggerReason | undefined {
     if (message.isDM) return 'dm';
     if (message.mentionsBot) return this.answered(message.channelId, 'mention');
     if (message.repliesToBot) return this.answered(message.channelId, 'reply');

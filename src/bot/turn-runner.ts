@@ -24,6 +24,7 @@ import type { WriteBudgets } from './delivery/write-budgets.ts';
 import { resolveLocale, type Locale } from './i18n/locale.ts';
 import { translate } from './i18n/messages.ts';
 import type { PersonaContext } from './persona.ts';
+import { ALLOW_USER_MENTIONS_FLAG, isSwitchOn } from './reply-switches.ts';
 import type { Download } from './trigger-attachments.ts';
 import type { Trigger } from './trigger.ts';
 import { buildRequest, prepareTurn } from './turn-context.ts';
@@ -33,7 +34,7 @@ import { completedToolRounds, MAX_OVERFLOW_RETRIES, overflowDrop } from './overf
 import { timeStop } from './stop-latency.ts';
 
 /** Feature flag: let the model's replies ping members (never roles, @everyone or @here). */
-export const ALLOW_USER_MENTIONS_FLAG = 'allowUserMentions';
+export { ALLOW_USER_MENTIONS_FLAG } from './reply-switches.ts';
 const DISCORD_MESSAGE_LIMIT = 2000;
 
 const NO_TOOLS: ToolExecutor = {
@@ -66,7 +67,8 @@ export interface TurnRunnerOptions {
   download: Download;
   /** Aborted at shutdown: live turns stop and are recorded. */
   shutdownSignal: AbortSignal;
-  loadSettings(scopeId: string): Promise<ScopeSettings>;
+  /** The scope's settings as they apply in the channel (its own persona and humanizer win). */
+  loadSettings(scopeId: string, channelId: string): Promise<ScopeSettings>;
   /** The members have seen the outcome of these messages (claims-ledger). */
   settle(messageIds: readonly string[]): void;
   placeOf(channelId: string): Promise<TurnPlace | undefined>;
@@ -93,7 +95,7 @@ export class TurnRunner {
     const place = await this.options.placeOf(channelId);
     if (last === undefined || place === undefined) return;
     const scopeId = last.message.guildId ?? last.message.authorId;
-    const settings = await this.options.loadSettings(scopeId);
+    const settings = await this.options.loadSettings(scopeId, channelId);
     const locale = resolveLocale(settings.language, place.guildLocale);
     const logger = this.options.logger.child({ channelId, scopeId, messageId: last.message.id });
     // Stoppable from here on, by every member the batch answers: a stop or /reset while the
@@ -300,7 +302,7 @@ export class TurnRunner {
       clock: this.options.clock,
       logger: this.options.logger,
       allowedMentions: allowedMentionsFor({
-        allowUserMentions: options.settings.featureFlags[ALLOW_USER_MENTIONS_FLAG] === true,
+        allowUserMentions: isSwitchOn(options.settings, ALLOW_USER_MENTIONS_FLAG),
       }),
       replyTo: options.replyTo,
       limit: DISCORD_MESSAGE_LIMIT,

@@ -191,7 +191,7 @@ describe('configuration settings', () => {
     const { discord } = harness;
     const admin = newAdmin();
     await reply({ ...admin, subcommand: 'humanizer', options: { level: 3 } });
-    expect(await showField(admin, 'Humanizer')).toBe('Heavy: a message per sentence (3)');
+    expect(await showField(admin, 'Humanizer')).toBe('Heavy: a message per sentence (3) (server)');
     const asked = discord.invokeSlashCommand({ ...admin, subcommand: 'reset' });
     const question = await asked.waitForOriginal();
     expect(question.content).toContain('**every** setting');
@@ -200,7 +200,7 @@ describe('configuration settings', () => {
       .response();
     const done = await asked.waitForOriginal((message) => message.content.startsWith('Every'));
     expect(done.components ?? []).toEqual([]);
-    expect(await showField(admin, 'Humanizer')).toBe('Light: a chatty style (1)');
+    expect(await showField(admin, 'Humanizer')).toBe('Light: a chatty style (1) (default)');
     expect(await showField(admin, 'Temperature')).toBe('the model’s default');
     expect(await showField(admin, 'Tools')).toContain('🟢 `current_time`');
     expect(await showField(admin, 'Daily budget')).toMatch(/^unlimited/);

@@ -171,6 +171,16 @@ describe('a 300-turn conversation on a 4k window', () => {
       expect(call.lastUserText).toContain(`<previous-summary>\nSUMMARY-${index + 1}:`);
     });
     expect(last.systemText).toMatch(/<conversation-summary>\nSUMMARY-\d+: member5 wants French/);
+    // /memory summary shows it to a member of the channel.
+    const shown = await discord
+      .invokeSlashCommand({
+        userId: world.alice.id,
+        channelId: world.channel.id,
+        command: 'memory',
+        subcommand: 'summary',
+      })
+      .waitForOriginal();
+    expect(shown.embeds?.[0]?.description).toMatch(/^SUMMARY-\d+: member5 wants French/);
 
     // /reset clears it: the next request carries neither the summary nor the old turns.
     discord.build.updateMember({
@@ -193,5 +203,14 @@ describe('a 300-turn conversation on a 4k window', () => {
     expect(afterReset?.lastUserText).toContain('hello again');
     expect(afterReset?.systemText).not.toContain('conversation-summary');
     expect(JSON.stringify(afterReset?.body)).not.toContain('Question 299');
+    const gone = await discord
+      .invokeSlashCommand({
+        userId: world.alice.id,
+        channelId: world.channel.id,
+        command: 'memory',
+        subcommand: 'summary',
+      })
+      .waitForOriginal();
+    expect(gone.content).toMatch(/^There is no summary of this channel yet/);
   }, 900_000);
 });

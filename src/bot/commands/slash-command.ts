@@ -16,6 +16,7 @@ import type { SecretBox } from '../../security/secret-box.ts';
 import type { StopRegistry } from '../../stream/stop-registry.ts';
 import type { ToolCatalog } from '../../tools/tool-catalog.ts';
 import type { Locale } from '../i18n/locale.ts';
+import type { ChannelSettingsCache } from '../channel-settings-cache.ts';
 import type { SettingsCache } from '../settings-cache.ts';
 
 /** Cooldowns are kept per user and category, so a burst of /config edits does not block /help. */
@@ -25,6 +26,8 @@ export type CommandCategory = 'config' | 'conversation' | 'info' | 'diagnostics'
 export interface CommandServices {
   db: Database;
   settings: SettingsCache;
+  /** Per-channel persona and humanizer overrides (written through by `/config … scope:channel`). */
+  channelSettings: ChannelSettingsCache;
   secretBox: SecretBox;
   providers: ProviderFactory;
   tools: ToolCatalog;

@@ -12,6 +12,7 @@ import { budgetSubcommand, queueSubcommand, rateLimitSubcommand } from './limit-
 import { modelSubcommand } from './model-subcommand.ts';
 import { personaSubcommand } from './persona-subcommand.ts';
 import { providerSubcommand } from './provider-subcommand.ts';
+import { answerBotsSubcommand, userMentionsSubcommand } from './reply-switch-subcommands.ts';
 import { resetSubcommand } from './reset-subcommand.ts';
 import { showSubcommand } from './show-subcommand.ts';
 import {
@@ -20,6 +21,7 @@ import {
   languageSubcommand,
   temperatureSubcommand,
 } from './style-subcommands.ts';
+import { timezoneSubcommand } from './timezone-subcommand.ts';
 import { toolsSubcommand } from './tools-subcommand.ts';
 
 const text = commandText({
@@ -42,11 +44,14 @@ export function configCommand(): SlashCommand {
     humanizerSubcommand,
     temperatureSubcommand,
     languageSubcommand,
+    timezoneSubcommand,
     deliverySubcommand,
     queueSubcommand,
     rateLimitSubcommand,
     budgetSubcommand,
     toolsSubcommand,
+    answerBotsSubcommand,
+    userMentionsSubcommand,
     resetSubcommand,
   ];
   const builder = text

@@ -4,7 +4,9 @@ import {
   TextInputBuilder,
   TextInputStyle,
   type ChatInputCommandInteraction,
+  type RepliableInteraction,
 } from 'discord.js';
+import { applyChannelOverrides } from '../../../core/channel-settings.ts';
 import type { Locale } from '../../i18n/locale.ts';
 import { DEFAULT_PERSONA_INSTRUCTIONS, DEFAULT_PERSONA_NAME } from '../../persona.ts';
 import { requirePermission } from '../command-access.ts';
@@ -13,6 +15,14 @@ import { CommandRefusal, respond } from '../command-replies.ts';
 import type { CommandContext } from '../slash-command.ts';
 import { configCustomId, type ConfigSubcommand } from './config-subcommand.ts';
 import { PERSONA_PRESET_IDS, PERSONA_PRESETS, type PersonaPresetId } from './persona-presets.ts';
+import {
+  addScopeOption,
+  chosenScope,
+  saveChannelOverrides,
+  SCOPE_OPTION,
+  scopeText,
+  type SettingScope,
+} from './setting-scope.ts';
 import { saveSettings } from './settings-writes.ts';
 
 const NAME_INPUT = 'name';
@@ -37,6 +47,7 @@ const text = commandText({
     'modal.instructions_hint': 'Who I am and how I talk, in your own words.',
     done: 'Persona saved: **{name}**.\n{preview}',
     reset: 'Persona back to the default: **{name}**.',
+    'channel.reset': 'This channel’s persona now follows the server’s.',
     empty: 'The name and the instructions cannot be empty.',
   },
   ja: {
@@ -52,6 +63,7 @@ const text = commandText({
     'modal.instructions_hint': '私が誰で、どう話すかを自由に書いてください。',
     done: 'ペルソナを保存しました：**{name}**\n{preview}',
     reset: 'ペルソナをデフォルトに戻しました：**{name}**',
+    'channel.reset': 'このチャンネルのペルソナはサーバーの設定に従うようになりました。',
     empty: '名前と指示は空にできません。',
   },
 });
@@ -61,44 +73,73 @@ export const personaSubcommand: ConfigSubcommand = {
   name: 'persona',
   define: (builder) =>
     builder.addSubcommand((sub) =>
-      text
-        .describe(sub.setName('persona'), 'description')
-        .addStringOption((option) =>
-          text
-            .describe(option.setName('preset'), 'preset')
-            .addChoices(
-              ...[...PERSONA_PRESET_IDS, DEFAULT_PRESET].map((id) =>
-                text.choice(`preset.${id as PersonaPresetId | 'default'}`, id),
+      addScopeOption(
+        text
+          .describe(sub.setName('persona'), 'description')
+          .addStringOption((option) =>
+            text
+              .describe(option.setName('preset'), 'preset')
+              .addChoices(
+                ...[...PERSONA_PRESET_IDS, DEFAULT_PRESET].map((id) =>
+                  text.choice(`preset.${id as PersonaPresetId | 'default'}`, id),
+                ),
               ),
-            ),
-        ),
+          ),
+      ),
     ),
   async execute(interaction, context) {
+    const scope = chosenScope(interaction.options.getString(SCOPE_OPTION), context);
     const preset = interaction.options.getString('preset');
-    if (preset === null) await openPersonaForm(interaction, context);
-    else await applyPreset(interaction, context, preset);
+    if (preset === null) await openPersonaForm(interaction, context, scope);
+    else await applyPreset(interaction, context, { presetId: preset, scope });
   },
   async submitModal(interaction, context) {
     requirePermission(interaction, context, 'ManageGuild');
-    const name = interaction.fields.getTextInputValue(NAME_INPUT).trim();
-    const instructions = interaction.fields.getTextInputValue(INSTRUCTIONS_INPUT).trim();
+    const scope = chosenScope(interaction.customId.split(':')[2] ?? null, context);
+    const name = interaction.fields.getTextInputValue(NAME_INPUT).trim().slice(0, MAX_NAME_LENGTH);
+    const instructions = interaction.fields
+      .getTextInputValue(INSTRUCTIONS_INPUT)
+      .trim()
+      .slice(0, MAX_INSTRUCTIONS_LENGTH);
     if (name === '' || instructions === '')
       throw new CommandRefusal(text.get(context.locale, 'empty'));
-    await saveSettings(interaction, context, {
-      personaName: name.slice(0, MAX_NAME_LENGTH),
-      personaInstructions: instructions.slice(0, MAX_INSTRUCTIONS_LENGTH),
-    });
-    await respond(interaction, confirmation(context.locale, name, instructions));
+    await savePersona(interaction, context, { scope, persona: { name, instructions } });
+    await respond(interaction, confirmation(context.locale, { name, instructions, scope }));
   },
 };
+
+/** Stores a persona (or clears it with undefined) for the server or for this channel only. */
+async function savePersona(
+  interaction: RepliableInteraction,
+  context: CommandContext,
+  options: { scope: SettingScope; persona: { name: string; instructions: string } | undefined },
+): Promise<void> {
+  const { scope, persona } = options;
+  if (scope === 'channel') {
+    await saveChannelOverrides(interaction, context, { persona });
+    return;
+  }
+  await saveSettings(interaction, context, {
+    personaName: persona?.name,
+    personaInstructions: persona?.instructions,
+  });
+}
 
 async function openPersonaForm(
   interaction: ChatInputCommandInteraction,
   context: CommandContext,
+  scope: SettingScope,
 ): Promise<void> {
   const { locale } = context;
-  // A modal must be the first answer, so no defer: the cache answers without the database.
-  const settings = await context.services.settings.get(context.scope.id);
+  // A modal must be the first answer, so no defer: the caches answer without the database.
+  const server = await context.services.settings.get(context.scope.id);
+  const settings =
+    scope === 'channel'
+      ? applyChannelOverrides(
+          server,
+          await context.services.channelSettings.get(interaction.channelId),
+        )
+      : server;
   const name = new TextInputBuilder()
     .setCustomId(NAME_INPUT)
     .setStyle(TextInputStyle.Short)
@@ -113,7 +154,8 @@ async function openPersonaForm(
     .setValue(settings.personaInstructions ?? DEFAULT_PERSONA_INSTRUCTIONS);
   await interaction.showModal(
     new ModalBuilder()
-      .setCustomId(configCustomId('persona'))
+      // `config:persona:channel` brings the chosen scope back with the submitted form.
+      .setCustomId(`${configCustomId('persona')}:${scope}`)
       .setTitle(text.get(locale, 'modal.title'))
       .addLabelComponents(
         new LabelBuilder().setLabel(text.get(locale, 'modal.name')).setTextInputComponent(name),
@@ -128,27 +170,31 @@ async function openPersonaForm(
 async function applyPreset(
   interaction: ChatInputCommandInteraction,
   context: CommandContext,
-  presetId: string,
+  options: { presetId: string; scope: SettingScope },
 ): Promise<void> {
   const { locale } = context;
+  const { presetId, scope } = options;
   if (presetId === DEFAULT_PRESET) {
-    await saveSettings(interaction, context, {
-      personaName: undefined,
-      personaInstructions: undefined,
-    });
-    await respond(interaction, text.get(locale, 'reset', { name: DEFAULT_PERSONA_NAME }));
+    await savePersona(interaction, context, { scope, persona: undefined });
+    await respond(
+      interaction,
+      scope === 'channel'
+        ? text.get(locale, 'channel.reset')
+        : text.get(locale, 'reset', { name: DEFAULT_PERSONA_NAME }),
+    );
     return;
   }
   // The presets are written in each language: the admin gets the one they can read.
   const preset = PERSONA_PRESETS[presetId as PersonaPresetId][locale];
-  await saveSettings(interaction, context, {
-    personaName: preset.name,
-    personaInstructions: preset.instructions,
-  });
-  await respond(interaction, confirmation(locale, preset.name, preset.instructions));
+  await savePersona(interaction, context, { scope, persona: preset });
+  await respond(interaction, confirmation(locale, { ...preset, scope }));
 }
 
-function confirmation(locale: Locale, name: string, instructions: string): string {
+function confirmation(
+  locale: Locale,
+  options: { name: string; instructions: string; scope: SettingScope },
+): string {
+  const { name, instructions, scope } = options;
   const shortened =
     instructions.length > PREVIEW_LENGTH
       ? `${instructions.slice(0, PREVIEW_LENGTH)}…`
@@ -157,5 +203,6 @@ function confirmation(locale: Locale, name: string, instructions: string): strin
     .split('\n')
     .map((line) => `> ${line}`)
     .join('\n');
-  return text.get(locale, 'done', { name, preview });
+  const done = text.get(locale, 'done', { name, preview });
+  return scope === 'channel' ? `${done}\n${scopeText.get(locale, 'note.channel')}` : done;
 }

@@ -1,4 +1,6 @@
 import { ActionRowBuilder, ButtonBuilder, ButtonStyle } from 'discord.js';
+import { noChannelOverrides } from '../../../core/channel-settings.ts';
+import { clearChannelOverrides } from '../../../db/channel-settings-repository.ts';
 import { resetScopeSettings } from '../../../db/scope-settings-repository.ts';
 import { requirePermission } from '../command-access.ts';
 import { commandText } from '../command-text.ts';
@@ -9,14 +11,14 @@ const text = commandText({
   en: {
     description: 'Put every setting here back to its default (asks first)',
     confirm:
-      'This puts **every** setting here back to its default: provider, model, API key, persona, trigger words, auto-reply and the rest. Sure?',
+      'This puts **every** setting here back to its default: provider, model, API key, persona (each channel’s too), trigger words, auto-reply and the rest. Sure?',
     button: 'Reset everything',
     done: 'Every setting here is back to its default, and the API key set here was deleted.',
   },
   ja: {
     description: 'ここのすべての設定をデフォルトに戻す（確認あり）',
     confirm:
-      'プロバイダー、モデル、APIキー、ペルソナ、トリガーワード、自動返信など、ここの **すべて** の設定をデフォルトに戻します。よろしいですか？',
+      'プロバイダー、モデル、APIキー、ペルソナ（チャンネルごとのものも）、トリガーワード、自動返信など、ここの **すべて** の設定をデフォルトに戻します。よろしいですか？',
     button: 'すべてリセット',
     done: 'ここのすべての設定をデフォルトに戻し、ここで設定されていたAPIキーを削除しました。',
   },
@@ -42,6 +44,10 @@ export const resetSubcommand: ConfigSubcommand = {
     await interaction.deferUpdate();
     const settings = await resetScopeSettings(context.services.db, context.scope);
     context.services.settings.store(settings);
+    // A channel's own persona or humanizer is one of "every setting here" too.
+    const channels = await clearChannelOverrides(context.services.db, context.scope.id);
+    for (const channelId of channels)
+      context.services.channelSettings.store(noChannelOverrides(channelId));
     context.logger.info({ fields: ['all'] }, 'settings changed');
     await interaction.editReply({
       content: text.get(context.locale, 'done'),

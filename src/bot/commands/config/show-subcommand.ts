@@ -1,6 +1,15 @@
 import { EmbedBuilder } from 'discord.js';
-import type { ScopeSettings } from '../../../core/settings.ts';
+import {
+  applyChannelOverrides,
+  channelSettingLevels,
+  noChannelOverrides,
+  type ChannelOverrides,
+  type SettingLevel,
+} from '../../../core/channel-settings.ts';
+import { defaultScopeSettings, type ScopeSettings } from '../../../core/settings.ts';
+import { loadChannelOverrides } from '../../../db/channel-settings-repository.ts';
 import { dailyUsage } from '../../../db/usage-repository.ts';
+import { ALLOW_USER_MENTIONS_FLAG, ANSWER_BOTS_FLAG, isSwitchOn } from '../../reply-switches.ts';
 import type { Locale } from '../../i18n/locale.ts';
 import { DEFAULT_PERSONA_NAME } from '../../persona.ts';
 import { commandText } from '../command-text.ts';
@@ -45,6 +54,10 @@ const text = commandText({
     triggers: 'Trigger words',
     autoreply: 'Auto-reply',
     'autoreply.every': 'one message in {n}, in each channel',
+    timezone: 'Time zone',
+    answerbots: 'Answer other bots',
+    mentions: 'Replies may ping members',
+    levels: 'In parentheses: where a value comes from (this channel, the server, or the default).',
     none: 'none',
   },
   ja: {
@@ -76,6 +89,10 @@ const text = commandText({
     triggers: 'トリガーワード',
     autoreply: '自動返信',
     'autoreply.every': 'すべてのチャンネルで{n}件ごと',
+    timezone: 'タイムゾーン',
+    answerbots: '他のボットに返信',
+    mentions: '返信でメンバーに通知',
+    levels: 'かっこ内は値の出どころ（このチャンネル、サーバー、デフォルト）です。',
     none: 'なし',
   },
 });
@@ -86,22 +103,39 @@ export const showSubcommand: ConfigSubcommand = {
   define: (builder) =>
     builder.addSubcommand((sub) => text.describe(sub.setName('show'), 'description')),
   async execute(interaction, context) {
-    const settings = await currentSettings(interaction, context);
+    const server = await currentSettings(interaction, context);
     const { clock, db } = context.services;
+    const overrides =
+      context.scope.kind === 'guild'
+        ? await loadChannelOverrides(db, interaction.channelId)
+        : noChannelOverrides(interaction.channelId);
+    context.services.channelSettings.store(overrides);
     const used = await dailyUsage(db, context.scope.id, new Date(clock.now()));
-    await respond(interaction, { embeds: [settingsEmbed(context, settings, used)] });
+    await respond(interaction, {
+      embeds: [settingsEmbed(context, { server, overrides, usedToday: used })],
+    });
   },
 };
 
 function settingsEmbed(
   context: CommandContext,
-  settings: ScopeSettings,
-  usedToday: number,
+  options: { server: ScopeSettings; overrides: ChannelOverrides; usedToday: number },
 ): EmbedBuilder {
   const { locale, services, scope } = context;
+  const { server, overrides, usedToday } = options;
+  const settings = applyChannelOverrides(server, overrides);
+  const levels = channelSettingLevels(server, overrides);
+  const defaults = defaultScopeSettings(scope.id);
   const { provider, modelId } = services.providers.target(settings);
+  /** A value with where it comes from: this channel, the server (or our DMs), or the default. */
+  const levelled = (value: string, level: SettingLevel): string => {
+    const key = level === 'server' && scope.kind === 'dm' ? 'dm' : level;
+    return `${value} (${settingLabels.get(locale, `level.${key}`)})`;
+  };
+  const scopeLevel = (isDefault: boolean): SettingLevel => (isDefault ? 'default' : 'server');
   const inherited = (value: string, isDefault: boolean): string =>
-    isDefault ? `${value} (${settingLabels.get(locale, 'default')})` : value;
+    levelled(value, scopeLevel(isDefault));
+  const onOff = (on: boolean): string => settingLabels.get(locale, on ? 'on' : 'off');
   const number = (value: number): string => value.toLocaleString(locale);
   const field = (key: Parameters<typeof text.get>[1], value: string, inline = true) => ({
     name: text.get(locale, key),
@@ -113,35 +147,76 @@ function settingsEmbed(
     field('provider', inherited(providerLabel(locale, provider), settings.provider === undefined)),
     field('model', inherited(`\`${modelId}\``, settings.model === undefined)),
     field('key', keyState(context, settings, provider)),
-    field('persona', personaSummary(locale, settings), false),
-    field('humanizer', humanizerLabel(locale, settings.humanizerDegree)),
+    field('persona', levelled(personaSummary(settings), levels.persona), false),
+    field(
+      'humanizer',
+      levelled(humanizerLabel(locale, settings.humanizerDegree), levels.humanizer),
+    ),
     field(
       'temperature',
+      // "The model's default" says where it comes from already.
       settings.temperature === undefined
         ? text.get(locale, 'temperature.default')
-        : String(settings.temperature),
+        : levelled(String(settings.temperature), 'server'),
     ),
-    field('language', languageLabel(locale, settings.language)),
-    field('delivery', settingLabels.get(locale, `delivery.${settings.deliveryMode}`)),
+    field(
+      'language',
+      inherited(languageLabel(locale, settings.language), settings.language === undefined),
+    ),
+    field(
+      'timezone',
+      inherited(`\`${settings.timezone ?? 'UTC'}\``, settings.timezone === undefined),
+    ),
+    field(
+      'delivery',
+      inherited(
+        settingLabels.get(locale, `delivery.${settings.deliveryMode}`),
+        settings.deliveryMode === defaults.deliveryMode,
+      ),
+    ),
     field(
       'queue',
-      text.get(locale, 'queue.value', {
-        policy: settingLabels.get(locale, `queue.${settings.queuePolicy}`),
-        depth: settings.queueDepth,
-      }),
+      inherited(
+        text.get(locale, 'queue.value', {
+          policy: settingLabels.get(locale, `queue.${settings.queuePolicy}`),
+          depth: settings.queueDepth,
+        }),
+        settings.queuePolicy === defaults.queuePolicy &&
+          settings.queueDepth === defaults.queueDepth,
+      ),
     ),
     field(
       'ratelimit',
-      text.get(locale, 'ratelimit.value', { turns: settings.memberTurnsPerMinute }),
+      inherited(
+        text.get(locale, 'ratelimit.value', { turns: settings.memberTurnsPerMinute }),
+        settings.memberTurnsPerMinute === defaults.memberTurnsPerMinute,
+      ),
     ),
     field(
       'budget',
-      settings.dailyTokenBudget === undefined
-        ? text.get(locale, 'budget.unlimited', { used: number(usedToday) })
-        : text.get(locale, 'budget.value', {
-            budget: number(settings.dailyTokenBudget),
-            used: number(usedToday),
-          }),
+      inherited(
+        settings.dailyTokenBudget === undefined
+          ? text.get(locale, 'budget.unlimited', { used: number(usedToday) })
+          : text.get(locale, 'budget.value', {
+              budget: number(settings.dailyTokenBudget),
+              used: number(usedToday),
+            }),
+        settings.dailyTokenBudget === undefined,
+      ),
+    ),
+    field(
+      'answerbots',
+      inherited(
+        onOff(isSwitchOn(settings, ANSWER_BOTS_FLAG)),
+        settings.featureFlags[ANSWER_BOTS_FLAG] === undefined,
+      ),
+    ),
+    field(
+      'mentions',
+      inherited(
+        onOff(isSwitchOn(settings, ALLOW_USER_MENTIONS_FLAG)),
+        settings.featureFlags[ALLOW_USER_MENTIONS_FLAG] === undefined,
+      ),
     ),
     field(
       'tools',
@@ -159,6 +234,7 @@ function settingsEmbed(
   }
   return new EmbedBuilder()
     .setTitle(text.get(locale, scope.kind === 'guild' ? 'title.guild' : 'title.dm'))
+    .setFooter({ text: text.get(locale, 'levels') })
     .addFields(fields);
 }
 
@@ -172,10 +248,9 @@ function keyState(
   return text.get(context.locale, fallback === undefined ? 'key.missing' : `key.${fallback}`);
 }
 
-function personaSummary(locale: Locale, settings: ScopeSettings): string {
+function personaSummary(settings: ScopeSettings): string {
   const name = settings.personaName ?? DEFAULT_PERSONA_NAME;
-  if (settings.personaInstructions === undefined)
-    return `**${name}** (${settingLabels.get(locale, 'default')})`;
+  if (settings.personaInstructions === undefined) return `**${name}**`;
   const instructions = settings.personaInstructions;
   const preview =
     instructions.length > PERSONA_PREVIEW_LENGTH

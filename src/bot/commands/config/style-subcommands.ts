@@ -1,4 +1,8 @@
-import type { DeliveryMode, HumanizerDegree } from '../../../core/settings.ts';
+import {
+  defaultScopeSettings,
+  type DeliveryMode,
+  type HumanizerDegree,
+} from '../../../core/settings.ts';
 import { commandText } from '../command-text.ts';
 import { respond } from '../command-replies.ts';
 import type { ConfigSubcommand } from './config-subcommand.ts';
@@ -11,6 +15,13 @@ import {
   settingLabels,
   type LanguageChoice,
 } from './setting-labels.ts';
+import {
+  addScopeOption,
+  chosenScope,
+  saveChannelOverrides,
+  SCOPE_OPTION,
+  scopeText,
+} from './setting-scope.ts';
 import { saveSettings } from './settings-writes.ts';
 
 /** The widest range the providers take (OpenAI and Gemini: 0–2). */
@@ -19,8 +30,10 @@ const MAX_TEMPERATURE = 2;
 const text = commandText({
   en: {
     'humanizer.description': 'How human the delivery feels (0 off … 3 a message per sentence)',
-    'humanizer.level': 'The level',
+    'humanizer.level':
+      'The level; leave empty for the server’s (with scope: channel) or the default',
     'humanizer.done': 'Humanizer set to **{level}**.',
+    'humanizer.channel_cleared': 'This channel’s humanizer now follows the server’s.',
     'temperature.description': 'Sampling temperature 0–2; leave empty for the model’s default',
     'temperature.value': 'Lower is steadier, higher is more varied',
     'temperature.done': 'Temperature set to **{value}**.',
@@ -35,8 +48,10 @@ const text = commandText({
   },
   ja: {
     'humanizer.description': '返信の人間らしさ（0 オフ … 3 文ごとに1メッセージ）',
-    'humanizer.level': 'レベル',
+    'humanizer.level': 'レベル。空欄ならサーバーの設定（scope: channel のとき）かデフォルト',
     'humanizer.done': 'ヒューマナイザーを **{level}** に設定しました。',
+    'humanizer.channel_cleared':
+      'このチャンネルのヒューマナイザーはサーバーの設定に従うようになりました。',
     'temperature.description': '温度 0〜2。空欄ならモデルのデフォルト',
     'temperature.value': '低いほど安定し、高いほど多様になります',
     'temperature.done': '温度を **{value}** に設定しました。',
@@ -55,23 +70,40 @@ export const humanizerSubcommand: ConfigSubcommand = {
   name: 'humanizer',
   define: (builder) =>
     builder.addSubcommand((sub) =>
-      text.describe(sub.setName('humanizer'), 'humanizer.description').addIntegerOption((option) =>
+      addScopeOption(
         text
-          .describe(option.setName('level'), 'humanizer.level')
-          .setRequired(true)
-          .addChoices(
-            ...HUMANIZER_DEGREES.map((degree) =>
-              settingLabels.choice(`humanizer.${degree}`, degree),
-            ),
+          .describe(sub.setName('humanizer'), 'humanizer.description')
+          .addIntegerOption((option) =>
+            text
+              .describe(option.setName('level'), 'humanizer.level')
+              .addChoices(
+                ...HUMANIZER_DEGREES.map((degree) =>
+                  settingLabels.choice(`humanizer.${degree}`, degree),
+                ),
+              ),
           ),
       ),
     ),
   async execute(interaction, context) {
-    const level = interaction.options.getInteger('level', true) as HumanizerDegree;
-    await saveSettings(interaction, context, { humanizerDegree: level });
+    const { locale } = context;
+    const scope = chosenScope(interaction.options.getString(SCOPE_OPTION), context);
+    const level = (interaction.options.getInteger('level') ?? undefined) as
+      HumanizerDegree | undefined;
+    if (scope === 'channel') {
+      await saveChannelOverrides(interaction, context, { humanizerDegree: level });
+      await respond(
+        interaction,
+        level === undefined
+          ? text.get(locale, 'humanizer.channel_cleared')
+          : `${text.get(locale, 'humanizer.done', { level: humanizerLabel(locale, level) })}\n${scopeText.get(locale, 'note.channel')}`,
+      );
+      return;
+    }
+    const degree = level ?? defaultScopeSettings(context.scope.id).humanizerDegree;
+    await saveSettings(interaction, context, { humanizerDegree: degree });
     await respond(
       interaction,
-      text.get(context.locale, 'humanizer.done', { level: humanizerLabel(context.locale, level) }),
+      text.get(locale, 'humanizer.done', { level: humanizerLabel(locale, degree) }),
     );
   },
 };

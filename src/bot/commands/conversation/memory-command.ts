@@ -16,6 +16,7 @@ import { holdsPermission, requirePermission } from '../command-access.ts';
 import { CommandRefusal, deferIfSlow, respond } from '../command-replies.ts';
 import type { CommandContext, SlashCommand } from '../slash-command.ts';
 import { memoryDefinition } from './memory-definition.ts';
+import { showChannelSummary } from './memory-summary.ts';
 import { memoryText as text } from './memory-texts.ts';
 
 type MemoryScope = 'server' | 'personal';
@@ -25,7 +26,8 @@ const MAX_CHOICES = 25;
 const CHOICE_NAME_LIMIT = 100;
 
 /**
- * `/memory list | add | forget`, the same memories the model's memory tools use.
+ * `/memory list | add | forget`, the same memories the model's memory tools use, and
+ * `/memory summary`, the channel's rolling summary (memory-summary.ts).
  * - Personal memories are always the caller's own (owner = caller): listed, added and forgotten
  *   only by them.
  * - Server memories: everyone here may list them (the bot uses them in every member's replies
@@ -108,6 +110,7 @@ export function memoryCommand(options: { limits?: Partial<MemoryLimits> } = {}):
       const subcommand = interaction.options.getSubcommand(true);
       if (subcommand === 'add') await add(interaction, context);
       else if (subcommand === 'forget') await forget(interaction, context);
+      else if (subcommand === 'summary') await showChannelSummary(interaction, context);
       else await list(interaction, context);
     },
     async autocomplete(interaction, context) {

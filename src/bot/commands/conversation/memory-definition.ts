@@ -6,7 +6,10 @@ import {
 } from 'discord.js';
 import { memoryText as text } from './memory-texts.ts';
 
-/** `/memory list|add|forget`, each with an optional `scope` (server | personal). */
+/**
+ * `/memory list|add|forget`, each with an optional `scope` (server | personal), and `/memory
+ * summary` (the channel's rolling summary).
+ */
 export function memoryDefinition(
   maxFactChars: number,
 ): RESTPostAPIChatInputApplicationCommandsJSONBody {
@@ -38,6 +41,7 @@ export function memoryDefinition(
           text.describe(memory.setName('memory').setRequired(true).setAutocomplete(true), 'memory'),
         )
         .addStringOption(scopeOption),
-    );
+    )
+    .addSubcommand((summary) => text.describe(summary.setName('summary'), 'summary'));
   return text.describe(builder, 'description').toJSON();
 }

@@ -26,6 +26,11 @@ export const memoryText = commandText({
       'Only the member who taught this server memory or a member with **Manage Server** can make me forget it.',
     kindServer: 'server',
     kindPersonal: 'personal',
+    summary: 'Show my rolling summary of this channel’s older conversation',
+    summaryTitle: 'What I keep of this channel’s older conversation',
+    summaryCovers: 'Covers {turns} turns; updated',
+    summaryNone:
+      'There is no summary of this channel yet: I write one once older turns no longer fit in what I read.',
   },
   ja: {
     description: 'このサーバーとあなたについて覚えていること',
@@ -51,5 +56,10 @@ export const memoryText = commandText({
       'このサーバーの記憶を忘れさせられるのは、それを教えたメンバーか **サーバー管理** 権限を持つメンバーだけです。',
     kindServer: 'サーバー',
     kindPersonal: '個人',
+    summary: 'このチャンネルの古い会話の要約を表示',
+    summaryTitle: 'このチャンネルの古い会話について覚えていること',
+    summaryCovers: '{turns}件のやりとりを要約。更新',
+    summaryNone:
+      'このチャンネルの要約はまだありません。古いやりとりが読みきれなくなったら書きます。',
   },
 });
