@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { timeOrderedId } from '../core/time-ordered-id.ts';
 import type { ChatMessage, ChatRequest } from '../core/chat.ts';
 import type { Clock } from '../core/clock.ts';
 import { ProviderError } from '../core/errors.ts';
@@ -102,7 +102,7 @@ export class TurnRunner {
     // context is still being assembled is honoured, not lost.
     const live = this.options.stops.begin({
       channelId,
-      turnId: randomUUID(),
+      turnId: timeOrderedId(),
       requesterIds: batchAuthors(batch).map((author) => author.id),
     });
     const stopTimer = timeStop({ ...this.options, signal: live.signal });
@@ -207,7 +207,7 @@ export class TurnRunner {
       let completedRounds: ChatMessage[] = [];
       let firstIncluded: number | undefined;
       for (let attempt = 0; attempt <= MAX_OVERFLOW_RETRIES; attempt += 1) {
-        const turnId = randomUUID();
+        const turnId = timeOrderedId();
         const built = buildRequest({
           prepared,
           model,
@@ -336,7 +336,7 @@ export class TurnRunner {
   }): Promise<void> {
     const stop = options.outcome.stop;
     if (stop === undefined) return;
-    const turnId = randomUUID();
+    const turnId = timeOrderedId();
     // The acknowledgement answers the member who stopped: they (or a moderator) may stop it too.
     const live = this.options.stops.begin({
       channelId: options.toolContext(turnId).channelId,
@@ -381,7 +381,7 @@ export class TurnRunner {
   ): Promise<void> {
     for (const trigger of batch) {
       await recordUserTurn(this.options.db, {
-        id: randomUUID(),
+        id: timeOrderedId(),
         scopeId,
         channelId: trigger.message.channelId,
         authorId: trigger.message.authorId,

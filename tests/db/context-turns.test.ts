@@ -1,5 +1,6 @@
 /** Issue 14: importance and pins of stored turns, and the reads context assembly makes. */
 import { randomUUID } from 'node:crypto';
+import { timeOrderedId } from '../../src/core/time-ordered-id.ts';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -37,7 +38,8 @@ describe.each(testBackends())('context turns on $name', (backend) => {
   const say = async (channelId: string, content: string) => {
     const id = messageId();
     await recordUserTurn(database.db, {
-      id: randomUUID(),
+      // As the bot makes them: turns stored in one millisecond keep their order.
+      id: timeOrderedId(),
       scopeId: SCOPE,
       channelId,
       authorId: AUTHOR,

@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { timeOrderedId } from '../../../core/time-ordered-id.ts';
 import {
   ApplicationCommandType,
   ContextMenuCommandBuilder,
@@ -91,7 +91,7 @@ async function pinMessage(
     // A member message the bot never answered: stored now, as a pinned member turn.
     await ensureScope(db, context.scope.id, context.scope.kind);
     await recordUserTurn(db, {
-      id: randomUUID(),
+      id: timeOrderedId(),
       scopeId: context.scope.id,
       channelId: interaction.channelId,
       authorId: message.author.id,
