@@ -90,7 +90,7 @@ async function main(): Promise<void> {
       await pingDatabase(database.db);
       return { database, secretBox, pingDatabase };
     });
-    await phases.run('migrations', async () => {
+    const controlBus = await phases.run('migrations', async () => {
       const { failAbandonedTurns } = await import('./db/turn-recovery.ts');
       await database.migrate();
       const releaseLiveness = await database.liveness.hold(instanceId);
@@ -101,6 +101,8 @@ async function main(): Promise<void> {
           { turns: abandoned },
           'marked turns left streaming by a stopped process as failed',
         );
+      // Listening before login: a stop for a reply this process streams is never missed.
+      return database.controlBus();
     });
 
     await resealInBackground({ database, secretBox, config, logger, cleanup });
@@ -179,6 +181,7 @@ async function main(): Promise<void> {
       metrics,
       instanceId,
       ownerIds: config.ownerIds,
+      bus: controlBus,
       shutdownGraceMs: config.shutdownGraceMs,
       isAlive: (other) => database.liveness.isAlive(other),
     });

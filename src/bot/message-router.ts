@@ -9,6 +9,7 @@ import { ensureScope } from '../db/scope-settings-repository.ts';
 import { forgetUserMessage, reviseUserMessage } from '../db/turn-repository.ts';
 import type { StopCandidate, StopRegistry } from '../stream/stop-registry.ts';
 import { botAddressForms } from './bot-address-forms.ts';
+import type { CrossProcessStops } from './control/cross-process-stops.ts';
 import type { ChannelHistory } from './channel-history.ts';
 import { ChannelIntake } from './channel-intake.ts';
 import type { ChannelTurnScheduler } from './channel-turn-scheduler.ts';
@@ -47,6 +48,8 @@ export interface MessageRouterOptions {
   history: ChannelHistory;
   detector: TriggerDetector;
   stops: StopRegistry;
+  /** Stops heard here for a reply another process streams (several processes, one database). */
+  remoteStops?: Pick<CrossProcessStops, 'considerElsewhere' | 'shared'>;
   scheduler: ChannelTurnScheduler<Trigger>;
   rateLimiter: MemberRateLimiter;
   dailyBudget: DailyBudget;
@@ -220,7 +223,11 @@ export class MessageRouter {
       settings = await this.databaseStep(() => this.options.settings.get(scope.id));
       const isModerator = this.isModerator(message);
       if (
-        this.stopOrWithdraw(inbound, botAddressForms(message, settings.triggerWords), isModerator)
+        await this.stopOrWithdraw(
+          inbound,
+          botAddressForms(message, settings.triggerWords),
+          isModerator,
+        )
       )
         return;
 
@@ -277,16 +284,17 @@ export class MessageRouter {
    * withdraws instead their messages still waiting in the channel ("never mind"): they are not
    * answered. True when the message did either (it then triggers nothing else).
    */
-  private stopOrWithdraw(
+  private async stopOrWithdraw(
     inbound: InboundMessage,
     addressForms: readonly string[],
     isModerator: boolean,
-  ): boolean {
-    const { stops, scheduler, logger } = this.options;
+  ): Promise<boolean> {
+    const { stops, remoteStops, scheduler, logger } = this.options;
     const channelId = inbound.channelId;
     const ownWaiting = (trigger: Trigger): boolean => trigger.message.authorId === inbound.authorId;
     const hasLive = stops.liveTurn(channelId) !== undefined;
-    if (!hasLive && scheduler.waiting(channelId) === 0) return false;
+    const elsewhere = remoteStops !== undefined && remoteStops.shared;
+    if (!hasLive && !elsewhere && scheduler.waiting(channelId) === 0) return false;
     const candidate: StopCandidate = {
       channelId,
       messageId: inbound.id,
@@ -297,11 +305,16 @@ export class MessageRouter {
       addressForms,
     };
     if (!stops.isStop(candidate)) return false;
-    const decision = hasLive ? stops.consider(candidate) : undefined;
+    // The reply may be streamed by another process on this database: ask it to judge the stop.
+    const decision = hasLive
+      ? stops.consider(candidate)
+      : await remoteStops?.considerElsewhere(candidate);
     if (decision?.stopped === true) {
       logger.info({ channelId, turnId: decision.request.turnId }, 'stopped by a member');
       return true;
     }
+    // Another process stopped it on hearing the message itself: nothing here to answer.
+    if (decision?.reason === 'already-stopping' && !hasLive) return true;
     const withdrawn = scheduler.withdraw(channelId, ownWaiting);
     if (withdrawn.length > 0) {
       this.options.settle?.(withdrawn.map((trigger) => trigger.message.id));

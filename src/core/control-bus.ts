@@ -31,12 +31,16 @@ export const CONTROL_BUS_RESUMED = 'control-bus.resumed';
 
 /** A bus that reaches this process only: the embedded database, and tests. */
 export class LocalControlBus implements ControlBus {
-  readonly shared = false;
+  readonly shared: boolean;
   private readonly listeners = new Map<string, Set<(payload: unknown) => void>>();
   private readonly onListenerError: (error: unknown, topic: string) => void;
 
-  constructor(options: { onListenerError?: (error: unknown, topic: string) => void } = {}) {
+  /** `shared`: tests that play several processes in one (default false). */
+  constructor(
+    options: { onListenerError?: (error: unknown, topic: string) => void; shared?: boolean } = {},
+  ) {
     this.onListenerError = options.onListenerError ?? (() => undefined);
+    this.shared = options.shared ?? false;
   }
 
   publish(topic: string, payload: unknown): Promise<void> {
