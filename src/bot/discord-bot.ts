@@ -132,7 +132,8 @@ export class DiscordBot {
       clock,
       logger,
       refreshAfterMs: SETTINGS_REFRESH_MS,
-      announce: (change) => announce(CONTROL_TOPICS.settings, change),
+      announce: (change) =>
+        announce(CONTROL_TOPICS.settings, { origin: options.instanceId, ...change }),
     });
     this.dailyBudget = new DailyBudget({
       db,

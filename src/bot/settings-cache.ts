@@ -63,12 +63,14 @@ export class SettingsCache {
     this.options.announce?.({ scopeId: settings.scopeId, version: settings.version });
   }
 
-  /** Another process wrote version `version` of a scope's settings: an older copy goes. */
-  changedElsewhere(change: { scopeId: string; version: number }): void {
+  /**
+   * Another process wrote version `version` of a scope's settings: an older copy goes. True
+   * when one went.
+   */
+  changedElsewhere(change: { scopeId: string; version: number }): boolean {
     const entry = this.entries.get(change.scopeId);
-    if (entry !== undefined && entry.settings.version < change.version) {
-      this.entries.delete(change.scopeId);
-    }
+    if (entry === undefined || entry.settings.version >= change.version) return false;
+    return this.entries.delete(change.scopeId);
   }
 
   /** Forgets every scope (announcements may have been missed): each is read again on use. */

@@ -52,6 +52,7 @@ export const stopResultSchema = z.object({
 export type StopResult = z.infer<typeof stopResultSchema>;
 
 export const settingsChangedSchema = z.object({
+  origin: z.string().min(1).max(100),
   scopeId: snowflake,
   version: z.number().int().nonnegative(),
 });

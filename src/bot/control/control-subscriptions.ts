@@ -32,8 +32,11 @@ export function followOtherProcesses(options: {
   const unsubscribes = [
     bus.subscribe(CONTROL_TOPICS.settings, (payload) => {
       const parsed = settingsChangedSchema.safeParse(payload);
-      if (parsed.success) settings.changedElsewhere(parsed.data);
-      else malformed(CONTROL_TOPICS.settings);
+      if (!parsed.success) return malformed(CONTROL_TOPICS.settings);
+      if (parsed.data.origin === instanceId) return;
+      const dropped = settings.changedElsewhere(parsed.data);
+      const { scopeId, version } = parsed.data;
+      logger.debug({ scopeId, version, dropped }, 'settings changed in another process');
     }),
     bus.subscribe(CONTROL_TOPICS.usage, (payload) => {
       const parsed = usageAddedSchema.safeParse(payload);

@@ -28,6 +28,11 @@ export interface SlashCommandInput extends CommandInvocation {
    * server admin's override in Integrations settings allows. Use it to test runtime checks.
    */
   bypassDefaultMemberPermissions?: boolean;
+  /**
+   * Delivers INTERACTION_CREATE to this gateway session only (see `gateway.sessions()`), as
+   * Discord delivers an interaction once: tests choose which of several bot processes hears it.
+   */
+  sessionId?: string;
 }
 
 /** A message context-menu command ("Apps" → command) on a message. */
@@ -125,6 +130,7 @@ export class InteractionActions {
       type,
       userId: input.userId,
       channelId: channel.id,
+      ...(input.sessionId === undefined ? {} : { sessionId: input.sessionId }),
       commandName: command.name,
       sourceMessageId: null,
       locale: input.locale,
@@ -266,6 +272,7 @@ export class InteractionActions {
     type: InteractionType;
     userId: string;
     channelId: string;
+    sessionId?: string;
     commandName: string | null;
     sourceMessageId: string | null;
     locale: string | undefined;
@@ -276,6 +283,7 @@ export class InteractionActions {
       type: input.type,
       userId: input.userId,
       channelId: input.channelId,
+      ...(input.sessionId === undefined ? {} : { sessionId: input.sessionId }),
       commandName: input.commandName,
       sourceMessageId: input.sourceMessageId,
       build: ({ id, token }) =>
