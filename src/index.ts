@@ -251,9 +251,12 @@ async function runMaintenance(database: DatabaseHandle, logger: Logger): Promise
   try {
     const { failAbandonedTurns } = await import('./db/turn-recovery.ts');
     const { pruneClaims } = await import('./db/claim-repository.ts');
+    const { pruneMemberTurns } = await import('./db/member-turn-repository.ts');
     const failed = await failAbandonedTurns(database.db, database.liveness);
     if (failed > 0) logger.warn({ turns: failed }, 'failed turns of a process that stopped');
     await pruneClaims(database.db, new Date(Date.now() - CLAIM_RETENTION_MS));
+    // Far outside the one-minute rate window, with room for clocks that disagree.
+    await pruneMemberTurns(database.db, new Date(Date.now() - CLAIM_RETENTION_MS));
   } catch (error) {
     logger.warn({ err: error }, 'maintenance failed');
   }

@@ -14,6 +14,7 @@ import {
   type StreamOrchestratorDependencies,
 } from '../stream/stream-orchestrator.ts';
 import { claimMessage, releaseClaims, settleClaims } from '../db/claim-repository.ts';
+import { takeMemberTurn } from '../db/member-turn-repository.ts';
 import { retryTransient } from '../db/retry-transient.ts';
 import type { ToolCatalog } from '../tools/tool-catalog.ts';
 import { ChannelHistory } from './channel-history.ts';
@@ -367,7 +368,7 @@ export class DiscordBot {
       stops: this.stops,
       remoteStops: this.crossProcessStops,
       scheduler: this.scheduler,
-      rateLimiter: new MemberRateLimiter(),
+      rateLimiter: new MemberRateLimiter((request) => takeMemberTurn(options.db, request)),
       dailyBudget,
       notices: this.notices,
       settle: (messageIds) => this.settle(messageIds),

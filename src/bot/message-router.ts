@@ -144,17 +144,19 @@ export class MessageRouter {
    */
   async retry(trigger: Trigger, settings: ScopeSettings): Promise<RetryAdmission> {
     const scopeId = scopeOf(trigger.message).id;
-    const limit = {
-      scopeId,
-      memberId: trigger.message.authorId,
-      perMinute: settings.memberTurnsPerMinute,
-      now: this.options.clock.now(),
-    };
-    if (!this.options.rateLimiter.tryTake(limit)) {
-      return {
-        kind: 'rate_limited',
-        seconds: Math.ceil(this.options.rateLimiter.retryAfterMs(limit) / 1000),
-      };
+    const now = this.options.clock.now();
+    const verdict = await this.databaseStep(() =>
+      this.options.rateLimiter.take({
+        // Only the process that claimed the press gets here: a key of its own is enough.
+        key: `retry:${trigger.message.id}:${now}`,
+        scopeId,
+        memberId: trigger.message.authorId,
+        perMinute: settings.memberTurnsPerMinute,
+        now,
+      }),
+    );
+    if (!verdict.allowed) {
+      return { kind: 'rate_limited', seconds: Math.ceil(verdict.retryAfterMs / 1000) };
     }
     const budget = settings.dailyTokenBudget;
     if (await this.databaseStep(() => this.options.dailyBudget.exhausted(scopeId, budget))) {
@@ -234,22 +236,35 @@ export class MessageRouter {
       reason =
         this.options.detector.detect(inbound, settings) ?? (recovered ? 'mention' : undefined);
       if (reason === undefined || !this.accepting) return;
-      const now = this.options.clock.now();
       const limit = {
+        // The message is the key: every process that hears it counts it once.
+        key: message.id,
         scopeId: scope.id,
         memberId: inbound.authorId,
         perMinute: settings.memberTurnsPerMinute,
-        now,
+        now: this.options.clock.now(),
       };
-      if (!recovered && !this.options.rateLimiter.tryTake(limit)) {
-        const seconds = Math.ceil(this.options.rateLimiter.retryAfterMs(limit) / 1000);
-        await this.options.notices.tell(message, 'note.member_rate_limited', { seconds }, settings);
+      const verdict = recovered
+        ? { allowed: true as const }
+        : await this.databaseStep(() => this.options.rateLimiter.take(limit));
+      if (!verdict.allowed) {
+        const seconds = Math.ceil(verdict.retryAfterMs / 1000);
+        if (await this.firstToRefuse(message.id)) {
+          await this.options.notices.tell(
+            message,
+            'note.member_rate_limited',
+            { seconds },
+            settings,
+          );
+        }
         return;
       }
       const budget = settings.dailyTokenBudget;
       if (await this.databaseStep(() => this.options.dailyBudget.exhausted(scope.id, budget))) {
         if (recovered) this.options.settle?.([message.id]);
-        await this.options.notices.tell(message, 'note.budget_exhausted', {}, settings);
+        if (recovered || (await this.firstToRefuse(message.id))) {
+          await this.options.notices.tell(message, 'note.budget_exhausted', {}, settings);
+        }
         return;
       }
       const claimed =
@@ -321,6 +336,16 @@ export class MessageRouter {
       logger.info({ channelId, withdrawn: withdrawn.length }, 'a member withdrew waiting messages');
     }
     return withdrawn.length > 0;
+  }
+
+  /**
+   * Every process on the database hears the message and reaches the same refusal: the one that
+   * claims telling it tells the member, once.
+   */
+  private firstToRefuse(messageId: string): Promise<boolean> {
+    return this.databaseStep(() =>
+      claimMessage(this.options.db, `refused:${messageId}`, this.options.instanceId),
+    );
   }
 
   private isModerator(message: Message): boolean {

@@ -44,6 +44,7 @@ describe('SettingsCache', () => {
     await cache.get('g');
     expect(announced).toEqual([]);
     cache.store({ ...defaultScopeSettings('g'), version: 4 });
+    cache.store({ ...defaultScopeSettings('g'), version: 4 });
     expect(announced).toEqual([{ scopeId: 'g', version: 4 }]);
   });
 

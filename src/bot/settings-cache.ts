@@ -59,8 +59,12 @@ export class SettingsCache {
 
   /** Writes through after this process changed (or re-read) a scope's settings, and announces it. */
   store(settings: ScopeSettings): void {
+    const held = this.entries.get(settings.scopeId)?.settings.version;
     this.keep(settings);
-    this.options.announce?.({ scopeId: settings.scopeId, version: settings.version });
+    // A re-read of the version already held is no news.
+    if (held === undefined || settings.version > held) {
+      this.options.announce?.({ scopeId: settings.scopeId, version: settings.version });
+    }
   }
 
   /**

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testServerUrl } from '../support/bot-database.ts';
 import { createGate } from '../support/llm-stand-in/gate.ts';
 import { textScript } from '../support/llm-stand-in/script.ts';
-import { startBot, type BotProcess } from '../support/scenario-runner.ts';
+import { startBot, type BotProcess, type LogLine } from '../support/scenario-runner.ts';
 import {
   botMessagesIn,
   startHarness,
@@ -44,6 +44,7 @@ function setup(discord: BotHarness['discord']) {
     admin: member('admin', PermissionFlagsBits.ManageGuild | PermissionFlagsBits.ManageMessages),
     bob: member('bob'),
     carol: member('carol'),
+    dave: member('dave'),
     channel: (name: string) => discord.createChannel({ guildId: guild.id, name }),
   };
 }
@@ -111,6 +112,19 @@ describe.skipIf(SKIPPED !== '')(`two bot processes on one PostgreSQL${SKIPPED}`,
       (line) => line.json?.['msg'] === 'turn finished' && line.json['messageId'] === messageId,
       { timeoutMs: 60_000 },
     );
+  }
+
+  /**
+   * The next "settings changed in another process" line of `process`, newer than any it logged
+   * so far: call it before the command that changes them.
+   */
+  function nextSettingsNews(process: Process): Promise<LogLine> {
+    const heard = (line: LogLine) => line.json?.['msg'] === 'settings changed in another process';
+    const versionOf = (line: LogLine) => Number(line.json?.['version']);
+    const known = Math.max(-1, ...process.bot.logs().filter(heard).map(versionOf));
+    return process.bot.waitForLog((line) => heard(line) && versionOf(line) > known, {
+      timeoutMs: 10_000,
+    });
   }
 
   /** A mention whose reply shows a first paragraph, then holds (live) on a gate. */
@@ -213,6 +227,7 @@ describe.skipIf(SKIPPED !== '')(`two bot processes on one PostgreSQL${SKIPPED}`,
     const channel = world.channel('config');
     const [first, second] = processes;
     // Both processes have the guild's settings cached by now (every message reads them).
+    const news = nextSettingsNews(second);
     const invokedAt = Date.now();
     const changed = discord.invokeSlashCommand({
       userId: world.admin.id,
@@ -223,10 +238,8 @@ describe.skipIf(SKIPPED !== '')(`two bot processes on one PostgreSQL${SKIPPED}`,
       sessionId: first.sessionId,
     });
     expect((await changed.waitForOriginal()).content).toContain('gpt-5.4-nano');
-    const heard = await second.bot.waitForLog(
-      (line) => line.json?.['msg'] === 'settings changed in another process',
-      { timeoutMs: 5_000 },
-    );
+    const heard = await news;
+    expect(heard.json?.['dropped']).toBe(true);
     // From the command to the other process dropping its copy, on this host's clock (pino's
     // `time`); the command's own live check of the model is part of it.
     const heardAfterMs = Number(heard.json?.['time']) - invokedAt;
@@ -251,5 +264,65 @@ describe.skipIf(SKIPPED !== '')(`two bot processes on one PostgreSQL${SKIPPED}`,
     console.info(
       `/config model in the first process: the second dropped its copy ${heardAfterMs.toFixed(0)} ms after the command`,
     );
+  });
+
+  it('holds a member to the rate limit across both processes, each message counted once', async () => {
+    const { discord, llm, world } = harness;
+    llm.handle(() => textScript('Sure.'));
+    const channel = world.channel('rate');
+    const news = nextSettingsNews(processes[1]);
+    const limited = discord.invokeSlashCommand({
+      userId: world.admin.id,
+      channelId: channel.id,
+      command: 'config',
+      subcommand: 'ratelimit',
+      options: { turns: 2 },
+      sessionId: processes[0].sessionId,
+    });
+    expect((await limited.waitForOriginal()).content).toContain('up to **2** replies');
+    await news;
+    const before = chatRequests(llm.requests).length;
+    const triggers = Array.from({ length: 4 }, (_unused, index) =>
+      discord.postMessage({
+        authorId: world.carol.id,
+        channelId: channel.id,
+        content: `<@${discord.botUserId}> quick question ${index}`,
+      }),
+    );
+    const isNotice = (message: { content: string }) =>
+      message.content.includes('faster than I can answer');
+    const noticeSeen = discord.waits.message({
+      channelId: channel.id,
+      authorId: discord.botUserId,
+      where: isNotice,
+    });
+    await noticeSeen;
+    // Dave's mention after them: once it is answered, both processes have routed carol's.
+    const sentinel = discord.postMessage({
+      authorId: world.dave.id,
+      channelId: channel.id,
+      content: `<@${discord.botUserId}> and me?`,
+    });
+    await discord.waits.message({
+      channelId: channel.id,
+      authorId: discord.botUserId,
+      where: (message) => message.message_reference?.message_id === sentinel.id,
+    });
+    const answered = triggers.filter((trigger) =>
+      processes.some((process) =>
+        process.bot
+          .logs()
+          .some(
+            (line) =>
+              line.json?.['msg'] === 'message accepted' && line.json['messageId'] === trigger.id,
+          ),
+      ),
+    );
+    expect(answered.map((trigger) => trigger.id)).toEqual(triggers.slice(0, 2).map((t) => t.id));
+    expect(chatRequests(llm.requests).length - before).toBe(3); // two of carol's, dave's
+    const notices = botMessagesIn(discord, channel.id).filter(isNotice);
+    const noticed = notices.map((notice) => notice.message_reference?.message_id);
+    expect(new Set(noticed).size, 'one notice per refused message at most').toBe(noticed.length);
+    expect(noticed.every((id) => id === triggers[2]?.id || id === triggers[3]?.id)).toBe(true);
   });
 });
