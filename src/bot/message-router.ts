@@ -49,7 +49,7 @@ export interface MessageRouterOptions {
   detector: TriggerDetector;
   stops: StopRegistry;
   /** Stops heard here for a reply another process streams (several processes, one database). */
-  remoteStops?: Pick<CrossProcessStops, 'considerElsewhere' | 'shared'>;
+  remoteStops?: Pick<CrossProcessStops, 'considerElsewhere' | 'shared' | 'stoppedFor'>;
   scheduler: ChannelTurnScheduler<Trigger>;
   rateLimiter: MemberRateLimiter;
   dailyBudget: DailyBudget;
@@ -328,8 +328,12 @@ export class MessageRouter {
       logger.info({ channelId, turnId: decision.request.turnId }, 'stopped by a member');
       return true;
     }
-    // Another process stopped it on hearing the message itself: nothing here to answer.
-    if (decision?.reason === 'already-stopping' && !hasLive) return true;
+    // The same stop heard twice (relayed by another process, and here): one stop, no withdrawal.
+    if (
+      decision?.reason === 'already-stopping' &&
+      (!hasLive || remoteStops?.stoppedFor(inbound.id) === true)
+    )
+      return true;
     const withdrawn = scheduler.withdraw(channelId, ownWaiting);
     if (withdrawn.length > 0) {
       this.options.settle?.(withdrawn.map((trigger) => trigger.message.id));

@@ -88,7 +88,7 @@ describe('CrossProcessStops', () => {
   });
 
   it('carries a stop said in the channel to the streaming process, which judges the words', async () => {
-    const { other, live } = twoProcesses();
+    const { other, streaming, live } = twoProcesses();
     expect(await other.stops.considerElsewhere(saying('@Tomodachi stop'))).toMatchObject({
       stopped: true,
       request: { turnId: 'turn-1' },
@@ -100,6 +100,9 @@ describe('CrossProcessStops', () => {
       stopped: false,
       reason: 'already-stopping',
     });
+    // The streaming process knows the relayed message stopped it (not a second stop).
+    expect(streaming.stops.stoppedFor('300000000000000001')).toBe(true);
+    expect(other.stops.stoppedFor('300000000000000001')).toBe(false);
   });
 
   it('leaves a question that merely mentions stopping to be answered', async () => {

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Clock } from '../../core/clock.ts';
 import type { ControlBus } from '../../core/control-bus.ts';
 import type { Logger } from '../../core/logger.ts';
+import { LruMap } from '../../core/lru-map.ts';
 import type {
   CommandStopDecision,
   StopCandidate,
@@ -23,6 +24,7 @@ import {
  * milliseconds, and a command's 3 s deadline leaves room.
  */
 export const REMOTE_STOP_ANSWER_MS = 1_000;
+const RELAYED_STOPS_KEPT = 1_000;
 
 export interface CrossProcessStopsOptions {
   stops: StopRegistry;
@@ -43,6 +45,8 @@ export class CrossProcessStops {
   private readonly options: CrossProcessStopsOptions & { answerWaitMs: number };
   private readonly waiting = new Map<string, (result: StopResult) => void>();
   private readonly unsubscribes: Array<() => void> = [];
+  /** Messages another process relayed that stopped a turn here, before this one saw them. */
+  private readonly stoppedByRelayedMessage = new LruMap<string, true>(RELAYED_STOPS_KEPT);
 
   constructor(options: CrossProcessStopsOptions) {
     this.options = { answerWaitMs: REMOTE_STOP_ANSWER_MS, ...options };
@@ -51,6 +55,14 @@ export class CrossProcessStops {
   /** Whether another process may stream a reply (the bus reaches other processes). */
   get shared(): boolean {
     return this.options.bus.shared;
+  }
+
+  /**
+   * Whether this message, relayed by another process, already stopped a turn here: when this
+   * process then hears it itself, it is the same stop, not a second one ("never mind").
+   */
+  stoppedFor(messageId: string): boolean {
+    return this.stoppedByRelayedMessage.has(messageId);
   }
 
   /** Starts answering other processes' stops for the turns this process streams. */
@@ -211,6 +223,7 @@ export class CrossProcessStops {
       authorIsModerator: message.authorIsModerator,
       ...message.message,
     });
+    if (decision.stopped) this.stoppedByRelayedMessage.set(message.message.messageId, true);
     return decision.stopped
       ? { ...answer, stopped: true, turnId: decision.request.turnId }
       : { ...answer, stopped: false, reason: decision.reason };
