@@ -45,6 +45,7 @@ function setup(discord: BotHarness['discord']) {
     bob: member('bob'),
     carol: member('carol'),
     dave: member('dave'),
+    erin: member('erin'),
     channel: (name: string) => discord.createChannel({ guildId: guild.id, name }),
   };
 }
@@ -264,6 +265,38 @@ describe.skipIf(SKIPPED !== '')(`two bot processes on one PostgreSQL${SKIPPED}`,
     console.info(
       `/config model in the first process: the second dropped its copy ${heardAfterMs.toFixed(0)} ms after the command`,
     );
+  });
+
+  it('a Retry press heard by the other process re-asks the message there, answered once', async () => {
+    const { discord, llm, world } = harness;
+    llm.handle(() => textScript('Answered on the retry.'));
+    llm.enqueue({ steps: [{ type: 'fail', kind: 'auth' }] });
+    const channel = world.channel('retry');
+    const notice = discord.waits.message({
+      channelId: channel.id,
+      authorId: discord.botUserId,
+      where: (message) => (message.components?.length ?? 0) > 0,
+    });
+    const trigger = discord.postMessage({
+      authorId: world.erin.id,
+      channelId: channel.id,
+      content: `<@${discord.botUserId}> help?`,
+    });
+    const failure = await notice;
+    const { other } = whoAnswers(trigger.id);
+    const retried = turnFinished(other, trigger.id);
+    discord.pressButton({
+      userId: world.erin.id,
+      messageId: failure.id,
+      customId: `retry:${trigger.id}`,
+      sessionId: other.sessionId,
+    });
+    expect((await retried).json?.['status']).toBe('complete');
+    const answers = botMessagesIn(discord, channel.id).filter(
+      (message) => message.content === 'Answered on the retry.',
+    );
+    expect(answers).toHaveLength(1);
+    expect(discord.message(failure.id)).toBeUndefined();
   });
 
   it('holds a member to the rate limit across both processes, each message counted once', async () => {

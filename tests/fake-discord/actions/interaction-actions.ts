@@ -50,6 +50,8 @@ export interface ComponentInput {
   messageId: string;
   customId: string;
   locale?: string;
+  /** Delivers the press to this gateway session only (see SlashCommandInput.sessionId). */
+  sessionId?: string;
 }
 
 /**
@@ -234,6 +236,7 @@ export class InteractionActions {
       type: InteractionType.MessageComponent,
       userId: input.userId,
       channelId: message.channelId,
+      ...(input.sessionId === undefined ? {} : { sessionId: input.sessionId }),
       commandName: null,
       sourceMessageId: message.id,
       locale: input.locale,
