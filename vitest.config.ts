@@ -63,6 +63,9 @@ if (process.env.TEST_DATABASE_URL) {
         ...configDefaults.exclude,
         'tests/bot/e2e-smoke.test.ts',
         'tests/bot/daily-budget.test.ts',
+        // Runs its processes on PostgreSQL in every project already.
+        'tests/bot/cross-process.test.ts',
+        'tests/bot/reminders-four-processes.test.ts',
       ],
       env: { E2E_DATABASE: 'postgres' },
       testTimeout: BOT_PROCESS_TIMEOUT_MS,

@@ -90,7 +90,7 @@ async function main(): Promise<void> {
       await pingDatabase(database.db);
       return { database, secretBox, pingDatabase };
     });
-    await phases.run('migrations', async () => {
+    const controlBus = await phases.run('migrations', async () => {
       const { failAbandonedTurns } = await import('./db/turn-recovery.ts');
       await database.migrate();
       const releaseLiveness = await database.liveness.hold(instanceId);
@@ -101,6 +101,8 @@ async function main(): Promise<void> {
           { turns: abandoned },
           'marked turns left streaming by a stopped process as failed',
         );
+      // Listening before login: a stop for a reply this process streams is never missed.
+      return database.controlBus();
     });
 
     await resealInBackground({ database, secretBox, config, logger, cleanup });
@@ -179,6 +181,7 @@ async function main(): Promise<void> {
       metrics,
       instanceId,
       ownerIds: config.ownerIds,
+      bus: controlBus,
       shutdownGraceMs: config.shutdownGraceMs,
       isAlive: (other) => database.liveness.isAlive(other),
     });
@@ -248,9 +251,12 @@ async function runMaintenance(database: DatabaseHandle, logger: Logger): Promise
   try {
     const { failAbandonedTurns } = await import('./db/turn-recovery.ts');
     const { pruneClaims } = await import('./db/claim-repository.ts');
+    const { pruneMemberTurns } = await import('./db/member-turn-repository.ts');
     const failed = await failAbandonedTurns(database.db, database.liveness);
     if (failed > 0) logger.warn({ turns: failed }, 'failed turns of a process that stopped');
     await pruneClaims(database.db, new Date(Date.now() - CLAIM_RETENTION_MS));
+    // Far outside the one-minute rate window, with room for clocks that disagree.
+    await pruneMemberTurns(database.db, new Date(Date.now() - CLAIM_RETENTION_MS));
   } catch (error) {
     logger.warn({ err: error }, 'maintenance failed');
   }

@@ -15,18 +15,33 @@ interface Tally {
   loadedAt: number;
 }
 
+export interface DailyBudgetOptions {
+  db: Database;
+  clock: Clock;
+  /** Ends the waiting for an unreachable database (shutdown). */
+  signal?: AbortSignal;
+  /** Tells the other processes that this one added usage to a scope (the control bus). */
+  announce?(scopeId: string): void;
+}
+
 /**
  * A scope's optional daily token budget (input + output tokens per UTC day). Usage is added in
- * the database after every turn (atomic across processes) and mirrored in memory, so checking
- * the budget reads the database at most once a minute per scope.
+ * the database after every turn (atomic across processes: the one count every process reads,
+ * each turn's tokens added once by the process that ran it) and mirrored in memory, so
+ * checking the budget reads the database at most once a minute per scope — or at once after
+ * another process announced spending there (`forget`).
  */
 export class DailyBudget {
   private readonly tallies = new Map<string, Tally>();
-  private readonly options: { db: Database; clock: Clock; signal?: AbortSignal };
+  private readonly options: DailyBudgetOptions;
 
-  /** `signal` ends the waiting for an unreachable database (shutdown). */
-  constructor(options: { db: Database; clock: Clock; signal?: AbortSignal }) {
+  constructor(options: DailyBudgetOptions) {
     this.options = options;
+  }
+
+  /** Another process spent tokens in the scope: the next check reads the database. */
+  forget(scopeId: string): void {
+    this.tallies.delete(scopeId);
   }
 
   /** True when the scope has a budget and today's usage has reached it. */
@@ -50,6 +65,7 @@ export class DailyBudget {
     });
     const tally = this.tallies.get(scopeId);
     if (tally?.day === utcDay(now)) tally.used += usage.inputTokens + usage.outputTokens;
+    this.options.announce?.(scopeId);
   }
 
   private async used(scopeId: string): Promise<number> {

@@ -1,5 +1,6 @@
 import { ChannelType, RESTEvents, type Client, type Interaction } from 'discord.js';
 import type { Clock, RandomSource } from '../core/clock.ts';
+import { LocalControlBus, type ControlBus } from '../core/control-bus.ts';
 import type { Logger } from '../core/logger.ts';
 import { noMetrics, type BotMetrics } from '../core/metrics.ts';
 import type { ToolExecutor } from '../core/tool.ts';
@@ -16,10 +17,14 @@ import {
   type StreamOrchestratorDependencies,
 } from '../stream/stream-orchestrator.ts';
 import { claimMessage, releaseClaims, settleClaims } from '../db/claim-repository.ts';
+import { takeMemberTurn } from '../db/member-turn-repository.ts';
 import { retryTransient } from '../db/retry-transient.ts';
 import type { ToolCatalog } from '../tools/tool-catalog.ts';
 import { ChannelHistory } from './channel-history.ts';
 import { ChannelSettingsCache } from './channel-settings-cache.ts';
+import { announcer, followOtherProcesses } from './control/control-subscriptions.ts';
+import { CONTROL_TOPICS } from './control/control-messages.ts';
+import { CrossProcessStops } from './control/cross-process-stops.ts';
 import { CommandCooldowns } from './commands/command-cooldowns.ts';
 import { createCommands } from './commands/command-list.ts';
 import { registerCommands } from './commands/command-registration.ts';
@@ -67,6 +72,11 @@ export interface DiscordBotOptions {
   metrics?: BotMetrics;
   instanceId: string;
   ownerIds: readonly string[];
+  /**
+   * Control messages between the processes on this database (stops, settings changes, spent
+   * tokens). Default: this process only.
+   */
+  bus?: ControlBus;
   /** Whether the process that holds a claim still runs (the database's liveness locks). */
   isAlive(instanceId: string): Promise<boolean>;
   /** How long shutdown lets live turns finish before stopping them (SHUTDOWN_GRACE_MS). */
@@ -95,9 +105,12 @@ export class DiscordBot {
   readonly channelSettings: ChannelSettingsCache;
   readonly history: ChannelHistory;
   readonly stops = new StopRegistry();
+  readonly crossProcessStops: CrossProcessStops;
   private readonly options: DiscordBotOptions;
   private readonly metrics: BotMetrics;
   private readonly budgets: WriteBudgets;
+  private readonly bus: ControlBus;
+  private readonly dailyBudget: DailyBudget;
   private readonly scheduler: ChannelTurnScheduler<Trigger>;
   private readonly shutdownController = new AbortController();
   private readonly commands: SlashCommand[];
@@ -111,11 +124,29 @@ export class DiscordBot {
     this.metrics = options.metrics ?? noMetrics;
     const { client, db, clock, logger } = options;
     this.budgets = new WriteBudgets(clock);
+    this.bus = options.bus ?? new LocalControlBus();
+    const announce = announcer({ bus: this.bus, logger });
+    this.crossProcessStops = new CrossProcessStops({
+      stops: this.stops,
+      bus: this.bus,
+      clock,
+      logger,
+      instanceId: options.instanceId,
+    });
     this.settings = new SettingsCache({
       load: (scopeId) => loadScopeSettings(db, scopeId),
       clock,
       logger,
       refreshAfterMs: SETTINGS_REFRESH_MS,
+      announce: (change) =>
+        announce(CONTROL_TOPICS.settings, { origin: options.instanceId, ...change }),
+    });
+    this.dailyBudget = new DailyBudget({
+      db,
+      clock,
+      signal: this.shutdownController.signal,
+      announce: (scopeId) =>
+        announce(CONTROL_TOPICS.usage, { origin: options.instanceId, scopeId }),
     });
     this.channelSettings = new ChannelSettingsCache({
       load: (channelId) => loadChannelOverrides(db, channelId),
@@ -144,7 +175,7 @@ export class DiscordBot {
         secretBox: options.secretBox,
         providers: options.providers,
         tools: options.toolCatalog,
-        stops: this.stops,
+        stops: this.crossProcessStops,
         clock,
         logger,
         ownerIds: options.ownerIds,
@@ -167,6 +198,14 @@ export class DiscordBot {
   /** Attaches to the client's events; call before login. */
   attach(): void {
     const { client, logger } = this.options;
+    this.crossProcessStops.start();
+    followOtherProcesses({
+      bus: this.bus,
+      settings: this.settings,
+      dailyBudget: this.dailyBudget,
+      instanceId: this.options.instanceId,
+      logger,
+    });
     client.once('clientReady', (ready) => {
       this.onReady(ready.user.id, ready.user.displayName);
       void this.registerCommands(ready);
@@ -284,11 +323,7 @@ export class DiscordBot {
 
   private onReady(botUserId: string, botName: string): void {
     const { options } = this;
-    const dailyBudget = new DailyBudget({
-      db: options.db,
-      clock: options.clock,
-      signal: this.shutdownController.signal,
-    });
+    const dailyBudget = this.dailyBudget;
     const orchestrator = new StreamOrchestrator({
       journal: new DatabaseTurnJournal({
         db: options.db,
@@ -343,8 +378,9 @@ export class DiscordBot {
       history: this.history,
       detector: new TriggerDetector(botUserId),
       stops: this.stops,
+      remoteStops: this.crossProcessStops,
       scheduler: this.scheduler,
-      rateLimiter: new MemberRateLimiter(),
+      rateLimiter: new MemberRateLimiter((request) => takeMemberTurn(options.db, request)),
       dailyBudget,
       notices: this.notices,
       settle: (messageIds) => this.settle(messageIds),

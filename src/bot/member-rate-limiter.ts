@@ -1,46 +1,52 @@
-const WINDOW_MS = 60_000;
+import { LruMap } from '../core/lru-map.ts';
+import type { MemberTurnRequest, MemberTurnVerdict } from '../db/member-turn-repository.ts';
+
+export const MEMBER_RATE_WINDOW_MS = 60_000;
+/** Members whose refusal is remembered here at most. */
+const REFUSALS_KEPT = 10_000;
+
+export interface MemberRateLimit {
+  /** The message id (or a Retry press's key): one turn, however many processes hear it. */
+  key: string;
+  scopeId: string;
+  memberId: string;
+  perMinute: number;
+  now: number;
+}
 
 /**
- * Turns per member per minute, per scope (a sliding window). Protects the server owner's key
- * from one member spamming the bot. In memory: a limit per process is the right granularity
- * for a safety valve, and it costs no database round trip.
+ * Turns per member per minute, per scope (a sliding window): protects the server owner's key
+ * from one member spamming the bot. Counted in the database (`takeMemberTurn`), so the limit
+ * holds across every process and a message all of them hear counts once. A refusal is
+ * remembered here until it ends — the window can only fill meanwhile — so a member who keeps
+ * going costs no database round trip until then.
  */
 export class MemberRateLimiter {
-  private readonly windows = new Map<string, number[]>();
-  private sweeps = 0;
+  private readonly refusedUntil = new LruMap<string, number>(REFUSALS_KEPT);
+  private readonly takeTurn: (request: MemberTurnRequest) => Promise<MemberTurnVerdict>;
 
-  /** Records a turn and returns true if the member is within `perMinute`; false otherwise. */
-  tryTake(options: { scopeId: string; memberId: string; perMinute: number; now: number }): boolean {
-    if (options.perMinute <= 0) return true;
-    const key = `${options.scopeId}:${options.memberId}`;
-    const since = options.now - WINDOW_MS;
-    const window = (this.windows.get(key) ?? []).filter((at) => at > since);
-    const allowed = window.length < options.perMinute;
-    if (allowed) window.push(options.now);
-    this.windows.set(key, window);
-    this.sweepOccasionally(since);
-    return allowed;
+  /** `takeTurn`: `takeMemberTurn` on the database. */
+  constructor(takeTurn: (request: MemberTurnRequest) => Promise<MemberTurnVerdict>) {
+    this.takeTurn = takeTurn;
   }
 
-  /** Milliseconds until the member may start another turn (0 when they may now). */
-  retryAfterMs(options: {
-    scopeId: string;
-    memberId: string;
-    perMinute: number;
-    now: number;
-  }): number {
-    const window = this.windows.get(`${options.scopeId}:${options.memberId}`) ?? [];
-    const live = window.filter((at) => at > options.now - WINDOW_MS);
-    if (live.length < options.perMinute) return 0;
-    const oldest = live[live.length - options.perMinute] ?? options.now;
-    return Math.max(0, oldest + WINDOW_MS - options.now);
-  }
-
-  private sweepOccasionally(since: number): void {
-    this.sweeps += 1;
-    if (this.sweeps % 1000 !== 0) return;
-    for (const [key, window] of this.windows) {
-      if (window.every((at) => at <= since)) this.windows.delete(key);
+  async take(limit: MemberRateLimit): Promise<MemberTurnVerdict> {
+    if (limit.perMinute <= 0) return { allowed: true };
+    const member = `${limit.scopeId}:${limit.memberId}`;
+    const until = this.refusedUntil.get(member);
+    if (until !== undefined && until > limit.now) {
+      return { allowed: false, retryAfterMs: until - limit.now };
     }
+    const verdict = await this.takeTurn({
+      key: limit.key,
+      scopeId: limit.scopeId,
+      memberId: limit.memberId,
+      perWindow: limit.perMinute,
+      windowMs: MEMBER_RATE_WINDOW_MS,
+      now: new Date(limit.now),
+    });
+    if (verdict.allowed) this.refusedUntil.delete(member);
+    else this.refusedUntil.set(member, limit.now + verdict.retryAfterMs);
+    return verdict;
   }
 }

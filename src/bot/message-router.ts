@@ -9,6 +9,7 @@ import { ensureScope } from '../db/scope-settings-repository.ts';
 import { forgetUserMessage, reviseUserMessage } from '../db/turn-repository.ts';
 import type { StopCandidate, StopRegistry } from '../stream/stop-registry.ts';
 import { botAddressForms } from './bot-address-forms.ts';
+import type { CrossProcessStops } from './control/cross-process-stops.ts';
 import type { ChannelHistory } from './channel-history.ts';
 import { ChannelIntake } from './channel-intake.ts';
 import type { ChannelTurnScheduler } from './channel-turn-scheduler.ts';
@@ -47,6 +48,8 @@ export interface MessageRouterOptions {
   history: ChannelHistory;
   detector: TriggerDetector;
   stops: StopRegistry;
+  /** Stops heard here for a reply another process streams (several processes, one database). */
+  remoteStops?: Pick<CrossProcessStops, 'considerElsewhere' | 'shared' | 'stoppedFor'>;
   scheduler: ChannelTurnScheduler<Trigger>;
   rateLimiter: MemberRateLimiter;
   dailyBudget: DailyBudget;
@@ -141,17 +144,19 @@ export class MessageRouter {
    */
   async retry(trigger: Trigger, settings: ScopeSettings): Promise<RetryAdmission> {
     const scopeId = scopeOf(trigger.message).id;
-    const limit = {
-      scopeId,
-      memberId: trigger.message.authorId,
-      perMinute: settings.memberTurnsPerMinute,
-      now: this.options.clock.now(),
-    };
-    if (!this.options.rateLimiter.tryTake(limit)) {
-      return {
-        kind: 'rate_limited',
-        seconds: Math.ceil(this.options.rateLimiter.retryAfterMs(limit) / 1000),
-      };
+    const now = this.options.clock.now();
+    const verdict = await this.databaseStep(() =>
+      this.options.rateLimiter.take({
+        // Only the process that claimed the press gets here: a key of its own is enough.
+        key: `retry:${trigger.message.id}:${now}`,
+        scopeId,
+        memberId: trigger.message.authorId,
+        perMinute: settings.memberTurnsPerMinute,
+        now,
+      }),
+    );
+    if (!verdict.allowed) {
+      return { kind: 'rate_limited', seconds: Math.ceil(verdict.retryAfterMs / 1000) };
     }
     const budget = settings.dailyTokenBudget;
     if (await this.databaseStep(() => this.options.dailyBudget.exhausted(scopeId, budget))) {
@@ -220,29 +225,46 @@ export class MessageRouter {
       settings = await this.databaseStep(() => this.options.settings.get(scope.id));
       const isModerator = this.isModerator(message);
       if (
-        this.stopOrWithdraw(inbound, botAddressForms(message, settings.triggerWords), isModerator)
+        await this.stopOrWithdraw(
+          inbound,
+          botAddressForms(message, settings.triggerWords),
+          isModerator,
+        )
       )
         return;
 
       reason =
         this.options.detector.detect(inbound, settings) ?? (recovered ? 'mention' : undefined);
       if (reason === undefined || !this.accepting) return;
-      const now = this.options.clock.now();
       const limit = {
+        // The message is the key: every process that hears it counts it once.
+        key: message.id,
         scopeId: scope.id,
         memberId: inbound.authorId,
         perMinute: settings.memberTurnsPerMinute,
-        now,
+        now: this.options.clock.now(),
       };
-      if (!recovered && !this.options.rateLimiter.tryTake(limit)) {
-        const seconds = Math.ceil(this.options.rateLimiter.retryAfterMs(limit) / 1000);
-        await this.options.notices.tell(message, 'note.member_rate_limited', { seconds }, settings);
+      const verdict = recovered
+        ? { allowed: true as const }
+        : await this.databaseStep(() => this.options.rateLimiter.take(limit));
+      if (!verdict.allowed) {
+        const seconds = Math.ceil(verdict.retryAfterMs / 1000);
+        if (await this.firstToRefuse(message.id)) {
+          await this.options.notices.tell(
+            message,
+            'note.member_rate_limited',
+            { seconds },
+            settings,
+          );
+        }
         return;
       }
       const budget = settings.dailyTokenBudget;
       if (await this.databaseStep(() => this.options.dailyBudget.exhausted(scope.id, budget))) {
         if (recovered) this.options.settle?.([message.id]);
-        await this.options.notices.tell(message, 'note.budget_exhausted', {}, settings);
+        if (recovered || (await this.firstToRefuse(message.id))) {
+          await this.options.notices.tell(message, 'note.budget_exhausted', {}, settings);
+        }
         return;
       }
       const claimed =
@@ -277,16 +299,17 @@ export class MessageRouter {
    * withdraws instead their messages still waiting in the channel ("never mind"): they are not
    * answered. True when the message did either (it then triggers nothing else).
    */
-  private stopOrWithdraw(
+  private async stopOrWithdraw(
     inbound: InboundMessage,
     addressForms: readonly string[],
     isModerator: boolean,
-  ): boolean {
-    const { stops, scheduler, logger } = this.options;
+  ): Promise<boolean> {
+    const { stops, remoteStops, scheduler, logger } = this.options;
     const channelId = inbound.channelId;
     const ownWaiting = (trigger: Trigger): boolean => trigger.message.authorId === inbound.authorId;
     const hasLive = stops.liveTurn(channelId) !== undefined;
-    if (!hasLive && scheduler.waiting(channelId) === 0) return false;
+    const elsewhere = remoteStops !== undefined && remoteStops.shared;
+    if (!hasLive && !elsewhere && scheduler.waiting(channelId) === 0) return false;
     const candidate: StopCandidate = {
       channelId,
       messageId: inbound.id,
@@ -297,17 +320,36 @@ export class MessageRouter {
       addressForms,
     };
     if (!stops.isStop(candidate)) return false;
-    const decision = hasLive ? stops.consider(candidate) : undefined;
+    // The reply may be streamed by another process on this database: ask it to judge the stop.
+    const decision = hasLive
+      ? stops.consider(candidate)
+      : await remoteStops?.considerElsewhere(candidate);
     if (decision?.stopped === true) {
       logger.info({ channelId, turnId: decision.request.turnId }, 'stopped by a member');
       return true;
     }
+    // The same stop heard twice (relayed by another process, and here): one stop, no withdrawal.
+    if (
+      decision?.reason === 'already-stopping' &&
+      (!hasLive || remoteStops?.stoppedFor(inbound.id) === true)
+    )
+      return true;
     const withdrawn = scheduler.withdraw(channelId, ownWaiting);
     if (withdrawn.length > 0) {
       this.options.settle?.(withdrawn.map((trigger) => trigger.message.id));
       logger.info({ channelId, withdrawn: withdrawn.length }, 'a member withdrew waiting messages');
     }
     return withdrawn.length > 0;
+  }
+
+  /**
+   * Every process on the database hears the message and reaches the same refusal: the one that
+   * claims telling it tells the member, once.
+   */
+  private firstToRefuse(messageId: string): Promise<boolean> {
+    return this.databaseStep(() =>
+      claimMessage(this.options.db, `refused:${messageId}`, this.options.instanceId),
+    );
   }
 
   private isModerator(message: Message): boolean {

@@ -7,18 +7,20 @@ import { SettingsCache } from './settings-cache.ts';
 function harness(capacity?: number) {
   const clock = new ManualClock();
   const stored = new Map<string, ScopeSettings>();
+  const announced: Array<{ scopeId: string; version: number }> = [];
   let loads = 0;
   const cache = new SettingsCache({
     clock,
     logger: silentLogger,
     refreshAfterMs: 30_000,
+    announce: (change) => announced.push(change),
     ...(capacity === undefined ? {} : { capacity }),
     load: (scopeId) => {
       loads += 1;
       return Promise.resolve(stored.get(scopeId) ?? defaultScopeSettings(scopeId));
     },
   });
-  return { cache, clock, stored, loads: () => loads };
+  return { cache, clock, stored, announced, loads: () => loads };
 }
 
 describe('SettingsCache', () => {
@@ -35,6 +37,37 @@ describe('SettingsCache', () => {
     cache.store({ ...defaultScopeSettings('g'), humanizerDegree: 3, version: 2 });
     expect((await cache.get('g')).humanizerDegree).toBe(3);
     expect(loads()).toBe(1);
+  });
+
+  it('announces a write of this process to the others, but not its own reads', async () => {
+    const { cache, announced } = harness();
+    await cache.get('g');
+    expect(announced).toEqual([]);
+    cache.store({ ...defaultScopeSettings('g'), version: 4 });
+    cache.store({ ...defaultScopeSettings('g'), version: 4 });
+    expect(announced).toEqual([{ scopeId: 'g', version: 4 }]);
+  });
+
+  it('drops a copy older than another process announced, and reads the new one on next use', async () => {
+    const { cache, stored, loads } = harness();
+    stored.set('g', { ...defaultScopeSettings('g'), model: 'old', version: 1 });
+    expect((await cache.get('g')).model).toBe('old');
+    stored.set('g', { ...defaultScopeSettings('g'), model: 'new', version: 2 });
+    cache.changedElsewhere({ scopeId: 'g', version: 2 });
+    expect((await cache.get('g')).model).toBe('new');
+    // Its own announcement coming back (or a late duplicate) changes nothing.
+    cache.changedElsewhere({ scopeId: 'g', version: 2 });
+    await cache.get('g');
+    expect(loads()).toBe(2);
+  });
+
+  it('forgets every scope when announcements may have been missed', async () => {
+    const { cache, loads } = harness();
+    await cache.get('g');
+    await cache.get('h');
+    cache.clear();
+    await cache.get('g');
+    expect(loads()).toBe(3);
   });
 
   it('picks up another process change in the background after the refresh interval', async () => {

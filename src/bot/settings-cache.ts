@@ -14,6 +14,11 @@ export interface SettingsCacheOptions {
   refreshAfterMs: number;
   /** Default SETTINGS_CACHE_CAPACITY. */
   capacity?: number;
+  /**
+   * Tells the other processes that this one wrote a scope's settings (the control bus): their
+   * cached copies older than `version` are dropped at once instead of at their next refresh.
+   */
+  announce?(change: { scopeId: string; version: number }): void;
 }
 
 interface Entry {
@@ -24,8 +29,9 @@ interface Entry {
 /**
  * Scope settings in memory: one database read per scope on first use, then served from memory
  * on every message (anchor fault 14: three queries per message). Changes made by this process
- * are written through with `store`; changes made by another process are picked up by a
- * background refresh, never by blocking a message on the database.
+ * are written through with `store` and announced; another process's announcement drops the
+ * stale copy (`changedElsewhere`), and a background refresh catches any announcement missed.
+ * A message never waits on the database for a refresh.
  */
 export class SettingsCache {
   private readonly entries: LruMap<string, Entry>;
@@ -51,8 +57,32 @@ export class SettingsCache {
     return entry.settings;
   }
 
-  /** Writes through after this process changed a scope's settings. */
+  /** Writes through after this process changed (or re-read) a scope's settings, and announces it. */
   store(settings: ScopeSettings): void {
+    const held = this.entries.get(settings.scopeId)?.settings.version;
+    this.keep(settings);
+    // A re-read of the version already held is no news.
+    if (held === undefined || settings.version > held) {
+      this.options.announce?.({ scopeId: settings.scopeId, version: settings.version });
+    }
+  }
+
+  /**
+   * Another process wrote version `version` of a scope's settings: an older copy goes. True
+   * when one went.
+   */
+  changedElsewhere(change: { scopeId: string; version: number }): boolean {
+    const entry = this.entries.get(change.scopeId);
+    if (entry === undefined || entry.settings.version >= change.version) return false;
+    return this.entries.delete(change.scopeId);
+  }
+
+  /** Forgets every scope (announcements may have been missed): each is read again on use. */
+  clear(): void {
+    this.entries.clear();
+  }
+
+  private keep(settings: ScopeSettings): void {
     const current = this.entries.get(settings.scopeId);
     if (current !== undefined && current.settings.version > settings.version) {
       current.loadedAt = this.options.clock.now();
@@ -71,7 +101,7 @@ export class SettingsCache {
     const loading = this.options
       .load(scopeId)
       .then((settings) => {
-        this.store(settings);
+        this.keep(settings);
         return this.entries.get(scopeId)?.settings ?? settings;
       })
       .finally(() => this.loading.delete(scopeId));

@@ -41,4 +41,8 @@ export class LruMap<K, V> {
   delete(key: K): boolean {
     return this.entries.delete(key);
   }
+
+  clear(): void {
+    this.entries.clear();
+  }
 }

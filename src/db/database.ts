@@ -10,8 +10,11 @@ import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
 import pg from 'pg';
 import { BotError } from '../core/errors.ts';
-import type { Clock } from '../core/clock.ts';
+import { systemClock, type Clock } from '../core/clock.ts';
+import type { ControlBus } from '../core/control-bus.ts';
 import type { Logger } from '../core/logger.ts';
+import { PgliteControlBus } from './control-bus/pglite-control-bus.ts';
+import { PostgresControlBus } from './control-bus/postgres-control-bus.ts';
 import {
   postgresLiveness,
   singleProcessLiveness,
@@ -30,6 +33,11 @@ export interface DatabaseHandle {
   migrate(): Promise<void>;
   /** Which bot processes are running, for recovering the turns of one that died. */
   readonly liveness: InstanceLiveness;
+  /**
+   * The control bus between the processes on this database, listening once this resolves
+   * (PostgreSQL: LISTEN on a dedicated connection; PGlite: in-process). Opened on first use.
+   */
+  controlBus(): Promise<ControlBus>;
   /** The embedded database's files as a gzipped tarball (PGlite's dumpDataDir; backups). */
   dumpDataDir?(): Promise<Blob>;
   close(): Promise<void>;
@@ -97,6 +105,16 @@ function openPostgres(options: {
       ? {}
       : { peerReconnectGraceMs: options.peerReconnectGraceMs }),
   });
+  const bus = lazily(async () => {
+    const opened = new PostgresControlBus({
+      pool,
+      connection: { connectionString: options.url, connectionTimeoutMillis: 10_000 },
+      logger: options.logger,
+      clock: options.clock ?? systemClock,
+    });
+    await opened.listen();
+    return opened;
+  });
   return {
     db,
     kind: 'postgres',
@@ -114,7 +132,12 @@ function openPostgres(options: {
       }
     },
     liveness,
+    controlBus: () => bus.get(),
     async close() {
+      await bus.opened()?.then(
+        (opened) => opened.close(),
+        () => undefined,
+      );
       await liveness.close();
       await pool.end();
     },
@@ -152,16 +175,38 @@ async function openPglite(options: {
     throw new BotError('database_open', 'could not open the embedded database', { cause: error });
   }
   const db = drizzlePglite({ client, schema });
+  const bus = lazily(async () => {
+    const opened = new PgliteControlBus({ client, logger: options.logger });
+    await opened.listen();
+    return opened;
+  });
   return {
     db,
     kind: 'pglite',
     migrate: () => migratePglite(db, { migrationsFolder: MIGRATIONS_FOLDER }),
     liveness: singleProcessLiveness(),
+    controlBus: () => bus.get(),
     dumpDataDir: () => client.dumpDataDir('gzip'),
     async close() {
+      await bus.opened()?.then(
+        (opened) => opened.close(),
+        () => undefined,
+      );
       await client.close();
       releaseLock();
     },
+  };
+}
+
+/** One value made on first request; `opened` is its promise once requested. */
+function lazily<T>(make: () => Promise<T>): {
+  get(): Promise<T>;
+  opened(): Promise<T> | undefined;
+} {
+  let made: Promise<T> | undefined;
+  return {
+    get: () => (made ??= make()),
+    opened: () => made,
   };
 }
 

@@ -5,6 +5,7 @@
  */
 import { sql } from 'drizzle-orm';
 import {
+  boolean,
   check,
   date,
   primaryKey,
@@ -312,6 +313,24 @@ export const messageClaims = pgTable(
       .on(table.claimedAt)
       .where(sql`${table.settledAt} is null and ${table.channelId} is not null`),
   ],
+);
+
+/**
+ * Turns a member started, for the per-member rate limit shared by every process. Keyed by the
+ * message (or `retry:<interaction id>`): processes that all hear one message count it once,
+ * and all reach the same verdict (`counted` false: refused, it uses none of the allowance).
+ * No foreign key: the limit is checked before the scope's row is known to exist.
+ */
+export const memberTurns = pgTable(
+  'member_turns',
+  {
+    key: text('key').primaryKey(),
+    scopeId: text('scope_id').notNull(),
+    memberId: text('member_id').notNull(),
+    takenAt: timestamp('taken_at', { withTimezone: true }).notNull(),
+    counted: boolean('counted').notNull().default(true),
+  },
+  (table) => [index('member_turns_member_idx').on(table.scopeId, table.memberId, table.takenAt)],
 );
 
 /** Tokens a scope spent per UTC day, for the optional daily budget. */

@@ -21,6 +21,7 @@ describe.each(testBackends())('migrations on $name', (backend) => {
       'channel_settings',
       'channel_summaries',
       'conversation_turns',
+      'member_turns',
       'memories',
       'message_claims',
       'reminders',

@@ -13,11 +13,11 @@ import type { ScopeKind } from '../../core/settings.ts';
 import type { Database } from '../../db/database.ts';
 import type { ProviderFactory } from '../../providers/provider-factory.ts';
 import type { SecretBox } from '../../security/secret-box.ts';
-import type { StopRegistry } from '../../stream/stop-registry.ts';
 import type { ToolCatalog } from '../../tools/tool-catalog.ts';
 import type { Locale } from '../i18n/locale.ts';
 import type { ChannelSettingsCache } from '../channel-settings-cache.ts';
 import type { SettingsCache } from '../settings-cache.ts';
+import type { CrossProcessStops } from '../control/cross-process-stops.ts';
 
 /** Cooldowns are kept per user and category, so a burst of /config edits does not block /help. */
 export type CommandCategory = 'config' | 'conversation' | 'info' | 'diagnostics';
@@ -31,7 +31,8 @@ export interface CommandServices {
   secretBox: SecretBox;
   providers: ProviderFactory;
   tools: ToolCatalog;
-  stops: StopRegistry;
+  /** Stops the live turn of a channel, in this process or the one streaming it. */
+  stops: CrossProcessStops;
   clock: Clock;
   logger: Logger;
   /** BOT_OWNER_IDS: may do what a server's Manage Server members may, everywhere. */

@@ -174,6 +174,7 @@ export class ReminderScheduler {
         now: new Date(this.#clock.now()),
       });
       this.#metrics.reminder('delivered');
+      this.#logger.debug({ reminder: reminder.id }, 'reminder delivered');
       if (!settled) {
         this.#logger.warn(
           { reminder: reminder.id },

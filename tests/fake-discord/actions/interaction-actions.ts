@@ -28,6 +28,11 @@ export interface SlashCommandInput extends CommandInvocation {
    * server admin's override in Integrations settings allows. Use it to test runtime checks.
    */
   bypassDefaultMemberPermissions?: boolean;
+  /**
+   * Delivers INTERACTION_CREATE to this gateway session only (see `gateway.sessions()`), as
+   * Discord delivers an interaction once: tests choose which of several bot processes hears it.
+   */
+  sessionId?: string;
 }
 
 /** A message context-menu command ("Apps" → command) on a message. */
@@ -45,6 +50,8 @@ export interface ComponentInput {
   messageId: string;
   customId: string;
   locale?: string;
+  /** Delivers the press to this gateway session only (see SlashCommandInput.sessionId). */
+  sessionId?: string;
 }
 
 /**
@@ -125,6 +132,7 @@ export class InteractionActions {
       type,
       userId: input.userId,
       channelId: channel.id,
+      ...(input.sessionId === undefined ? {} : { sessionId: input.sessionId }),
       commandName: command.name,
       sourceMessageId: null,
       locale: input.locale,
@@ -228,6 +236,7 @@ export class InteractionActions {
       type: InteractionType.MessageComponent,
       userId: input.userId,
       channelId: message.channelId,
+      ...(input.sessionId === undefined ? {} : { sessionId: input.sessionId }),
       commandName: null,
       sourceMessageId: message.id,
       locale: input.locale,
@@ -266,6 +275,7 @@ export class InteractionActions {
     type: InteractionType;
     userId: string;
     channelId: string;
+    sessionId?: string;
     commandName: string | null;
     sourceMessageId: string | null;
     locale: string | undefined;
@@ -276,6 +286,7 @@ export class InteractionActions {
       type: input.type,
       userId: input.userId,
       channelId: input.channelId,
+      ...(input.sessionId === undefined ? {} : { sessionId: input.sessionId }),
       commandName: input.commandName,
       sourceMessageId: input.sourceMessageId,
       build: ({ id, token }) =>

@@ -22,6 +22,8 @@ export interface OpenInteractionInput {
   channelId: string;
   commandName: string | null;
   sourceMessageId: string | null;
+  /** Only this gateway session receives it (default: every session). */
+  sessionId?: string;
   /** Builds INTERACTION_CREATE's payload once the id and token exist. */
   build: (identity: { id: string; token: string }) => APIInteraction;
 }
@@ -70,7 +72,10 @@ export class InteractionService {
     this.#context.gateway.dispatch({
       type: 'INTERACTION_CREATE',
       intent: null,
-      build: () => record.payload,
+      build: (session) =>
+        input.sessionId === undefined || session.id === input.sessionId
+          ? record.payload
+          : undefined,
     });
     return record;
   }

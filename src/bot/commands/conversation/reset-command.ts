@@ -62,10 +62,11 @@ export function resetCommand(): SlashCommand {
       await clearSummary(db, interaction.channelId);
       // A reply still being written would land after the marker, half of a forgotten
       // conversation: whoever may reset may also stop it.
-      const stop = context.services.stops.stopByCommand({
+      const stop = await context.services.stops.stopByCommand({
         channelId: interaction.channelId,
         authorId: interaction.user.id,
         authorIsModerator: true,
+        by: 'reset',
       });
       if (stop.stopped) context.logger.info({ turnId: stop.turnId }, 'reset stopped a live reply');
       const scopeSettings = await settings.get(context.scope.id);

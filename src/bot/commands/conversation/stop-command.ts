@@ -27,8 +27,8 @@ const text = commandText({
  * `/stop`: stops the live turn in this channel for the member being answered, a moderator
  * (Manage Messages here) or an owner. The turn ends `stopped` with its partial text, exactly as
  * after a natural "stop"; no in-persona acknowledgement follows (this reply is the answer).
- * The live turn is known to the process streaming it: with several processes on one shard,
- * the one that claims the interaction may not be that one and then finds nothing to stop.
+ * With several processes on one database, the one that claims the interaction may not be the
+ * one streaming the reply: the stop then travels over the control bus (CrossProcessStops).
  */
 export function stopCommand(): SlashCommand {
   const builder = new SlashCommandBuilder()
@@ -38,10 +38,11 @@ export function stopCommand(): SlashCommand {
     definition: text.describe(builder, 'description').toJSON(),
     category: 'conversation',
     async execute(interaction, context) {
-      const decision = context.services.stops.stopByCommand({
+      const decision = await context.services.stops.stopByCommand({
         channelId: interaction.channelId,
         authorId: interaction.user.id,
         authorIsModerator: holdsPermission(interaction, context, 'ManageMessages'),
+        by: 'command',
       });
       if (decision.stopped) context.logger.info({ turnId: decision.turnId }, 'stopped by /stop');
       await respond(

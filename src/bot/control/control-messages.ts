@@ -1,0 +1,63 @@
+import { z } from 'zod';
+
+/**
+ * The control messages the bot processes send each other over the ControlBus, each checked
+ * with zod on receipt (another version of the bot, or anyone who can NOTIFY, may send them).
+ * One database channel carries every topic; the Discord channel is in the payload: a process
+ * needs no LISTEN per channel (no round trip when a turn starts, no stop lost before it).
+ */
+export const CONTROL_TOPICS = {
+  /** Stop the live turn of a Discord channel (`/stop`, `/reset`, a stop said in the channel). */
+  stop: 'stop',
+  /** What became of a stop, from the process that streams the turn. */
+  stopResult: 'stop.result',
+  /** A scope's settings were written: cached copies older than `version` are stale. */
+  settings: 'settings',
+  /** Tokens were added to a scope's daily usage. */
+  usage: 'usage',
+} as const;
+
+const snowflake = z.string().regex(/^\d{1,25}$/);
+
+/** Words of a stop said in a channel: short by nature (a longer message is never a stop). */
+export const STOP_MESSAGE_MAX_CHARACTERS = 500;
+
+export const stopMessageSchema = z.object({
+  requestId: z.string().min(1).max(64),
+  /** The instance that asks; it has already tried its own turns. */
+  origin: z.string().min(1).max(100),
+  by: z.enum(['command', 'reset', 'message']),
+  channelId: snowflake,
+  authorId: snowflake,
+  authorIsModerator: z.boolean(),
+  /** For a stop said in the channel: the message, judged by the streaming process's registry. */
+  message: z
+    .object({
+      messageId: snowflake,
+      authorName: z.string().max(100),
+      content: z.string().max(STOP_MESSAGE_MAX_CHARACTERS),
+      addressForms: z.array(z.string().max(100)).max(20),
+    })
+    .optional(),
+});
+export type StopMessage = z.infer<typeof stopMessageSchema>;
+
+export const stopResultSchema = z.object({
+  requestId: z.string().min(1).max(64),
+  origin: z.string().min(1).max(100),
+  stopped: z.boolean(),
+  reason: z.enum(['no-live-turn', 'not-requester', 'not-a-stop', 'already-stopping']).optional(),
+  turnId: z.string().max(100).optional(),
+});
+export type StopResult = z.infer<typeof stopResultSchema>;
+
+export const settingsChangedSchema = z.object({
+  origin: z.string().min(1).max(100),
+  scopeId: snowflake,
+  version: z.number().int().nonnegative(),
+});
+
+export const usageAddedSchema = z.object({
+  origin: z.string().min(1).max(100),
+  scopeId: snowflake,
+});

@@ -1,0 +1,51 @@
+import { CONTROL_BUS_RESUMED, type ControlBus } from '../../core/control-bus.ts';
+import type { Logger } from '../../core/logger.ts';
+import type { DailyBudget } from '../daily-budget.ts';
+import type { SettingsCache } from '../settings-cache.ts';
+import { CONTROL_TOPICS, settingsChangedSchema, usageAddedSchema } from './control-messages.ts';
+
+/** Publishes a control message in the background: a lost one costs a refresh delay, no more. */
+export function announcer(options: { bus: ControlBus; logger: Logger }) {
+  return (topic: string, payload: unknown): void => {
+    if (!options.bus.shared) return;
+    void options.bus.publish(topic, payload).catch((error: unknown) => {
+      options.logger.warn({ err: error, topic }, 'could not tell the other processes');
+    });
+  };
+}
+
+/**
+ * What another process's writes mean for this one's caches: a settings change drops the stale
+ * copy, spent tokens drop the scope's daily tally, and a bus that was away (messages missed)
+ * drops every cached setting. Returns the unsubscribe.
+ */
+export function followOtherProcesses(options: {
+  bus: ControlBus;
+  settings: SettingsCache;
+  dailyBudget: DailyBudget;
+  instanceId: string;
+  logger: Logger;
+}): () => void {
+  const { bus, settings, dailyBudget, instanceId, logger } = options;
+  const malformed = (topic: string) =>
+    logger.warn({ topic }, 'ignored a malformed control message');
+  const unsubscribes = [
+    bus.subscribe(CONTROL_TOPICS.settings, (payload) => {
+      const parsed = settingsChangedSchema.safeParse(payload);
+      if (!parsed.success) return malformed(CONTROL_TOPICS.settings);
+      if (parsed.data.origin === instanceId) return;
+      const dropped = settings.changedElsewhere(parsed.data);
+      const { scopeId, version } = parsed.data;
+      logger.debug({ scopeId, version, dropped }, 'settings changed in another process');
+    }),
+    bus.subscribe(CONTROL_TOPICS.usage, (payload) => {
+      const parsed = usageAddedSchema.safeParse(payload);
+      if (!parsed.success) return malformed(CONTROL_TOPICS.usage);
+      if (parsed.data.origin !== instanceId) dailyBudget.forget(parsed.data.scopeId);
+    }),
+    bus.subscribe(CONTROL_BUS_RESUMED, () => settings.clear()),
+  ];
+  return () => {
+    for (const unsubscribe of unsubscribes) unsubscribe();
+  };
+}
