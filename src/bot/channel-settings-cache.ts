@@ -13,6 +13,8 @@ export interface ChannelSettingsCacheOptions {
   /** After this, a cached entry is still served but refreshed in the background. */
   refreshAfterMs: number;
   capacity?: number;
+  /** Tells the other processes sharing the database that a channel's overrides were written. */
+  announce?: (channelId: string) => void;
 }
 
 interface Entry {
@@ -24,8 +26,9 @@ interface Entry {
 
 /**
  * Channel overrides in memory, like the SettingsCache for scopes: one read per channel on first
- * use, then served from memory (anchor fault 14); this process's writes are stored through,
- * another process's arrive with the background refresh.
+ * use, then served from memory (anchor fault 14); this process's writes are stored through and
+ * announced, so another process drops its copy at once (the background refresh is the backstop
+ * for an announcement that was lost).
  */
 export class ChannelSettingsCache {
   private readonly entries: LruMap<string, Entry>;
@@ -52,7 +55,27 @@ export class ChannelSettingsCache {
     return entry.overrides;
   }
 
-  /** Writes through after this process changed a channel's overrides. */
+  /** Writes through after this process changed a channel's overrides, and tells the others. */
+  written(overrides: ChannelOverrides): void {
+    this.store(overrides);
+    this.options.announce?.(overrides.channelId);
+  }
+
+  /** Another process changed the channel's overrides: the next use reads them again. */
+  changedElsewhere(channelId: string): void {
+    this.generation += 1;
+    this.entries.delete(channelId);
+    this.loading.delete(channelId);
+  }
+
+  /** The bus was away (announcements missed): every channel is read again on its next use. */
+  clear(): void {
+    this.generation += 1;
+    this.entries.clear();
+    this.loading.clear();
+  }
+
+  /** Keeps overrides just read from the database (no write: nobody else needs telling). */
   store(overrides: ChannelOverrides): void {
     this.generation += 1;
     this.entries.set(overrides.channelId, {

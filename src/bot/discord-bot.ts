@@ -153,6 +153,8 @@ export class DiscordBot {
       clock,
       logger,
       refreshAfterMs: SETTINGS_REFRESH_MS,
+      announce: (channelId) =>
+        announce(CONTROL_TOPICS.channelSettings, { origin: options.instanceId, channelId }),
     });
     this.history = new ChannelHistory({
       perChannel: HISTORY_PER_CHANNEL,
@@ -202,6 +204,7 @@ export class DiscordBot {
     followOtherProcesses({
       bus: this.bus,
       settings: this.settings,
+      channelSettings: this.channelSettings,
       dailyBudget: this.dailyBudget,
       instanceId: this.options.instanceId,
       logger,

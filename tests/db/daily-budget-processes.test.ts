@@ -3,6 +3,8 @@
  * that every process adds to (each turn's tokens added once, by the process that ran it); a
  * process's cached tally is dropped as soon as another announces spending over the bus.
  */
+import { ChannelSettingsCache } from '../../src/bot/channel-settings-cache.ts';
+import { noChannelOverrides } from '../../src/core/channel-settings.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { followOtherProcesses, announcer } from '../../src/bot/control/control-subscriptions.ts';
 import { CONTROL_TOPICS } from '../../src/bot/control/control-messages.ts';
@@ -42,7 +44,20 @@ describe.each(testBackends())('the daily budget of two processes on $name', (bac
       logger: silentLogger,
       refreshAfterMs: 30_000,
     });
-    followOtherProcesses({ bus, settings, dailyBudget, instanceId, logger: silentLogger });
+    const channelSettings = new ChannelSettingsCache({
+      load: (channelId) => Promise.resolve(noChannelOverrides(channelId)),
+      clock,
+      logger: silentLogger,
+      refreshAfterMs: 30_000,
+    });
+    followOtherProcesses({
+      bus,
+      settings,
+      channelSettings,
+      dailyBudget,
+      instanceId,
+      logger: silentLogger,
+    });
     return dailyBudget;
   }
 

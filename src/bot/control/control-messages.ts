@@ -13,6 +13,8 @@ export const CONTROL_TOPICS = {
   stopResult: 'stop.result',
   /** A scope's settings were written: cached copies older than `version` are stale. */
   settings: 'settings',
+  /** A channel's own settings (persona, humanizer) were written. */
+  channelSettings: 'channel-settings',
   /** Tokens were added to a scope's daily usage. */
   usage: 'usage',
 } as const;
@@ -55,6 +57,11 @@ export const settingsChangedSchema = z.object({
   origin: z.string().min(1).max(100),
   scopeId: snowflake,
   version: z.number().int().nonnegative(),
+});
+
+export const channelSettingsChangedSchema = z.object({
+  origin: z.string().min(1).max(100),
+  channelId: snowflake,
 });
 
 export const usageAddedSchema = z.object({

@@ -1,8 +1,14 @@
 import { CONTROL_BUS_RESUMED, type ControlBus } from '../../core/control-bus.ts';
 import type { Logger } from '../../core/logger.ts';
 import type { DailyBudget } from '../daily-budget.ts';
+import type { ChannelSettingsCache } from '../channel-settings-cache.ts';
 import type { SettingsCache } from '../settings-cache.ts';
-import { CONTROL_TOPICS, settingsChangedSchema, usageAddedSchema } from './control-messages.ts';
+import {
+  CONTROL_TOPICS,
+  channelSettingsChangedSchema,
+  settingsChangedSchema,
+  usageAddedSchema,
+} from './control-messages.ts';
 
 /** Publishes a control message in the background: a lost one costs a refresh delay, no more. */
 export function announcer(options: { bus: ControlBus; logger: Logger }) {
@@ -22,11 +28,12 @@ export function announcer(options: { bus: ControlBus; logger: Logger }) {
 export function followOtherProcesses(options: {
   bus: ControlBus;
   settings: SettingsCache;
+  channelSettings: ChannelSettingsCache;
   dailyBudget: DailyBudget;
   instanceId: string;
   logger: Logger;
 }): () => void {
-  const { bus, settings, dailyBudget, instanceId, logger } = options;
+  const { bus, settings, channelSettings, dailyBudget, instanceId, logger } = options;
   const malformed = (topic: string) =>
     logger.warn({ topic }, 'ignored a malformed control message');
   const unsubscribes = [
@@ -38,12 +45,21 @@ export function followOtherProcesses(options: {
       const { scopeId, version } = parsed.data;
       logger.debug({ scopeId, version, dropped }, 'settings changed in another process');
     }),
+    bus.subscribe(CONTROL_TOPICS.channelSettings, (payload) => {
+      const parsed = channelSettingsChangedSchema.safeParse(payload);
+      if (!parsed.success) return malformed(CONTROL_TOPICS.channelSettings);
+      if (parsed.data.origin !== instanceId)
+        channelSettings.changedElsewhere(parsed.data.channelId);
+    }),
     bus.subscribe(CONTROL_TOPICS.usage, (payload) => {
       const parsed = usageAddedSchema.safeParse(payload);
       if (!parsed.success) return malformed(CONTROL_TOPICS.usage);
       if (parsed.data.origin !== instanceId) dailyBudget.forget(parsed.data.scopeId);
     }),
-    bus.subscribe(CONTROL_BUS_RESUMED, () => settings.clear()),
+    bus.subscribe(CONTROL_BUS_RESUMED, () => {
+      settings.clear();
+      channelSettings.clear();
+    }),
   ];
   return () => {
     for (const unsubscribe of unsubscribes) unsubscribe();

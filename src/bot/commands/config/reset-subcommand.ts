@@ -47,7 +47,7 @@ export const resetSubcommand: ConfigSubcommand = {
     // A channel's own persona or humanizer is one of "every setting here" too.
     const channels = await clearChannelOverrides(context.services.db, context.scope.id);
     for (const channelId of channels)
-      context.services.channelSettings.store(noChannelOverrides(channelId));
+      context.services.channelSettings.written(noChannelOverrides(channelId));
     context.logger.info({ fields: ['all'] }, 'settings changed');
     await interaction.editReply({
       content: text.get(context.locale, 'done'),

@@ -71,7 +71,7 @@ export async function saveChannelOverrides(
     scope: context.scope,
     patch,
   });
-  context.services.channelSettings.store(updated);
+  context.services.channelSettings.written(updated);
   // Field names only: a persona is the members' text, not the log's.
   context.logger.info({ fields: Object.keys(patch), channelId }, 'channel settings changed');
   return updated;
