@@ -70,6 +70,7 @@ export class InteractionService {
     this.#context.gateway.dispatch({
       type: 'INTERACTION_CREATE',
       intent: null,
+      guildId: record.guildId,
       build: () => record.payload,
     });
     return record;
