@@ -8,6 +8,7 @@
  * logged with its duration.
  */
 import { randomUUID } from 'node:crypto';
+import { fileURLToPath } from 'node:url';
 import { loadConfig, processEnvironment, secretValues, type Config } from './config.ts';
 import { systemClock } from './core/clock.ts';
 import { ConfigError } from './core/errors.ts';
@@ -48,6 +49,7 @@ async function main(): Promise<void> {
     secrets: [...secretValues(config), ...mcpSecretValues(mcpServers)],
     pretty: prettyLogs(config.logFormat, process.stdout.isTTY === true),
     destination: output,
+    bindings: shardBindings(config),
   });
   const instanceId = randomUUID();
   const cleanup: Array<() => Promise<unknown>> = [];
@@ -68,6 +70,10 @@ async function main(): Promise<void> {
     exit,
     tellOperator: (line) => writeQuietly(process.stderr, line),
   });
+  if (config.sharding.role === 'manager') {
+    await runShardManager({ config, logger, exit });
+    return;
+  }
   const phases = new StartupPhases({ logger, clock: systemClock, startedAt });
   phases.done('config', startedAt);
   const keyWarning = providerKeyWarning(config);
@@ -76,7 +82,7 @@ async function main(): Promise<void> {
   try {
     // Before the database, so its queries are timed from the first one.
     const { PrometheusMetrics } = await import('./metrics/prometheus-metrics.ts');
-    const metrics = new PrometheusMetrics();
+    const metrics = new PrometheusMetrics({ constantLabels: shardBindings(config) });
     const { database, secretBox, pingDatabase } = await phases.run('database', async () => {
       const { openDatabase, pingDatabase } = await import('./db/database.ts');
       const { resolveEncryptionKey } = await import('./security/encryption-key.ts');
@@ -145,6 +151,9 @@ async function main(): Promise<void> {
         apiUrl: config.discordApiUrl,
         pacer: new GlobalRequestPacer({ clock: systemClock }),
         observeGateway: (manager) => monitor.observe(manager),
+        ...(config.sharding.role === 'shard'
+          ? { shards: config.sharding.shardIds, shardCount: config.sharding.shardCount }
+          : {}),
       });
       return { client, monitor, DiscordBot, inviteLink, actions: new DiscordToolActions(client) };
     });
@@ -211,7 +220,7 @@ async function main(): Promise<void> {
     cleanup.push(() => client.destroy());
     cleanup.push(() => Promise.resolve(discord.monitor.close()));
     cleanup.push(() => bot.shutdown());
-    installShutdown(logger, closeAll);
+    installShutdown(logger, closeAll, { followParent: config.sharding.role === 'shard' });
     await phases.run('discord-login', () => client.login(config.discordToken));
   } catch (error) {
     const failure = describeStartupFailure(error, config);
@@ -296,9 +305,17 @@ async function openConfiguredDatabase(options: {
   return openDatabase({ kind: 'pglite', dataDir: `${config.dataDir}/pglite`, logger, onQuery });
 }
 
-function installShutdown(logger: Logger, shutdown: () => Promise<void>): void {
+/**
+ * A shard child also stops when its manager's IPC channel closes (the manager was killed, even
+ * with SIGKILL): a shard must never outlive its manager, or a restarted manager would run it twice.
+ */
+function installShutdown(
+  logger: Logger,
+  shutdown: () => Promise<void>,
+  options: { followParent: boolean },
+): void {
   let stopping = false;
-  const stop = (signal: NodeJS.Signals): void => {
+  const stop = (signal: NodeJS.Signals | 'parent-gone'): void => {
     if (stopping) return;
     stopping = true;
     logger.info({ signal }, 'shutting down');
@@ -312,6 +329,54 @@ function installShutdown(logger: Logger, shutdown: () => Promise<void>): void {
   };
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
+  if (options.followParent) {
+    // discord.js reports shard events over IPC; once the manager is gone those sends fail.
+    process.on('error', (error: NodeJS.ErrnoException) => {
+      if (error.code !== 'ERR_IPC_CHANNEL_CLOSED') throw error;
+    });
+    process.once('disconnect', () => stop('parent-gone'));
+    if (process.connected === false) stop('parent-gone');
+  }
+}
+
+/** `shard` on every log line and metric of a sharded process (`manager` for the launcher). */
+function shardBindings(config: Config): Record<string, string> {
+  const { sharding } = config;
+  if (sharding.role === 'single') return {};
+  return { shard: sharding.role === 'manager' ? 'manager' : sharding.shardIds.join(',') };
+}
+
+/**
+ * SHARD_COUNT set: this process runs no bot; it starts one child per SHARDS_PER_PROCESS shards,
+ * each running this same entrypoint for its shards, and stops them on SIGTERM/SIGINT.
+ */
+async function runShardManager(options: {
+  config: Config;
+  logger: Logger;
+  exit: ProcessExit;
+}): Promise<void> {
+  const { config, logger, exit } = options;
+  if (config.sharding.role !== 'manager') return;
+  try {
+    const { launchShards } = await import('./bot/sharding/shard-launcher.ts');
+    const launcher = await launchShards({
+      entrypoint: fileURLToPath(import.meta.url),
+      execArgv: process.execArgv,
+      token: config.discordToken,
+      apiUrl: config.discordApiUrl,
+      shardCount: config.sharding.shardCount,
+      shardIds: config.sharding.shardIds,
+      shardsPerProcess: config.sharding.shardsPerProcess,
+      metricsPort: config.metricsPort,
+      shutdownGraceMs: config.shutdownGraceMs,
+      logger,
+      clock: systemClock,
+    });
+    installShutdown(logger, () => launcher.stop(), { followParent: false });
+  } catch (error) {
+    const failure = describeStartupFailure(error, config);
+    exit.fail(failure.message, failure.showStack ? { err: error } : {});
+  }
 }
 
 /** Writes to a stream that may itself be closed, without raising an error event loop. */

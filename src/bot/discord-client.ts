@@ -15,6 +15,10 @@ export interface DiscordClientOptions {
   pacer: GlobalRequestPacer;
   /** Sees the gateway manager once discord.js builds it (close codes, sessions). */
   observeGateway?: (manager: GatewayManager) => void;
+  /** The shards this process connects (a shard child of the manager); default: one, unsharded. */
+  shards?: readonly number[];
+  /** The bot's total shard count; with `shards` only. */
+  shardCount?: number;
 }
 
 /** Interaction callbacks and their webhooks: not in the bot's global budget, and due in 3 s. */
@@ -46,6 +50,9 @@ export function createDiscordClient(options: DiscordClientOptions): Client {
       },
     },
     allowedMentions: { parse: [], repliedUser: false },
+    ...(options.shards === undefined
+      ? {}
+      : { shards: [...options.shards], shardCount: options.shardCount ?? options.shards.length }),
     ws: {
       buildStrategy: (manager) => {
         options.observeGateway?.(manager);

@@ -1,0 +1,189 @@
+/**
+ * Issue 13, sharding end to end: `npm start` with SHARD_COUNT runs discord.js's ShardingManager
+ * against the loopback Discord (4 shards, max_concurrency 2), on one host and split over two
+ * "hosts" (two managers, SHARD_IDS=0-1 and 2-3) sharing one PostgreSQL database. Every guild's
+ * mention is answered exactly once, a DM is answered (it arrives on shard 0), IDENTIFYs respect
+ * max_concurrency, a SIGKILLed shard process comes back, and no child outlives its manager.
+ *
+ * Sharding needs PostgreSQL (the embedded database serves one process): without
+ * TEST_DATABASE_URL these tests are skipped.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { busiestIdentifyWindow } from '../fake-discord/gateway/shard-routing.ts';
+import { startFakeDiscord, type FakeDiscord } from '../fake-discord/fake-discord.ts';
+import { createServerDatabase, testServerUrl, type BotDatabase } from '../support/bot-database.ts';
+import { LlmStandIn } from '../support/llm-stand-in/llm-stand-in.ts';
+import { textScript } from '../support/llm-stand-in/script.ts';
+import { startBot, type BotProcess } from '../support/scenario-runner.ts';
+import { TEST_API_KEY, TEST_MODEL, botMessagesIn } from './support/bot-harness.ts';
+import {
+  anyTurnFinished,
+  askEveryGuild,
+  buildShardedWorld,
+  processAlive,
+  startedLines,
+  turnsFor,
+  waitForReadyProcess,
+  type ShardedWorld,
+} from './support/sharded-bot.ts';
+
+const SHARD_COUNT = 4;
+const MAX_CONCURRENCY = 2;
+/** The issue's bound for a killed shard process to answer its guilds again. */
+const RECOVERY_BOUND_MS = 30_000;
+const serverUrl = testServerUrl();
+
+interface Stage {
+  discord: FakeDiscord;
+  llm: LlmStandIn;
+  database: BotDatabase;
+  world: ShardedWorld;
+}
+
+async function startStage(): Promise<Stage> {
+  const discord = await startFakeDiscord({
+    rateLimitTimeScale: 0.1,
+    waitTimeoutMs: 120_000,
+    recommendedShards: SHARD_COUNT,
+    maxConcurrency: MAX_CONCURRENCY,
+  });
+  const llm = await LlmStandIn.start();
+  const database = await createServerDatabase(serverUrl ?? '');
+  return { discord, llm, database, world: buildShardedWorld(discord, SHARD_COUNT) };
+}
+
+async function endStage(stage: Stage | undefined, bots: readonly BotProcess[]): Promise<void> {
+  for (const bot of bots) await bot.dispose();
+  await stage?.llm.close();
+  await stage?.discord.close();
+  await stage?.database.dispose();
+}
+
+function startManager(stage: Stage, env: Record<string, string>): BotProcess {
+  return startBot({
+    discord: stage.discord,
+    logLevel: 'info',
+    env: {
+      ...stage.database.environment,
+      OPENAI_BASE_URL: stage.llm.openAIBaseUrl,
+      OPENAI_API_KEY: TEST_API_KEY,
+      DEFAULT_PROVIDER: 'openai',
+      DEFAULT_MODEL: TEST_MODEL,
+      SHUTDOWN_GRACE_MS: '5000',
+      ...env,
+    },
+  });
+}
+
+describe.skipIf(serverUrl === undefined)(
+  'sharding with discord.js (needs PostgreSQL: skipped without TEST_DATABASE_URL)',
+  () => {
+    describe('SHARD_COUNT=auto (4) on one host', () => {
+      let stage: Stage | undefined;
+      let manager: BotProcess;
+      beforeAll(async () => {
+        stage = await startStage();
+        manager = startManager(stage, { SHARD_COUNT: 'auto' });
+        for (const shardId of [0, 1, 2, 3]) await waitForReadyProcess(manager, String(shardId));
+      });
+      afterAll(() => endStage(stage, manager === undefined ? [] : [manager]));
+
+      it('answers every guild’s mention exactly once, each on its own shard', async () => {
+        const { discord, llm, world } = stage as Stage;
+        const replies = await askEveryGuild({ discord, llm, bots: [manager], world });
+        expect([...replies.values()]).toEqual([1, 1, 1, 1]);
+        for (const line of manager
+          .logs()
+          .filter((entry) => entry.json?.['msg'] === 'turn finished'))
+          expect(line.json?.['shard']).toMatch(/^[0-3]$/);
+      });
+
+      it('answers a DM (it arrives on shard 0)', async () => {
+        const { discord, llm, world } = stage as Stage;
+        llm.handle(() => textScript('Hello in private!'));
+        const dm = discord.openDirectMessage(world.member.id);
+        const trigger = discord.postMessage({
+          authorId: world.member.id,
+          channelId: dm.id,
+          content: 'are you there?',
+        });
+        await anyTurnFinished([manager], trigger.id);
+        expect(turnsFor([manager], trigger.id)).toBe(1);
+        const turn = manager
+          .logs()
+          .find(
+            (line) =>
+              line.json?.['msg'] === 'turn finished' && line.json['messageId'] === trigger.id,
+          );
+        expect(turn?.json?.['shard']).toBe('0');
+        expect(botMessagesIn(discord, dm.id).map((message) => message.content)).toEqual([
+          'Hello in private!',
+        ]);
+      });
+
+      it('starts the shards with at most max_concurrency IDENTIFYs per 5 s', () => {
+        const identifies = (stage as Stage).discord.gateway.identifies();
+        expect(identifies.map((record) => record.shard)).toHaveLength(SHARD_COUNT);
+        expect(busiestIdentifyWindow(identifies)).toBeLessThanOrEqual(MAX_CONCURRENCY);
+      });
+
+      it('restarts a shard process killed with SIGKILL; its guild is answered again within 30 s', async () => {
+        const { discord, llm, world } = stage as Stage;
+        const pid = startedLines(manager, '2').at(-1)?.json?.['pid'];
+        if (typeof pid !== 'number') throw new Error(`no pid for shard 2\n${manager.output()}`);
+        const killedAt = Date.now();
+        process.kill(pid, 'SIGKILL');
+        await waitForReadyProcess(manager, '2', 2);
+        const guild = world.guilds[2];
+        if (guild === undefined) throw new Error('no guild on shard 2');
+        const replies = await askEveryGuild({
+          discord,
+          llm,
+          bots: [manager],
+          world,
+          guilds: [guild],
+        });
+        const recoveryMs = Date.now() - killedAt;
+        console.info(`shard 2 killed with SIGKILL: answered again after ${recoveryMs} ms`);
+        expect(replies.get(guild.channelId)).toBe(2);
+        expect(recoveryMs).toBeLessThan(RECOVERY_BOUND_MS);
+        expect(processAlive(pid)).toBe(false);
+      });
+
+      it('stops every child on SIGTERM to the manager', async () => {
+        const pids = manager
+          .logs()
+          .filter((line) => line.json?.['msg'] === 'shard process started')
+          .map((line) => line.json?.['pid'] as number);
+        expect(await manager.stop()).toEqual({ code: 0, signal: null });
+        const stopped = manager
+          .logs()
+          .filter((line) => line.json?.['msg'] === 'shard process stopped');
+        expect(stopped).toHaveLength(SHARD_COUNT);
+        expect(pids.filter(processAlive)).toEqual([]);
+      });
+    });
+
+    describe('two hosts: SHARD_IDS=0-1 and 2-3 of SHARD_COUNT=4', () => {
+      let stage: Stage | undefined;
+      const hosts: BotProcess[] = [];
+      beforeAll(async () => {
+        stage = await startStage();
+        hosts.push(startManager(stage, { SHARD_COUNT: '4', SHARD_IDS: '0-1' }));
+        hosts.push(startManager(stage, { SHARD_COUNT: '4', SHARD_IDS: '2-3' }));
+        const [first, second] = hosts as [BotProcess, BotProcess];
+        for (const shardId of [0, 1]) await waitForReadyProcess(first, String(shardId));
+        for (const shardId of [2, 3]) await waitForReadyProcess(second, String(shardId));
+      });
+      afterAll(() => endStage(stage, hosts));
+
+      it('answers every guild’s mention exactly once across the two hosts', async () => {
+        const { discord, llm, world } = stage as Stage;
+        const replies = await askEveryGuild({ discord, llm, bots: hosts, world });
+        expect([...replies.values()]).toEqual([1, 1, 1, 1]);
+        const sessions = discord.gateway.sessions().filter((session) => session.connected);
+        expect(sessions.map((session) => session.shard[0]).sort()).toEqual([0, 1, 2, 3]);
+      });
+    });
+  },
+);
