@@ -142,6 +142,9 @@ async function main(): Promise<void> {
       const { DiscordToolActions } = await import('./bot/discord-tool-actions.ts');
       const { DiscordBot } = await import('./bot/discord-bot.ts');
       const { inviteLink } = await import('./bot/invite-link.ts');
+      const { SharedIdentifyThrottler } =
+        await import('./bot/sharding/shared-identify-throttler.ts');
+      const { takeIdentifySlot } = await import('./db/identify-slot-repository.ts');
       const monitor = new GatewayMonitor({
         logger,
         health: gatewayHealth,
@@ -152,7 +155,18 @@ async function main(): Promise<void> {
         pacer: new GlobalRequestPacer({ clock: systemClock }),
         observeGateway: (manager) => monitor.observe(manager),
         ...(config.sharding.role === 'shard'
-          ? { shards: config.sharding.shardIds, shardCount: config.sharding.shardCount }
+          ? {
+              shards: config.sharding.shardIds,
+              shardCount: config.sharding.shardCount,
+              identifyThrottler: (maxConcurrency: number) =>
+                new SharedIdentifyThrottler({
+                  slots: {
+                    take: (key, windowMs) => takeIdentifySlot(database.db, { key, windowMs }),
+                  },
+                  clock: systemClock,
+                  maxConcurrency,
+                }),
+            }
           : {}),
       });
       return { client, monitor, DiscordBot, inviteLink, actions: new DiscordToolActions(client) };

@@ -4,6 +4,7 @@ import {
   GatewayIntentBits,
   Partials,
   SimpleShardingStrategy,
+  type IIdentifyThrottler,
 } from 'discord.js';
 import type { GatewayManager } from './gateway-monitor.ts';
 import type { GlobalRequestPacer } from './global-request-pacer.ts';
@@ -19,6 +20,11 @@ export interface DiscordClientOptions {
   shards?: readonly number[];
   /** The bot's total shard count; with `shards` only. */
   shardCount?: number;
+  /**
+   * Replaces discord.js's per-process IDENTIFY pacing (a shard child: paced bot-wide through
+   * the database), given Discord's `max_concurrency`.
+   */
+  identifyThrottler?: (maxConcurrency: number) => IIdentifyThrottler;
 }
 
 /** Interaction callbacks and their webhooks: not in the bot's global budget, and due in 3 s. */
@@ -31,7 +37,7 @@ const EXEMPT_FROM_GLOBAL_LIMIT = /\/(interactions|webhooks)\//;
  * and typing for the stop registry.
  */
 export function createDiscordClient(options: DiscordClientOptions): Client {
-  const { pacer } = options;
+  const { pacer, identifyThrottler } = options;
   return new Client({
     intents: [
       GatewayIntentBits.Guilds,
@@ -58,6 +64,14 @@ export function createDiscordClient(options: DiscordClientOptions): Client {
         options.observeGateway?.(manager);
         return new SimpleShardingStrategy(manager);
       },
+      ...(identifyThrottler === undefined
+        ? {}
+        : {
+            buildIdentifyThrottler: async (manager) => {
+              const gateway = await manager.fetchGatewayInformation();
+              return identifyThrottler(gateway.session_start_limit.max_concurrency);
+            },
+          }),
     },
   });
 }

@@ -184,6 +184,12 @@ describe.skipIf(serverUrl === undefined)(
         const sessions = discord.gateway.sessions().filter((session) => session.connected);
         expect(sessions.map((session) => session.shard[0]).sort()).toEqual([0, 1, 2, 3]);
       });
+
+      it('paces IDENTIFYs by max_concurrency across both hosts (through the database)', () => {
+        const identifies = (stage as Stage).discord.gateway.identifies();
+        expect(identifies).toHaveLength(SHARD_COUNT);
+        expect(busiestIdentifyWindow(identifies)).toBeLessThanOrEqual(MAX_CONCURRENCY);
+      });
     });
   },
 );
