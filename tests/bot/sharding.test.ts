@@ -14,16 +14,20 @@ import { startFakeDiscord, type FakeDiscord } from '../fake-discord/fake-discord
 import { createServerDatabase, testServerUrl, type BotDatabase } from '../support/bot-database.ts';
 import { LlmStandIn } from '../support/llm-stand-in/llm-stand-in.ts';
 import { textScript } from '../support/llm-stand-in/script.ts';
-import { startBot, type BotProcess } from '../support/scenario-runner.ts';
+import type { ProcessOutput } from '../support/process-output.ts';
+import { startBot, type BotProcess, type LogLine } from '../support/scenario-runner.ts';
+import { makeTemporaryFolder, removeTemporaryFolder } from '../support/test-resources.ts';
 import { TEST_API_KEY, TEST_MODEL, botMessagesIn } from './support/bot-harness.ts';
 import {
   anyTurnFinished,
   askEveryGuild,
   buildShardedWorld,
   processAlive,
+  spawnLoneManager,
   startedLines,
   turnsFor,
   waitForReadyProcess,
+  waitUntilGone,
   type ShardedWorld,
 } from './support/sharded-bot.ts';
 
@@ -59,19 +63,22 @@ async function endStage(stage: Stage | undefined, bots: readonly BotProcess[]): 
   await stage?.database.dispose();
 }
 
+function managerEnvironment(stage: Stage): Record<string, string> {
+  return {
+    ...stage.database.environment,
+    OPENAI_BASE_URL: stage.llm.openAIBaseUrl,
+    OPENAI_API_KEY: TEST_API_KEY,
+    DEFAULT_PROVIDER: 'openai',
+    DEFAULT_MODEL: TEST_MODEL,
+    SHUTDOWN_GRACE_MS: '5000',
+  };
+}
+
 function startManager(stage: Stage, env: Record<string, string>): BotProcess {
   return startBot({
     discord: stage.discord,
     logLevel: 'info',
-    env: {
-      ...stage.database.environment,
-      OPENAI_BASE_URL: stage.llm.openAIBaseUrl,
-      OPENAI_API_KEY: TEST_API_KEY,
-      DEFAULT_PROVIDER: 'openai',
-      DEFAULT_MODEL: TEST_MODEL,
-      SHUTDOWN_GRACE_MS: '5000',
-      ...env,
-    },
+    env: { ...managerEnvironment(stage), ...env },
   });
 }
 
@@ -131,6 +138,9 @@ describe.skipIf(serverUrl === undefined)(
         const { discord, llm, world } = stage as Stage;
         const pid = startedLines(manager, '2').at(-1)?.json?.['pid'];
         if (typeof pid !== 'number') throw new Error(`no pid for shard 2\n${manager.output()}`);
+        const guildBefore = world.guilds[2];
+        const answeredBefore =
+          guildBefore === undefined ? 0 : botMessagesIn(discord, guildBefore.channelId).length;
         const killedAt = Date.now();
         process.kill(pid, 'SIGKILL');
         await waitForReadyProcess(manager, '2', 2);
@@ -145,7 +155,7 @@ describe.skipIf(serverUrl === undefined)(
         });
         const recoveryMs = Date.now() - killedAt;
         console.info(`shard 2 killed with SIGKILL: answered again after ${recoveryMs} ms`);
-        expect(replies.get(guild.channelId)).toBe(2);
+        expect(replies.get(guild.channelId)).toBe(answeredBefore + 1);
         expect(recoveryMs).toBeLessThan(RECOVERY_BOUND_MS);
         expect(processAlive(pid)).toBe(false);
       });
@@ -191,5 +201,60 @@ describe.skipIf(serverUrl === undefined)(
         expect(busiestIdentifyWindow(identifies)).toBeLessThanOrEqual(MAX_CONCURRENCY);
       });
     });
+
+    describe('a manager killed with SIGKILL', () => {
+      let stage: Stage | undefined;
+      let lone: ReturnType<typeof spawnLoneManager> | undefined;
+      let dataDir = '';
+      afterAll(async () => {
+        lone?.dispose();
+        if (dataDir !== '') removeTemporaryFolder(dataDir);
+        await endStage(stage, []);
+      });
+
+      it('leaves no shard child behind: each exits when its IPC channel to the manager closes', async () => {
+        stage = await startStage();
+        dataDir = makeTemporaryFolder('bot-sharding-');
+        lone = spawnLoneManager({
+          discord: stage.discord,
+          dataDir,
+          env: { ...managerEnvironment(stage), SHARD_COUNT: '2' },
+        });
+        const { output } = lone;
+        const started = await linesOf(output, 'shard process ready', 2);
+        expect(started).toHaveLength(2);
+        const pids = output
+          .lines()
+          .filter((line) => line.json?.['msg'] === 'shard process started')
+          .map((line) => line.json?.['pid'] as number);
+        expect(pids).toHaveLength(2);
+        lone.child.kill('SIGKILL');
+        await waitUntilGone(pids);
+        const goodbyes = output.lines().filter((line) => line.json?.['signal'] === 'parent-gone');
+        expect(goodbyes).toHaveLength(2);
+      });
+    });
   },
 );
+
+/** Resolves with the first `count` lines whose msg is `message` (a ceiling, not a sleep). */
+function linesOf(output: ProcessOutput, message: string, count: number): Promise<LogLine[]> {
+  const matching = (): LogLine[] => output.lines().filter((line) => line.json?.['msg'] === message);
+  return new Promise((resolve, reject) => {
+    const check = (): void => {
+      if (matching().length < count) return;
+      done();
+      resolve(matching());
+    };
+    const unsubscribe = output.subscribe(check);
+    const timer = setTimeout(() => {
+      done();
+      reject(new Error(`fewer than ${count} "${message}" lines\n${output.text()}`));
+    }, 240_000);
+    const done = (): void => {
+      clearTimeout(timer);
+      unsubscribe();
+    };
+    check();
+  });
+}

@@ -2,11 +2,22 @@
  * Helpers for the sharded end-to-end files: a world with guilds on chosen shards, waits for
  * shard processes (their manager's log lines), and "every guild answered exactly once".
  */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import type { FakeDiscord } from '../../fake-discord/fake-discord.ts';
+import { ProcessOutput } from '../../support/process-output.ts';
+import {
+  signalProcessGroup,
+  trackProcessGroup,
+  untrackProcessGroup,
+} from '../../support/test-resources.ts';
 import { textScript } from '../../support/llm-stand-in/script.ts';
 import type { LlmStandIn } from '../../support/llm-stand-in/llm-stand-in.ts';
 import type { BotProcess, LogLine } from '../../support/scenario-runner.ts';
 import { botMessagesIn } from './bot-harness.ts';
+
+const ENTRYPOINT = path.resolve(import.meta.dirname, '../../../src/index.ts');
 
 export interface ShardedWorld {
   member: { id: string };
@@ -111,12 +122,69 @@ export function turnsFor(bots: readonly BotProcess[], messageId: string): number
     ).length;
 }
 
-/** Whether a process with this pid still exists. */
+/** Whether a process with this pid is still running (a zombie awaiting its reaper is not). */
 export function processAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
-    return true;
   } catch {
     return false;
   }
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Resolves once none of `pids` runs any more. Processes that are not our children cannot be
+ * waited on, so this checks every 100 ms — a wait for a condition, with a ceiling.
+ */
+export async function waitUntilGone(pids: readonly number[], timeoutMs = 60_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (pids.some(processAlive)) {
+    if (Date.now() > deadline)
+      throw new Error(
+        `still running after ${timeoutMs} ms: ${pids.filter(processAlive).join(', ')}`,
+      );
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+/**
+ * A manager started outside BotProcess (whose exit handler kills the whole process group, which
+ * would hide whether the children leave on their own): its own group, tracked for teardown.
+ */
+export function spawnLoneManager(options: {
+  discord: FakeDiscord;
+  dataDir: string;
+  env: Record<string, string>;
+}): { child: ChildProcess; output: ProcessOutput; dispose: () => void } {
+  const child = spawn(process.execPath, [ENTRYPOINT], {
+    cwd: options.dataDir,
+    env: {
+      PATH: process.env.PATH ?? '',
+      DISCORD_TOKEN: options.discord.token,
+      DISCORD_API_URL: options.discord.apiUrl,
+      DATA_DIR: options.dataDir,
+      LOG_LEVEL: 'info',
+      ...options.env,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
+  });
+  const groupId = child.pid;
+  if (groupId !== undefined) trackProcessGroup(groupId);
+  const output = new ProcessOutput();
+  output.capture(child);
+  return {
+    child,
+    output,
+    dispose: () => {
+      if (groupId === undefined) return;
+      signalProcessGroup(groupId, 'SIGKILL');
+      untrackProcessGroup(groupId);
+    },
+  };
 }
