@@ -78,7 +78,10 @@ async function main(): Promise<void> {
   phases.done('config', startedAt);
   const keyWarning = providerKeyWarning(config);
   if (keyWarning !== undefined) logger.warn(keyWarning);
-  const gatewayHealth = new GatewayHealth({ clock: systemClock });
+  const gatewayHealth = new GatewayHealth({
+    clock: systemClock,
+    ...(config.sharding.role === 'shard' ? { shardIds: config.sharding.shardIds } : {}),
+  });
   try {
     // Before the database, so its queries are timed from the first one.
     const { PrometheusMetrics } = await import('./metrics/prometheus-metrics.ts');
@@ -114,10 +117,12 @@ async function main(): Promise<void> {
       const { startMetricsServer } = await import('./metrics/metrics-server.ts');
       const server = await startMetricsServer({
         port: config.metricsPort,
+        host: config.metricsHost,
         logger,
         metrics,
         health: async () =>
           gatewayHealth.healthy() && (await pingDatabase(database.db).then(() => true)),
+        details: () => ({ shards: gatewayHealth.report(), pid: process.pid, instanceId }),
       });
       cleanup.push(() => server.close());
     }

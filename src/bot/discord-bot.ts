@@ -136,6 +136,7 @@ export class DiscordBot {
         clock,
         logger,
         ownerIds: options.ownerIds,
+        instanceId: options.instanceId,
       },
       cooldowns: new CommandCooldowns({ clock }),
       claim: (interactionId) =>

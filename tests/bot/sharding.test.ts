@@ -50,6 +50,8 @@ async function startStage(): Promise<Stage> {
     waitTimeoutMs: 120_000,
     recommendedShards: SHARD_COUNT,
     maxConcurrency: MAX_CONCURRENCY,
+    // Heartbeats every 2 s, so /healthz has a latency to report soon.
+    heartbeatIntervalMs: 2_000,
   });
   const llm = await LlmStandIn.start();
   const database = await createServerDatabase(serverUrl ?? '');
@@ -90,7 +92,7 @@ describe.skipIf(serverUrl === undefined)(
       let manager: BotProcess;
       beforeAll(async () => {
         stage = await startStage();
-        manager = startManager(stage, { SHARD_COUNT: 'auto' });
+        manager = startManager(stage, { SHARD_COUNT: 'auto', METRICS_PORT: '0' });
         for (const shardId of [0, 1, 2, 3]) await waitForReadyProcess(manager, String(shardId));
       });
       afterAll(() => endStage(stage, manager === undefined ? [] : [manager]));
@@ -126,6 +128,44 @@ describe.skipIf(serverUrl === undefined)(
         expect(botMessagesIn(discord, dm.id).map((message) => message.content)).toEqual([
           'Hello in private!',
         ]);
+      });
+
+      it('/doctor says which shard and process answered', async () => {
+        const { discord, world } = stage as Stage;
+        const guild = world.guilds[3];
+        if (guild === undefined) throw new Error('no guild on shard 3');
+        const doctor = discord.invokeSlashCommand({
+          userId: world.member.id,
+          channelId: guild.channelId,
+          command: 'doctor',
+        });
+        const answer = await doctor.waitForOriginal();
+        expect(answer.embeds?.[0]?.footer?.text).toMatch(
+          /^Answered by shard 3 of 4, process [0-9a-f]{8}$/,
+        );
+      });
+
+      it('/healthz of each child reports its shard’s gateway and heartbeat latency', async () => {
+        const ports = manager
+          .logs()
+          .filter((line) => line.json?.['msg'] === 'metrics listening on /metrics and /healthz')
+          .map((line) => ({ shard: line.json?.['shard'], port: line.json?.['port'] as number }));
+        expect(ports.map((entry) => entry.shard).sort()).toEqual(['0', '1', '2', '3']);
+        const shardThree = ports.find((entry) => entry.shard === '3');
+        const health = await until(async () => {
+          const response = await fetch(`http://127.0.0.1:${shardThree?.port ?? 0}/healthz`);
+          const body = (await response.json()) as {
+            status: string;
+            shards: { heartbeatLatencyMs: number | null }[];
+          };
+          return body.shards[0]?.heartbeatLatencyMs === null ? undefined : body;
+        });
+        expect(health).toMatchObject({
+          status: 'ok',
+          pid: expect.any(Number) as number,
+          shards: [{ shard: 3, state: 'connected', healthy: true }],
+        });
+        expect(health.shards[0]?.heartbeatLatencyMs).toBeGreaterThanOrEqual(0);
       });
 
       it('starts the shards with at most max_concurrency IDENTIFYs per 5 s', () => {
@@ -257,4 +297,15 @@ function linesOf(output: ProcessOutput, message: string, count: number): Promise
     };
     check();
   });
+}
+
+/** Calls `probe` every 200 ms until it returns a value (a wait for a condition, with a ceiling). */
+async function until<T>(probe: () => Promise<T | undefined>, timeoutMs = 60_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`no answer within ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
 }
