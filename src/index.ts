@@ -187,6 +187,14 @@ async function main(): Promise<void> {
         metrics,
         discordActions: discord.actions,
         reminderDelivery: discord.actions,
+        ...(config.sharding.role === 'shard'
+          ? {
+              reminderShards: {
+                shardIds: config.sharding.shardIds,
+                shardCount: config.sharding.shardCount,
+              },
+            }
+          : {}),
       });
     });
     cleanup.push(() => tools.close());
