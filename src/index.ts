@@ -217,6 +217,14 @@ async function main(): Promise<void> {
       ownerIds: config.ownerIds,
       shutdownGraceMs: config.shutdownGraceMs,
       isAlive: (other) => database.liveness.isAlive(other),
+      ...(config.sharding.role === 'shard'
+        ? {
+            shards: {
+              shardIds: config.sharding.shardIds,
+              shardCount: config.sharding.shardCount,
+            },
+          }
+        : {}),
     });
     bot.attach();
     const background = new AbortController();

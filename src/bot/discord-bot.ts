@@ -41,6 +41,7 @@ import { fetchDownload, type Download } from './trigger-attachments.ts';
 import { TriggerDetector } from './trigger-detector.ts';
 import type { Trigger } from './trigger.ts';
 import { TurnRunner, type TurnPlace } from './turn-runner.ts';
+import { channelOnShards, type ProcessShards } from './sharding/channel-ownership.ts';
 import { recoverUnanswered } from './unanswered-recovery.ts';
 
 export interface DiscordBotOptions {
@@ -63,6 +64,8 @@ export interface DiscordBotOptions {
   metrics?: BotMetrics;
   instanceId: string;
   ownerIds: readonly string[];
+  /** A shard child's shards: it recovers only messages of channels on them. */
+  shards?: ProcessShards;
   /** Whether the process that holds a claim still runs (the database's liveness locks). */
   isAlive(instanceId: string): Promise<boolean>;
   /** How long shutdown lets live turns finish before stopping them (SHUTDOWN_GRACE_MS). */
@@ -247,6 +250,7 @@ export class DiscordBot {
   async recoverUnanswered(): Promise<void> {
     const router = this.router;
     if (router === undefined) return;
+    const { shards } = this.options;
     await recoverUnanswered({
       db: this.options.db,
       client: this.options.client,
@@ -255,6 +259,9 @@ export class DiscordBot {
       instanceId: this.options.instanceId,
       isAlive: (instanceId) => this.options.isAlive(instanceId),
       answer: (message) => router.recover(message),
+      ...(shards === undefined
+        ? {}
+        : { owns: (channelId: string) => channelOnShards(this.options.client, channelId, shards) }),
     }).catch((error: unknown) => {
       this.options.logger.warn({ err: error }, 'could not look for unanswered messages');
     });
