@@ -10,6 +10,7 @@
 import { randomUUID } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { loadConfig, processEnvironment, secretValues, type Config } from './config.ts';
+import { processShards, shardBindings } from './sharding-config.ts';
 import { systemClock } from './core/clock.ts';
 import { ConfigError } from './core/errors.ts';
 import type { Logger } from './core/logger.ts';
@@ -49,7 +50,7 @@ async function main(): Promise<void> {
     secrets: [...secretValues(config), ...mcpSecretValues(mcpServers)],
     pretty: prettyLogs(config.logFormat, process.stdout.isTTY === true),
     destination: output,
-    bindings: shardBindings(config),
+    bindings: shardBindings(config.sharding),
   });
   const instanceId = randomUUID();
   const cleanup: Array<() => Promise<unknown>> = [];
@@ -71,21 +72,28 @@ async function main(): Promise<void> {
     tellOperator: (line) => writeQuietly(process.stderr, line),
   });
   if (config.sharding.role === 'manager') {
-    await runShardManager({ config, logger, exit });
+    const { runShardManager } = await import('./shard-manager.ts');
+    const manager = await runShardManager({
+      config,
+      logger,
+      exit,
+      entrypoint: fileURLToPath(import.meta.url),
+      execArgv: process.execArgv,
+    });
+    if (manager !== undefined)
+      installShutdown(logger, () => manager.stop(), { followParent: false });
     return;
   }
   const phases = new StartupPhases({ logger, clock: systemClock, startedAt });
   phases.done('config', startedAt);
   const keyWarning = providerKeyWarning(config);
   if (keyWarning !== undefined) logger.warn(keyWarning);
-  const gatewayHealth = new GatewayHealth({
-    clock: systemClock,
-    ...(config.sharding.role === 'shard' ? { shardIds: config.sharding.shardIds } : {}),
-  });
+  const shards = processShards(config.sharding);
+  const gatewayHealth = new GatewayHealth({ clock: systemClock, shardIds: shards?.shardIds });
   try {
     // Before the database, so its queries are timed from the first one.
     const { PrometheusMetrics } = await import('./metrics/prometheus-metrics.ts');
-    const metrics = new PrometheusMetrics({ constantLabels: shardBindings(config) });
+    const metrics = new PrometheusMetrics({ constantLabels: shardBindings(config.sharding) });
     const { database, secretBox, pingDatabase } = await phases.run('database', async () => {
       const { openDatabase, pingDatabase } = await import('./db/database.ts');
       const { resolveEncryptionKey } = await import('./security/encryption-key.ts');
@@ -159,11 +167,11 @@ async function main(): Promise<void> {
         apiUrl: config.discordApiUrl,
         pacer: new GlobalRequestPacer({ clock: systemClock }),
         observeGateway: (manager) => monitor.observe(manager),
-        ...(config.sharding.role === 'shard'
-          ? {
-              shards: config.sharding.shardIds,
-              shardCount: config.sharding.shardCount,
-              identifyThrottler: (maxConcurrency: number) =>
+        shards,
+        identifyThrottler:
+          shards === undefined
+            ? undefined
+            : (maxConcurrency: number) =>
                 new SharedIdentifyThrottler({
                   slots: {
                     take: (key, windowMs) => takeIdentifySlot(database.db, { key, windowMs }),
@@ -171,8 +179,6 @@ async function main(): Promise<void> {
                   clock: systemClock,
                   maxConcurrency,
                 }),
-            }
-          : {}),
       });
       return { client, monitor, DiscordBot, inviteLink, actions: new DiscordToolActions(client) };
     });
@@ -187,14 +193,7 @@ async function main(): Promise<void> {
         metrics,
         discordActions: discord.actions,
         reminderDelivery: discord.actions,
-        ...(config.sharding.role === 'shard'
-          ? {
-              reminderShards: {
-                shardIds: config.sharding.shardIds,
-                shardCount: config.sharding.shardCount,
-              },
-            }
-          : {}),
+        reminderShards: shards,
       });
     });
     cleanup.push(() => tools.close());
@@ -217,14 +216,7 @@ async function main(): Promise<void> {
       ownerIds: config.ownerIds,
       shutdownGraceMs: config.shutdownGraceMs,
       isAlive: (other) => database.liveness.isAlive(other),
-      ...(config.sharding.role === 'shard'
-        ? {
-            shards: {
-              shardIds: config.sharding.shardIds,
-              shardCount: config.sharding.shardCount,
-            },
-          }
-        : {}),
+      shards,
     });
     bot.attach();
     const background = new AbortController();
@@ -255,7 +247,7 @@ async function main(): Promise<void> {
     cleanup.push(() => client.destroy());
     cleanup.push(() => Promise.resolve(discord.monitor.close()));
     cleanup.push(() => bot.shutdown());
-    installShutdown(logger, closeAll, { followParent: config.sharding.role === 'shard' });
+    installShutdown(logger, closeAll, { followParent: shards !== undefined });
     await phases.run('discord-login', () => client.login(config.discordToken));
   } catch (error) {
     const failure = describeStartupFailure(error, config);
@@ -371,46 +363,6 @@ function installShutdown(
     });
     process.once('disconnect', () => stop('parent-gone'));
     if (process.connected === false) stop('parent-gone');
-  }
-}
-
-/** `shard` on every log line and metric of a sharded process (`manager` for the launcher). */
-function shardBindings(config: Config): Record<string, string> {
-  const { sharding } = config;
-  if (sharding.role === 'single') return {};
-  return { shard: sharding.role === 'manager' ? 'manager' : sharding.shardIds.join(',') };
-}
-
-/**
- * SHARD_COUNT set: this process runs no bot; it starts one child per SHARDS_PER_PROCESS shards,
- * each running this same entrypoint for its shards, and stops them on SIGTERM/SIGINT.
- */
-async function runShardManager(options: {
-  config: Config;
-  logger: Logger;
-  exit: ProcessExit;
-}): Promise<void> {
-  const { config, logger, exit } = options;
-  if (config.sharding.role !== 'manager') return;
-  try {
-    const { launchShards } = await import('./bot/sharding/shard-launcher.ts');
-    const launcher = await launchShards({
-      entrypoint: fileURLToPath(import.meta.url),
-      execArgv: process.execArgv,
-      token: config.discordToken,
-      apiUrl: config.discordApiUrl,
-      shardCount: config.sharding.shardCount,
-      shardIds: config.sharding.shardIds,
-      shardsPerProcess: config.sharding.shardsPerProcess,
-      metricsPort: config.metricsPort,
-      shutdownGraceMs: config.shutdownGraceMs,
-      logger,
-      clock: systemClock,
-    });
-    installShutdown(logger, () => launcher.stop(), { followParent: false });
-  } catch (error) {
-    const failure = describeStartupFailure(error, config);
-    exit.fail(failure.message, failure.showStack ? { err: error } : {});
   }
 }
 

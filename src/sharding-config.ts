@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { ProcessShards } from './core/process-shards.ts';
 
 /**
  * How this process takes part in sharding:
@@ -28,6 +29,21 @@ export type ShardingConfig =
       /** Shard processes of the whole bot (for a per-process share of the global REST limit). */
       processCount: number;
     };
+
+export type { ProcessShards };
+
+/** A shard child's shards; undefined for an unsharded process (or the manager). */
+export function processShards(sharding: ShardingConfig): ProcessShards | undefined {
+  return sharding.role === 'shard'
+    ? { shardIds: sharding.shardIds, shardCount: sharding.shardCount }
+    : undefined;
+}
+
+/** `shard` on every log line and metric of a sharded process (`manager` for the launcher). */
+export function shardBindings(sharding: ShardingConfig): Record<string, string> {
+  if (sharding.role === 'single') return {};
+  return { shard: sharding.role === 'manager' ? 'manager' : sharding.shardIds.join(',') };
+}
 
 const optionalText = z
   .string()

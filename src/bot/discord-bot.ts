@@ -65,7 +65,7 @@ export interface DiscordBotOptions {
   instanceId: string;
   ownerIds: readonly string[];
   /** A shard child's shards: it recovers only messages of channels on them. */
-  shards?: ProcessShards;
+  shards?: ProcessShards | undefined;
   /** Whether the process that holds a claim still runs (the database's liveness locks). */
   isAlive(instanceId: string): Promise<boolean>;
   /** How long shutdown lets live turns finish before stopping them (SHUTDOWN_GRACE_MS). */

@@ -6,6 +6,7 @@ import {
   SimpleShardingStrategy,
   type IIdentifyThrottler,
 } from 'discord.js';
+import type { ProcessShards } from '../core/process-shards.ts';
 import type { GatewayManager } from './gateway-monitor.ts';
 import type { GlobalRequestPacer } from './global-request-pacer.ts';
 
@@ -17,14 +18,12 @@ export interface DiscordClientOptions {
   /** Sees the gateway manager once discord.js builds it (close codes, sessions). */
   observeGateway?: (manager: GatewayManager) => void;
   /** The shards this process connects (a shard child of the manager); default: one, unsharded. */
-  shards?: readonly number[];
-  /** The bot's total shard count; with `shards` only. */
-  shardCount?: number;
+  shards?: ProcessShards | undefined;
   /**
    * Replaces discord.js's per-process IDENTIFY pacing (a shard child: paced bot-wide through
    * the database), given Discord's `max_concurrency`.
    */
-  identifyThrottler?: (maxConcurrency: number) => IIdentifyThrottler;
+  identifyThrottler?: ((maxConcurrency: number) => IIdentifyThrottler) | undefined;
 }
 
 /** Interaction callbacks and their webhooks: not in the bot's global budget, and due in 3 s. */
@@ -58,7 +57,7 @@ export function createDiscordClient(options: DiscordClientOptions): Client {
     allowedMentions: { parse: [], repliedUser: false },
     ...(options.shards === undefined
       ? {}
-      : { shards: [...options.shards], shardCount: options.shardCount ?? options.shards.length }),
+      : { shards: [...options.shards.shardIds], shardCount: options.shards.shardCount }),
     ws: {
       buildStrategy: (manager) => {
         options.observeGateway?.(manager);

@@ -26,7 +26,7 @@ export interface ToolsOptions extends Pick<
   /** Implemented by the bot: posts a due reminder. */
   reminderDelivery: ReminderDelivery;
   /** A shard process's shards: it delivers only their reminders. */
-  reminderShards?: ReminderShards;
+  reminderShards?: ReminderShards | undefined;
 }
 
 export interface Tools {
@@ -54,7 +54,7 @@ export async function createTools(options: ToolsOptions): Promise<Tools> {
     delivery: options.reminderDelivery,
     logger,
     metrics: options.metrics,
-    ...(options.reminderShards === undefined ? {} : { shards: options.reminderShards }),
+    shards: options.reminderShards,
   });
   const mcp = new McpToolSource({
     servers: options.mcpServers,

@@ -1,10 +1,7 @@
 import { ShardClientUtil, type Client } from 'discord.js';
+import type { ProcessShards } from '../../core/process-shards.ts';
 
-/** The shards one process connects, out of the bot's total. */
-export interface ProcessShards {
-  shardIds: readonly number[];
-  shardCount: number;
-}
+export type { ProcessShards };
 
 /**
  * Whether `channelId` belongs to this process's shards: a guild channel to the shard of its

@@ -94,7 +94,7 @@ export class ReminderScheduler {
     metrics?: BotMetrics;
     options?: Partial<ReminderSchedulerOptions>;
     /** A sharded process delivers only the reminders of its shards. */
-    shards?: ReminderShards;
+    shards?: ReminderShards | undefined;
   }) {
     this.#shards = options.shards;
     this.#metrics = options.metrics ?? noMetrics;
