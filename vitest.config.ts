@@ -63,8 +63,8 @@ if (process.env.TEST_DATABASE_URL) {
         ...configDefaults.exclude,
         'tests/bot/e2e-smoke.test.ts',
         'tests/bot/daily-budget.test.ts',
-        // Chooses PostgreSQL itself (sharding needs it): once is enough.
-        'tests/bot/sharding.test.ts',
+        // Choose PostgreSQL themselves (sharding needs it): once is enough.
+        'tests/bot/sharding*.test.ts',
       ],
       env: { E2E_DATABASE: 'postgres' },
       testTimeout: BOT_PROCESS_TIMEOUT_MS,
