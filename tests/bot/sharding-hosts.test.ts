@@ -1,6 +1,7 @@
 /**
- * Issue 13, sharding over two "hosts": two managers with SHARD_IDS=0-1 and 2-3 of SHARD_COUNT=4
- * on one PostgreSQL database answer every guild exactly once and pace IDENTIFY bot-wide; a
+ * Issue 13, sharding over two "hosts": two managers with SHARD_IDS=0-1 (both shards in one
+ * process, SHARDS_PER_PROCESS=2) and 2-3 (a process each) of SHARD_COUNT=4 on one PostgreSQL
+ * database answer every guild exactly once and pace IDENTIFY bot-wide; a
  * manager killed with SIGKILL leaves no shard child behind.
  *
  * Sharding needs PostgreSQL: without TEST_DATABASE_URL these tests are skipped.
@@ -30,15 +31,17 @@ import {
 describe.skipIf(testServerUrl() === undefined)(
   'sharding over two hosts (needs PostgreSQL: skipped without TEST_DATABASE_URL)',
   () => {
-    describe('two hosts: SHARD_IDS=0-1 and 2-3 of SHARD_COUNT=4', () => {
+    describe('two hosts: SHARD_IDS=0-1 (one process of two shards) and 2-3 of SHARD_COUNT=4', () => {
       let stage: Stage | undefined;
       const hosts: BotProcess[] = [];
       beforeAll(async () => {
         stage = await startStage();
-        hosts.push(startManager(stage, { SHARD_COUNT: '4', SHARD_IDS: '0-1' }));
+        hosts.push(
+          startManager(stage, { SHARD_COUNT: '4', SHARD_IDS: '0-1', SHARDS_PER_PROCESS: '2' }),
+        );
         hosts.push(startManager(stage, { SHARD_COUNT: '4', SHARD_IDS: '2-3' }));
         const [first, second] = hosts as [BotProcess, BotProcess];
-        for (const shardId of [0, 1]) await waitForReadyProcess(first, String(shardId));
+        await waitForReadyProcess(first, '0,1');
         for (const shardId of [2, 3]) await waitForReadyProcess(second, String(shardId));
       });
       afterAll(() => endStage(stage, hosts));
@@ -49,6 +52,13 @@ describe.skipIf(testServerUrl() === undefined)(
         expect([...replies.values()]).toEqual([1, 1, 1, 1]);
         const sessions = discord.gateway.sessions().filter((session) => session.connected);
         expect(sessions.map((session) => session.shard[0]).sort()).toEqual([0, 1, 2, 3]);
+        const turnShards = (bot: BotProcess | undefined) =>
+          (bot?.logs() ?? [])
+            .filter((line) => line.json?.['msg'] === 'turn finished')
+            .map((line) => line.json?.['shard'])
+            .sort();
+        expect(turnShards(hosts[0])).toEqual(['0,1', '0,1']);
+        expect(turnShards(hosts[1])).toEqual(['2', '3']);
       });
 
       it('paces IDENTIFYs by max_concurrency across both hosts (through the database)', () => {
