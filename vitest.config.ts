@@ -66,6 +66,8 @@ if (process.env.TEST_DATABASE_URL) {
         // Runs its processes on PostgreSQL in every project already.
         'tests/bot/cross-process.test.ts',
         'tests/bot/reminders-four-processes.test.ts',
+        // Choose PostgreSQL themselves (sharding needs it): once is enough.
+        'tests/bot/sharding*.test.ts',
       ],
       env: { E2E_DATABASE: 'postgres' },
       testTimeout: BOT_PROCESS_TIMEOUT_MS,

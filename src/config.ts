@@ -5,6 +5,13 @@ import { parseEnv } from 'node:util';
 import { z } from 'zod';
 import { ConfigError } from './core/errors.ts';
 import { PROVIDER_IDS, type ProviderId } from './core/provider.ts';
+import {
+  parseSharding,
+  shardingEnvironmentSchema,
+  type ShardingConfig,
+} from './sharding-config.ts';
+
+export type { ShardingConfig };
 
 /**
  * The operator's configuration: parsed once, from the environment and an optional `.env`, at
@@ -37,6 +44,8 @@ export interface Config {
   ownerIds: readonly string[];
   /** How long SIGTERM lets live replies finish before stopping them. */
   shutdownGraceMs: number;
+  /** SHARD_COUNT, SHARD_IDS, SHARDS_PER_PROCESS, or the shards a manager gave this process. */
+  sharding: ShardingConfig;
 }
 
 export const DEFAULT_SHUTDOWN_GRACE_MS = 15_000;
@@ -128,6 +137,7 @@ const environmentSchema = z.object({
     (value) => value === undefined || splitList(value).every((id) => SNOWFLAKE.test(id)),
     'must be a comma-separated list of Discord user ids (17–20 digits each)',
   ),
+  ...shardingEnvironmentSchema,
 });
 
 function isPort(value: string): boolean {
@@ -183,6 +193,8 @@ export function parseConfig(environment: Environment): Config {
       'BOT_ENCRYPTION_KEY is required with DATABASE_URL: every process sharing the database must use the same key (generate one: openssl rand -base64 32)',
     );
   }
+  const { sharding, problems: shardingProblems } = parseSharding(values);
+  problems.push(...shardingProblems);
   if (problems.length > 0) throw new ConfigError(problems);
 
   return {
@@ -214,6 +226,7 @@ export function parseConfig(environment: Environment): Config {
       values.SHUTDOWN_GRACE_MS === undefined
         ? DEFAULT_SHUTDOWN_GRACE_MS
         : Number(values.SHUTDOWN_GRACE_MS),
+    sharding,
   };
 }
 

@@ -8,7 +8,9 @@
  * logged with its duration.
  */
 import { randomUUID } from 'node:crypto';
+import { fileURLToPath } from 'node:url';
 import { loadConfig, processEnvironment, secretValues, type Config } from './config.ts';
+import { processShards, shardBindings } from './sharding-config.ts';
 import { systemClock } from './core/clock.ts';
 import { ConfigError } from './core/errors.ts';
 import type { Logger } from './core/logger.ts';
@@ -48,6 +50,7 @@ async function main(): Promise<void> {
     secrets: [...secretValues(config), ...mcpSecretValues(mcpServers)],
     pretty: prettyLogs(config.logFormat, process.stdout.isTTY === true),
     destination: output,
+    bindings: shardBindings(config.sharding),
   });
   const instanceId = randomUUID();
   const cleanup: Array<() => Promise<unknown>> = [];
@@ -68,15 +71,29 @@ async function main(): Promise<void> {
     exit,
     tellOperator: (line) => writeQuietly(process.stderr, line),
   });
+  if (config.sharding.role === 'manager') {
+    const { runShardManager } = await import('./shard-manager.ts');
+    const manager = await runShardManager({
+      config,
+      logger,
+      exit,
+      entrypoint: fileURLToPath(import.meta.url),
+      execArgv: process.execArgv,
+    });
+    if (manager !== undefined)
+      installShutdown(logger, () => manager.stop(), { followParent: false });
+    return;
+  }
   const phases = new StartupPhases({ logger, clock: systemClock, startedAt });
   phases.done('config', startedAt);
   const keyWarning = providerKeyWarning(config);
   if (keyWarning !== undefined) logger.warn(keyWarning);
-  const gatewayHealth = new GatewayHealth({ clock: systemClock });
+  const shards = processShards(config.sharding);
+  const gatewayHealth = new GatewayHealth({ clock: systemClock, shardIds: shards?.shardIds });
   try {
     // Before the database, so its queries are timed from the first one.
     const { PrometheusMetrics } = await import('./metrics/prometheus-metrics.ts');
-    const metrics = new PrometheusMetrics();
+    const metrics = new PrometheusMetrics({ constantLabels: shardBindings(config.sharding) });
     const { database, secretBox, pingDatabase } = await phases.run('database', async () => {
       const { openDatabase, pingDatabase } = await import('./db/database.ts');
       const { resolveEncryptionKey } = await import('./security/encryption-key.ts');
@@ -110,10 +127,12 @@ async function main(): Promise<void> {
       const { startMetricsServer } = await import('./metrics/metrics-server.ts');
       const server = await startMetricsServer({
         port: config.metricsPort,
+        host: config.metricsHost,
         logger,
         metrics,
         health: async () =>
           gatewayHealth.healthy() && (await pingDatabase(database.db).then(() => true)),
+        details: () => ({ shards: gatewayHealth.report(), pid: process.pid, instanceId }),
       });
       cleanup.push(() => server.close());
     }
@@ -138,6 +157,9 @@ async function main(): Promise<void> {
       const { DiscordToolActions } = await import('./bot/discord-tool-actions.ts');
       const { DiscordBot } = await import('./bot/discord-bot.ts');
       const { inviteLink } = await import('./bot/invite-link.ts');
+      const { SharedIdentifyThrottler } =
+        await import('./bot/sharding/shared-identify-throttler.ts');
+      const { takeIdentifySlot } = await import('./db/identify-slot-repository.ts');
       const monitor = new GatewayMonitor({
         logger,
         health: gatewayHealth,
@@ -147,6 +169,18 @@ async function main(): Promise<void> {
         apiUrl: config.discordApiUrl,
         pacer: new GlobalRequestPacer({ clock: systemClock }),
         observeGateway: (manager) => monitor.observe(manager),
+        shards,
+        identifyThrottler:
+          shards === undefined
+            ? undefined
+            : (maxConcurrency: number) =>
+                new SharedIdentifyThrottler({
+                  slots: {
+                    take: (key, windowMs) => takeIdentifySlot(database.db, { key, windowMs }),
+                  },
+                  clock: systemClock,
+                  maxConcurrency,
+                }),
       });
       return { client, monitor, DiscordBot, inviteLink, actions: new DiscordToolActions(client) };
     });
@@ -161,6 +195,7 @@ async function main(): Promise<void> {
         metrics,
         discordActions: discord.actions,
         reminderDelivery: discord.actions,
+        reminderShards: shards,
       });
     });
     cleanup.push(() => tools.close());
@@ -184,6 +219,7 @@ async function main(): Promise<void> {
       bus: controlBus,
       shutdownGraceMs: config.shutdownGraceMs,
       isAlive: (other) => database.liveness.isAlive(other),
+      shards,
     });
     bot.attach();
     const background = new AbortController();
@@ -214,7 +250,7 @@ async function main(): Promise<void> {
     cleanup.push(() => client.destroy());
     cleanup.push(() => Promise.resolve(discord.monitor.close()));
     cleanup.push(() => bot.shutdown());
-    installShutdown(logger, closeAll);
+    installShutdown(logger, closeAll, { followParent: shards !== undefined });
     await phases.run('discord-login', () => client.login(config.discordToken));
   } catch (error) {
     const failure = describeStartupFailure(error, config);
@@ -302,9 +338,17 @@ async function openConfiguredDatabase(options: {
   return openDatabase({ kind: 'pglite', dataDir: `${config.dataDir}/pglite`, logger, onQuery });
 }
 
-function installShutdown(logger: Logger, shutdown: () => Promise<void>): void {
+/**
+ * A shard child also stops when its manager's IPC channel closes (the manager was killed, even
+ * with SIGKILL): a shard must never outlive its manager, or a restarted manager would run it twice.
+ */
+function installShutdown(
+  logger: Logger,
+  shutdown: () => Promise<void>,
+  options: { followParent: boolean },
+): void {
   let stopping = false;
-  const stop = (signal: NodeJS.Signals): void => {
+  const stop = (signal: NodeJS.Signals | 'parent-gone'): void => {
     if (stopping) return;
     stopping = true;
     logger.info({ signal }, 'shutting down');
@@ -318,6 +362,14 @@ function installShutdown(logger: Logger, shutdown: () => Promise<void>): void {
   };
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
+  if (options.followParent) {
+    // discord.js reports shard events over IPC; once the manager is gone those sends fail.
+    process.on('error', (error: NodeJS.ErrnoException) => {
+      if (error.code !== 'ERR_IPC_CHANNEL_CLOSED') throw error;
+    });
+    process.once('disconnect', () => stop('parent-gone'));
+    if (process.connected === false) stop('parent-gone');
+  }
 }
 
 /** Writes to a stream that may itself be closed, without raising an error event loop. */

@@ -47,6 +47,8 @@ export interface LoggerOptions {
   pretty: boolean;
   /** Where lines go; stdout by default. */
   destination?: DestinationStream;
+  /** Fields on every line, e.g. `{ shard: '0' }` in a shard process. */
+  bindings?: Readonly<Record<string, string>>;
 }
 
 /** Replaces every known secret value and credential-looking span in one output line. */
@@ -73,7 +75,7 @@ export function createLogger(options: LoggerOptions): Logger & pino.Logger {
     {
       level: options.level,
       redact: { paths: REDACT_PATHS, censor: REDACTED },
-      base: { service: 'tomodachi-bot' },
+      base: { service: 'tomodachi-bot', ...options.bindings },
       serializers: {
         err: (error: unknown) => pino.stdSerializers.err(withoutQueryParameters(error) as Error),
       },

@@ -50,6 +50,7 @@ import { fetchDownload, type Download } from './trigger-attachments.ts';
 import { TriggerDetector } from './trigger-detector.ts';
 import type { Trigger } from './trigger.ts';
 import { TurnRunner, type TurnPlace } from './turn-runner.ts';
+import { channelOnShards, type ProcessShards } from './sharding/channel-ownership.ts';
 import { recoverUnanswered } from './unanswered-recovery.ts';
 
 export interface DiscordBotOptions {
@@ -77,6 +78,8 @@ export interface DiscordBotOptions {
    * tokens). Default: this process only.
    */
   bus?: ControlBus;
+  /** A shard child's shards: it recovers only messages of channels on them. */
+  shards?: ProcessShards | undefined;
   /** Whether the process that holds a claim still runs (the database's liveness locks). */
   isAlive(instanceId: string): Promise<boolean>;
   /** How long shutdown lets live turns finish before stopping them (SHUTDOWN_GRACE_MS). */
@@ -181,6 +184,7 @@ export class DiscordBot {
         clock,
         logger,
         ownerIds: options.ownerIds,
+        instanceId: options.instanceId,
       },
       cooldowns: new CommandCooldowns({ clock }),
       claim: (interactionId) =>
@@ -300,6 +304,7 @@ export class DiscordBot {
   async recoverUnanswered(): Promise<void> {
     const router = this.router;
     if (router === undefined) return;
+    const { shards } = this.options;
     await recoverUnanswered({
       db: this.options.db,
       client: this.options.client,
@@ -308,6 +313,9 @@ export class DiscordBot {
       instanceId: this.options.instanceId,
       isAlive: (instanceId) => this.options.isAlive(instanceId),
       answer: (message) => router.recover(message),
+      ...(shards === undefined
+        ? {}
+        : { owns: (channelId: string) => channelOnShards(this.options.client, channelId, shards) }),
     }).catch((error: unknown) => {
       this.options.logger.warn({ err: error }, 'could not look for unanswered messages');
     });

@@ -4,7 +4,9 @@ import {
   GatewayIntentBits,
   Partials,
   SimpleShardingStrategy,
+  type IIdentifyThrottler,
 } from 'discord.js';
+import type { ProcessShards } from '../core/process-shards.ts';
 import type { GatewayManager } from './gateway-monitor.ts';
 import type { GlobalRequestPacer } from './global-request-pacer.ts';
 
@@ -15,6 +17,13 @@ export interface DiscordClientOptions {
   pacer: GlobalRequestPacer;
   /** Sees the gateway manager once discord.js builds it (close codes, sessions). */
   observeGateway?: (manager: GatewayManager) => void;
+  /** The shards this process connects (a shard child of the manager); default: one, unsharded. */
+  shards?: ProcessShards | undefined;
+  /**
+   * Replaces discord.js's per-process IDENTIFY pacing (a shard child: paced bot-wide through
+   * the database), given Discord's `max_concurrency`.
+   */
+  identifyThrottler?: ((maxConcurrency: number) => IIdentifyThrottler) | undefined;
 }
 
 /** Interaction callbacks and their webhooks: not in the bot's global budget, and due in 3 s. */
@@ -27,7 +36,7 @@ const EXEMPT_FROM_GLOBAL_LIMIT = /\/(interactions|webhooks)\//;
  * and typing for the stop registry.
  */
 export function createDiscordClient(options: DiscordClientOptions): Client {
-  const { pacer } = options;
+  const { pacer, identifyThrottler } = options;
   return new Client({
     intents: [
       GatewayIntentBits.Guilds,
@@ -46,11 +55,22 @@ export function createDiscordClient(options: DiscordClientOptions): Client {
       },
     },
     allowedMentions: { parse: [], repliedUser: false },
+    ...(options.shards === undefined
+      ? {}
+      : { shards: [...options.shards.shardIds], shardCount: options.shards.shardCount }),
     ws: {
       buildStrategy: (manager) => {
         options.observeGateway?.(manager);
         return new SimpleShardingStrategy(manager);
       },
+      ...(identifyThrottler === undefined
+        ? {}
+        : {
+            buildIdentifyThrottler: async (manager) => {
+              const gateway = await manager.fetchGatewayInformation();
+              return identifyThrottler(gateway.session_start_limit.max_concurrency);
+            },
+          }),
     },
   });
 }

@@ -15,6 +15,7 @@ interface GatewayEvents {
   on(event: 'closed', listener: (event: ShardEvent & { code: number }) => void): unknown;
   on(event: 'ready' | 'resumed', listener: (event: ShardEvent) => void): unknown;
   on(event: 'error', listener: (event: ShardEvent & { error: unknown }) => void): unknown;
+  on(event: 'heartbeat', listener: (event: ShardEvent & { latency: number }) => void): unknown;
 }
 
 export interface GatewayMonitorOptions {
@@ -48,13 +49,16 @@ export class GatewayMonitor {
     events.on('closed', ({ code, shardId }) => this.#closed(code, shardId));
     events.on('ready', ({ shardId }) => {
       this.#away = false;
-      this.#options.health.connected();
+      this.#options.health.connected(shardId);
       this.#options.logger.info({ shardId }, 'gateway session started');
     });
     events.on('resumed', ({ shardId }) => {
       this.#away = false;
-      this.#options.health.connected();
+      this.#options.health.connected(shardId);
       this.#options.logger.info({ shardId }, 'gateway session resumed');
+    });
+    events.on('heartbeat', ({ latency, shardId }) => {
+      this.#options.health.heartbeat(shardId, latency);
     });
     events.on('error', ({ error, shardId }) => {
       const { logger } = this.#options;
@@ -72,11 +76,11 @@ export class GatewayMonitor {
     const { health, logger } = this.#options;
     const advice = fatalCloseAdvice(code);
     if (advice !== undefined) {
-      health.failed();
+      health.failed(shardId);
       this.#options.onFatalClose(advice, code);
       return;
     }
-    health.disconnected();
+    health.disconnected(shardId);
     const next = closeOutcome(code);
     const level = this.#away ? 'debug' : 'warn';
     this.#away = true;

@@ -27,6 +27,11 @@ export interface UnansweredRecoveryOptions {
   isAlive(instanceId: string): Promise<boolean>;
   /** Answers a recovered message whose claim this process now holds. */
   answer(message: Message): void;
+  /**
+   * Whether this process may recover a message of `channelId` (a sharded process: only in its
+   * shards' channels, which it alone can fetch). Default: every channel.
+   */
+  owns?: (channelId: string) => Promise<boolean>;
 }
 
 /**
@@ -40,6 +45,7 @@ export async function recoverUnanswered(options: UnansweredRecoveryOptions): Pro
   let recovered = 0;
   for (const claim of await unsettledClaims(options.db, since)) {
     if (!(await isOrphaned(claim, options))) continue;
+    if (options.owns !== undefined && !(await options.owns(claim.channelId))) continue;
     const to = options.instanceId;
     if (!(await takeOverClaim(options.db, claim.messageId, { from: claim.instanceId, to })))
       continue;

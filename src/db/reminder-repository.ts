@@ -70,7 +70,18 @@ export async function createReminder(
   });
 }
 
+/**
+ * The shards of a sharded process: it delivers only reminders of guilds on them (a guild's
+ * channels are unknown to the other shards' processes) and of DMs when it holds shard 0.
+ */
+export interface ReminderShards {
+  shardIds: readonly number[];
+  shardCount: number;
+}
+
 export interface ClaimOptions {
+  /** Only reminders this process's shards can deliver; undefined: every reminder. */
+  shards?: ReminderShards;
   now: Date;
   /** Unique per claim; only its holder may settle the claimed rows. */
   claimToken: string;
@@ -85,9 +96,12 @@ export interface ClaimOptions {
  * claimed by exactly one process.
  */
 export async function claimDueReminders(db: Database, options: ClaimOptions): Promise<Reminder[]> {
-  const claimable = or(
-    and(eq(reminders.status, 'pending'), lte(reminders.dueAt, options.now)),
-    and(eq(reminders.status, 'claimed'), lte(reminders.claimedAt, options.staleClaimBefore)),
+  const claimable = and(
+    or(
+      and(eq(reminders.status, 'pending'), lte(reminders.dueAt, options.now)),
+      and(eq(reminders.status, 'claimed'), lte(reminders.claimedAt, options.staleClaimBefore)),
+    ),
+    onShards(options.shards),
   );
   // A CTE, not `id in (subquery)`: PostgreSQL may rescan an IN subquery once per outer row, and
   // each rescan picks another `limit` rows — the batch limit was then ignored. A CTE holding
@@ -165,12 +179,27 @@ export async function releaseReminder(
 }
 
 /** When the scheduler next has something to do: the earliest pending due time, if any. */
-export async function nextReminderDueAt(db: Database): Promise<Date | undefined> {
+export async function nextReminderDueAt(
+  db: Database,
+  shards?: ReminderShards,
+): Promise<Date | undefined> {
   const [row] = await db
     .select({ dueAt: min(reminders.dueAt) })
     .from(reminders)
-    .where(eq(reminders.status, 'pending'));
+    .where(and(eq(reminders.status, 'pending'), onShards(shards)));
   return row?.dueAt ?? undefined;
+}
+
+/** Discord's rule in SQL: a guild is on shard `(id >> 22) % count`; DMs are on shard 0. */
+function onShards(shards: ReminderShards | undefined) {
+  if (shards === undefined) return undefined;
+  const ids = sql.join(
+    shards.shardIds.map((shardId) => sql`${shardId}`),
+    sql`, `,
+  );
+  return sql`exists (select 1 from ${scopes} where ${scopes.id} = ${reminders.scopeId} and
+    (case when ${scopes.kind} = 'dm' then 0
+      else (${scopes.id}::bigint >> 22) % ${shards.shardCount} end) in (${ids}))`;
 }
 
 export async function findReminder(db: Database, id: string): Promise<Reminder | undefined> {

@@ -39,3 +39,24 @@ describe('GatewayHealth', () => {
     expect(health.state).toBe('failed');
   });
 });
+
+describe('GatewayHealth per shard', () => {
+  it('is healthy only while every shard of the process is, and reports each with its latency', async () => {
+    const clock = new ManualClock();
+    const health = new GatewayHealth({ clock, shardIds: [2, 3] });
+    health.connected(2);
+    health.heartbeat(2, 41);
+    await clock.advance(GATEWAY_DOWN_GRACE_MS + 1);
+    expect(health.healthy()).toBe(false);
+    expect(health.state).toBe('connecting');
+    expect(health.report()).toEqual([
+      { shard: 2, state: 'connected', healthy: true, heartbeatLatencyMs: 41 },
+      { shard: 3, state: 'connecting', healthy: false, heartbeatLatencyMs: null },
+    ]);
+    health.connected(3);
+    expect(health.healthy()).toBe(true);
+    health.failed(3);
+    expect(health.healthy()).toBe(false);
+    expect(health.state).toBe('failed');
+  });
+});

@@ -15,7 +15,8 @@ export interface MetricsServer {
 
 /**
  * Serves /metrics (Prometheus text format) and /healthz on METRICS_PORT. `health` reports
- * readiness (Discord connected, database reachable); /healthz answers 503 while it is false.
+ * readiness (every shard's gateway connected, database reachable); /healthz answers 503 while
+ * it is false.
  */
 export async function startMetricsServer(options: {
   port: number;
@@ -24,6 +25,11 @@ export async function startMetricsServer(options: {
   /** Bind address (METRICS_HOST); default loopback, so nothing is exposed by accident. */
   host?: string;
   health?: () => Promise<boolean>;
+  /**
+   * What /healthz says besides ok/unhealthy (each shard's gateway state and heartbeat latency,
+   * the process): with it the body is JSON `{ status, ...details }`.
+   */
+  details?: () => Readonly<Record<string, unknown>>;
 }): Promise<MetricsServer> {
   const server = createServer((request, response) => {
     if (request.url === '/metrics') {
@@ -43,8 +49,14 @@ export async function startMetricsServer(options: {
       const health = options.health ?? (() => Promise.resolve(true));
       health().then(
         (healthy) => {
-          response.writeHead(healthy ? 200 : 503, { 'content-type': 'text/plain' });
-          response.end(healthy ? 'ok\n' : 'unhealthy\n');
+          const status = healthy ? 'ok' : 'unhealthy';
+          const details = options.details?.();
+          response.writeHead(healthy ? 200 : 503, {
+            'content-type': details === undefined ? 'text/plain' : 'application/json',
+          });
+          response.end(
+            details === undefined ? `${status}\n` : `${JSON.stringify({ status, ...details })}\n`,
+          );
         },
         () => {
           response.writeHead(503, { 'content-type': 'text/plain' });

@@ -5,6 +5,7 @@ import type { Database } from '../db/database.ts';
 import { createBuiltinTools, type BuiltinToolsOptions } from './builtin-tools.ts';
 import type { McpServerConfig } from './mcp/mcp-config.ts';
 import { McpToolSource } from './mcp/mcp-tool-source.ts';
+import type { ReminderShards } from '../db/reminder-repository.ts';
 import { ReminderScheduler, type ReminderDelivery } from './reminders/reminder-scheduler.ts';
 import { databaseToolCallRecorder } from './tool-call-recorder.ts';
 import { createToolCatalog, type ToolCatalog } from './tool-catalog.ts';
@@ -24,6 +25,8 @@ export interface ToolsOptions extends Pick<
   mcpServers: readonly McpServerConfig[];
   /** Implemented by the bot: posts a due reminder. */
   reminderDelivery: ReminderDelivery;
+  /** A shard process's shards: it delivers only their reminders. */
+  reminderShards?: ReminderShards | undefined;
 }
 
 export interface Tools {
@@ -51,6 +54,7 @@ export async function createTools(options: ToolsOptions): Promise<Tools> {
     delivery: options.reminderDelivery,
     logger,
     metrics: options.metrics,
+    shards: options.reminderShards,
   });
   const mcp = new McpToolSource({
     servers: options.mcpServers,

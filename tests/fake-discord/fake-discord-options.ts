@@ -38,6 +38,14 @@ export interface FakeDiscordOptions {
   /** Override a bucket's limit or window (windows are then scaled by rateLimitTimeScale). */
   buckets?: Partial<Record<BucketName, { limit: number; windowMs: number }>>;
   globalRequestsPerSecond?: number;
+  /** `GET /gateway/bot`'s recommended `shards`. Default 1. */
+  recommendedShards?: number;
+  /**
+   * `GET /gateway/bot`'s `session_start_limit.max_concurrency`: IDENTIFYs allowed per 5 s (one per
+   * rate-limit key `shard_id % max_concurrency`). Default 1. The fake records every IDENTIFY
+   * (`gateway.identifies()`) so a test checks the pacing; it does not refuse a fast one.
+   */
+  maxConcurrency?: number;
   /**
    * Send CHANNEL_CREATE when a DM channel is opened. Discord stopped doing so in API v8 (bots
    * need the Channel partial instead), so it is off by default.
@@ -63,6 +71,8 @@ export interface ResolvedOptions {
   oldMessageEdits: { ageMs: number; limit: number; windowMs: number };
   buckets: Record<BucketName, BucketDefinition>;
   globalRequestsPerSecond: number;
+  recommendedShards: number;
+  maxConcurrency: number;
   dispatchDirectMessageChannelCreate: boolean;
   waitTimeoutMs: number;
 }
@@ -116,6 +126,8 @@ export function resolveOptions(options: FakeDiscordOptions = {}): ResolvedOption
     oldMessageEdits,
     buckets,
     globalRequestsPerSecond: options.globalRequestsPerSecond ?? 50,
+    recommendedShards: options.recommendedShards ?? 1,
+    maxConcurrency: options.maxConcurrency ?? 1,
     dispatchDirectMessageChannelCreate: options.dispatchDirectMessageChannelCreate ?? false,
     waitTimeoutMs: options.waitTimeoutMs ?? DEFAULT_WAIT_TIMEOUT_MS,
   };

@@ -138,13 +138,10 @@ export class FakeDiscord {
     this.interactions = new InteractionActions(context, { interactions, commands: this.#commands });
     this.waits = new Waiters(hub, payloads);
 
-    let identifies = 0;
-    hub.subscribe((event) => {
-      if (event.type === 'gateway' && event.event.kind === 'identified') identifies += 1;
-    });
+    const identifies = () => this.#gatewayServer.identifies().length;
     const router = new Router();
     router.add(
-      ...identityRoutes(context, { channels: this.channels, identifies: () => identifies }),
+      ...identityRoutes(context, { channels: this.channels, identifies }),
       ...messageRoutes(context, { messages, typing: this.#typing }),
       ...reactionRoutes(context, reactions),
       ...channelRoutes(context, { messages, channels: this.channels }),

@@ -37,6 +37,8 @@ export interface CommandServices {
   logger: Logger;
   /** BOT_OWNER_IDS: may do what a server's Manage Server members may, everywhere. */
   ownerIds: readonly string[];
+  /** This process's id in logs and the liveness table (`/doctor` names who answered). */
+  instanceId?: string;
 }
 
 /** The settings scope of an interaction: the guild, or in DMs the user (isolated from guilds). */

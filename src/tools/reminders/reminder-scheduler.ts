@@ -11,6 +11,7 @@ import {
   releaseReminder,
   renewReminderClaim,
   type Reminder,
+  type ReminderShards,
 } from '../../db/reminder-repository.ts';
 
 export type { Reminder } from '../../db/reminder-repository.ts';
@@ -83,6 +84,7 @@ export class ReminderScheduler {
   readonly #options: ReminderSchedulerOptions;
   readonly #metrics: BotMetrics;
   #wake = new AbortController();
+  readonly #shards: ReminderShards | undefined;
 
   constructor(options: {
     db: Database;
@@ -91,7 +93,10 @@ export class ReminderScheduler {
     logger: Logger;
     metrics?: BotMetrics;
     options?: Partial<ReminderSchedulerOptions>;
+    /** A sharded process delivers only the reminders of its shards. */
+    shards?: ReminderShards | undefined;
   }) {
+    this.#shards = options.shards;
     this.#metrics = options.metrics ?? noMetrics;
     this.#db = options.db;
     this.#clock = options.clock;
@@ -132,6 +137,7 @@ export class ReminderScheduler {
     const now = this.#clock.now();
     const claimToken = randomUUID();
     const claimed = await claimDueReminders(this.#db, {
+      ...(this.#shards === undefined ? {} : { shards: this.#shards }),
       now: new Date(now),
       claimToken,
       staleClaimBefore: new Date(now - this.#options.claimTimeoutMs),
@@ -215,7 +221,7 @@ export class ReminderScheduler {
   async #sleepUntilNext(signal: AbortSignal): Promise<void> {
     // Re-armed before reading: a reminder created after this read still ends the sleep.
     if (this.#wake.signal.aborted) this.#wake = new AbortController();
-    const next = await nextReminderDueAt(this.#db);
+    const next = await nextReminderDueAt(this.#db, this.#shards);
     const untilNext =
       next === undefined ? Infinity : Math.max(0, next.getTime() - this.#clock.now());
     const delay = Math.min(this.#options.pollIntervalMs, untilNext);

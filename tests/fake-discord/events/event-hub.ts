@@ -5,7 +5,14 @@ import type { InteractionCallbackRecord } from '../services/interaction-records.
 /** A gateway connection's life, as seen by the server. */
 export type GatewayLifecycleEvent =
   | { kind: 'connected'; connectionId: number; path: string; query: string }
-  | { kind: 'identified'; connectionId: number; sessionId: string; intents: number }
+  | {
+      kind: 'identified';
+      connectionId: number;
+      sessionId: string;
+      intents: number;
+      /** `[shard_id, num_shards]` of the IDENTIFY. */
+      shard: readonly [number, number];
+    }
   | { kind: 'ready-sent'; connectionId: number; sessionId: string; guilds: number }
   | { kind: 'resumed'; connectionId: number; sessionId: string; replayed: number }
   | { kind: 'heartbeat'; connectionId: number; sequence: number | null }

@@ -26,6 +26,7 @@ export function dispatchInChannel(
   context.gateway.dispatch({
     type: options.type,
     intent: intentFor(options.type, options.channel.guildId !== null),
+    guildId: options.channel.guildId,
     build: options.build,
   });
 }

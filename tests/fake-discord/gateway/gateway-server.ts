@@ -7,11 +7,17 @@ import type { World } from '../state/world.ts';
 import { send, type GatewayConnection, type GatewaySession } from './gateway-session.ts';
 import { identify, resume, type HandshakeHost } from './handshake.ts';
 import { membersChunk } from './ready-payloads.ts';
+import { shardReceives, type IdentifyRecord } from './shard-routing.ts';
 
 export interface DispatchRequest {
   type: string;
   /** The intent a session needs to receive it; null for all sessions. */
   intent: number | null;
+  /**
+   * The guild the event is about: only the session of the shard owning it receives it; null
+   * (a DM, or no guild) goes to shard 0 only, as on Discord.
+   */
+  guildId: string | null;
   /** The payload for one session, or undefined to skip that session. */
   build: (session: GatewaySession) => unknown;
 }
@@ -48,8 +54,16 @@ export interface GatewayControl {
   acknowledgeHeartbeats(enabled: boolean): void;
   /** Makes the next RESUME fail with INVALID_SESSION (d: false), as for an expired session. */
   rejectNextResume(): void;
-  /** Live sessions with their connection state. */
-  sessions(): { id: string; intents: number; sequence: number; connected: boolean }[];
+  /** Live sessions with their connection state and `[shard_id, num_shards]`. */
+  sessions(): {
+    id: string;
+    intents: number;
+    sequence: number;
+    connected: boolean;
+    shard: readonly [number, number];
+  }[];
+  /** Every accepted IDENTIFY so far, in order, with its shard and time (for max_concurrency). */
+  identifies(): readonly IdentifyRecord[];
 }
 
 const GATEWAY_PATHS = new Set(['/gateway', '/resume']);
@@ -74,6 +88,7 @@ export class GatewayServer implements GatewayControl {
   #acknowledgeHeartbeats = true;
   #rejectNextResume = false;
   #refusalStatus: number | undefined;
+  readonly #identifies: IdentifyRecord[] = [];
 
   constructor(options: GatewayServerOptions) {
     this.#options = options;
@@ -98,6 +113,7 @@ export class GatewayServer implements GatewayControl {
     for (const session of this.#sessions.values()) {
       if (!session.resumable) continue;
       if (request.intent !== null && (session.intents & request.intent) === 0) continue;
+      if (!shardReceives(session.shard, request.guildId)) continue;
       const data = request.build(session);
       if (data !== undefined) session.dispatch(request.type, data);
     }
@@ -141,7 +157,13 @@ export class GatewayServer implements GatewayControl {
     this.#rejectNextResume = true;
   }
 
-  sessions(): { id: string; intents: number; sequence: number; connected: boolean }[] {
+  sessions(): {
+    id: string;
+    intents: number;
+    sequence: number;
+    connected: boolean;
+    shard: readonly [number, number];
+  }[] {
     return [...this.#sessions.values()]
       .filter((session) => session.resumable)
       .map((session) => ({
@@ -149,7 +171,12 @@ export class GatewayServer implements GatewayControl {
         intents: session.intents,
         sequence: session.sequence,
         connected: session.connection !== null,
+        shard: session.shard,
       }));
+  }
+
+  identifies(): readonly IdentifyRecord[] {
+    return [...this.#identifies];
   }
 
   async close(): Promise<void> {
@@ -288,6 +315,13 @@ export class GatewayServer implements GatewayControl {
   }
 
   #lifecycle(event: GatewayLifecycleEvent): void {
+    if (event.kind === 'identified') {
+      this.#identifies.push({
+        shard: event.shard,
+        at: this.#options.world.clock.now(),
+        connectionId: event.connectionId,
+      });
+    }
     this.#options.hub.emit({ type: 'gateway', event });
   }
 }

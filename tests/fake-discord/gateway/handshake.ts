@@ -5,6 +5,7 @@ import type { World } from '../state/world.ts';
 import { GatewaySession, send, type GatewayConnection } from './gateway-session.ts';
 import { KNOWN_INTENTS, PRIVILEGED_INTENTS } from './intents.ts';
 import { buildReady, guildCreateEvents } from './ready-payloads.ts';
+import { parseShardPair } from './shard-routing.ts';
 
 /** What the handshake needs from the gateway server. */
 export interface HandshakeHost {
@@ -31,8 +32,8 @@ export interface ResumeData {
 
 /**
  * IDENTIFY: 4005 when already identified, 4004 for a wrong token, 4013 for unknown intent
- * bits, 4014 for privileged intents not enabled in the portal, 4010 for a bad shard; otherwise
- * a new session, READY and one GUILD_CREATE per guild.
+ * bits, 4014 for privileged intents not enabled in the portal, 4010 for a bad `[shard_id,
+ * num_shards]`; otherwise a new session, READY and one GUILD_CREATE per guild of its shard.
  */
 export function identify(
   host: HandshakeHost,
@@ -57,8 +58,8 @@ export function identify(
     host.close(connection, GatewayCloseCodes.DisallowedIntents, 'Disallowed intent(s).');
     return;
   }
-  const shard = Array.isArray(data.shard) ? data.shard : [0, 1];
-  if (shard[0] !== 0 || shard[1] !== 1) {
+  const shard = parseShardPair(data.shard);
+  if (shard === undefined) {
     host.close(connection, GatewayCloseCodes.InvalidShard, 'Invalid shard.');
     return;
   }
@@ -66,7 +67,7 @@ export function identify(
   const session = new GatewaySession({
     id: randomBytes(16).toString('hex'),
     intents,
-    shard: [0, 1],
+    shard,
     connection,
   });
   connection.session = session;
@@ -76,6 +77,7 @@ export function identify(
     connectionId: connection.id,
     sessionId: session.id,
     intents,
+    shard,
   });
   const resumeUrl = host.resumeUrl();
   session.dispatch('READY', buildReady(world, session, resumeUrl));

@@ -9,9 +9,11 @@ import { memberPayload, userPayload } from '../payloads/user-payloads.ts';
 import type { World } from '../state/world.ts';
 import type { GatewaySession } from './gateway-session.ts';
 import { applicationFlagsFor } from './intents.ts';
+import { shardReceives } from './shard-routing.ts';
 
 /**
- * READY: the bot user, every guild as unavailable (their GUILD_CREATE follows), the session id,
+ * READY: the bot user, every guild of the session's shard as unavailable (their GUILD_CREATE
+ * follows), the session id,
  * the URL to resume on, the shard, and the application with the privileged-intent flags.
  */
 export function buildReady(
@@ -22,7 +24,7 @@ export function buildReady(
   return {
     v: 10,
     user: { ...userPayload(world.user(world.bot.userId)), verified: true, mfa_enabled: false },
-    guilds: world.botGuilds().map((guild) => ({ id: guild.id, unavailable: true })),
+    guilds: shardGuilds(world, session).map((guild) => ({ id: guild.id, unavailable: true })),
     session_id: session.id,
     resume_gateway_url: resumeUrl,
     shard: [session.shard[0], session.shard[1]],
@@ -39,7 +41,13 @@ export function guildCreateEvents(
   session: GatewaySession,
 ): GatewayGuildCreateDispatchData[] {
   const allMembers = (session.intents & GatewayIntentBits.GuildMembers) !== 0;
-  return world.botGuilds().map((guild) => guildCreatePayload(world, guild, { allMembers }));
+  return shardGuilds(world, session).map((guild) =>
+    guildCreatePayload(world, guild, { allMembers }),
+  );
+}
+
+function shardGuilds(world: World, session: GatewaySession) {
+  return world.botGuilds().filter((guild) => shardReceives(session.shard, guild.id));
 }
 
 /** Answers op 8 (Request Guild Members) by user ids or username prefix, in one chunk. */

@@ -126,6 +126,7 @@ export function channelRoutes(
         context.gateway.dispatch({
           type: 'THREAD_MEMBERS_UPDATE',
           intent: 1,
+          guildId: thread.guildId,
           build: () => ({
             id: thread.id,
             guild_id: thread.guildId,

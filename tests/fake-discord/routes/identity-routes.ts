@@ -47,12 +47,12 @@ export function identityRoutes(
     botRoute('GET', '/gateway/bot', () =>
       json({
         url: gatewayUrl(),
-        shards: 1,
+        shards: context.options.recommendedShards,
         session_start_limit: {
           total: 1000,
           remaining: Math.max(0, 1000 - services.identifies()),
           reset_after: 86_400_000,
-          max_concurrency: 1,
+          max_concurrency: context.options.maxConcurrency,
         },
       }),
     ),

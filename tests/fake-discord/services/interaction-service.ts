@@ -72,6 +72,7 @@ export class InteractionService {
     this.#context.gateway.dispatch({
       type: 'INTERACTION_CREATE',
       intent: null,
+      guildId: record.guildId,
       build: (session) =>
         input.sessionId === undefined || session.id === input.sessionId
           ? record.payload

@@ -50,10 +50,16 @@ export class WorldBuilder {
       everyonePermissions?: bigint;
       botPermissions?: bigint;
       withBot?: boolean;
+      /**
+       * `[shard_id, num_shards]`: an id that shard owns (`(id >> 22) % num_shards`). Default:
+       * the next id, whichever shard owns it.
+       */
+      onShard?: readonly [number, number];
     } = {},
   ): GuildRecord {
     const { world } = this.#context;
-    const id = world.ids.next();
+    const id =
+      options.onShard === undefined ? world.ids.next() : world.ids.nextOnShard(options.onShard);
     const ownerId = options.ownerId ?? this.createUser({ username: 'owner' }).id;
     const guild: GuildRecord = {
       id,
@@ -96,6 +102,7 @@ export class WorldBuilder {
     this.#context.gateway.dispatch({
       type: 'GUILD_CREATE',
       intent: GatewayIntentBits.Guilds,
+      guildId: guild.id,
       build: (session) =>
         guildCreatePayload(world, guild, {
           allMembers: (session.intents & GatewayIntentBits.GuildMembers) !== 0,
@@ -241,7 +248,12 @@ export class WorldBuilder {
 
   #dispatchGuild(type: string, guild: GuildRecord, data: unknown): void {
     if (!guild.members.has(this.#context.world.bot.userId)) return;
-    this.#context.gateway.dispatch({ type, intent: GatewayIntentBits.Guilds, build: () => data });
+    this.#context.gateway.dispatch({
+      type,
+      intent: GatewayIntentBits.Guilds,
+      guildId: guild.id,
+      build: () => data,
+    });
   }
 
   #dispatchMember(type: string, guild: GuildRecord, member: MemberRecord): void {
@@ -253,6 +265,7 @@ export class WorldBuilder {
     this.#context.gateway.dispatch({
       type,
       intent: self ? null : GatewayIntentBits.GuildMembers,
+      guildId: guild.id,
       build: () => payload,
     });
   }

@@ -38,6 +38,21 @@ export class SnowflakeFactory {
     this.#lastTimestamp = timestamp;
     return compose(timestamp, this.#increment);
   }
+
+  /**
+   * A new id that shard `shard[0]` of `shard[1]` owns (`(id >> 22) % num_shards`): its time is
+   * moved forward by less than `num_shards` ms, and later ids stay above it.
+   */
+  nextOnShard(shard: readonly [number, number]): string {
+    const [shardId, shardCount] = shard;
+    let timestamp = Math.max(this.#clock.now(), this.#lastTimestamp + 1);
+    const offset =
+      (((shardId - (timestamp - DISCORD_EPOCH_MS)) % shardCount) + shardCount) % shardCount;
+    timestamp += offset;
+    this.#lastTimestamp = timestamp;
+    this.#increment = 0;
+    return compose(timestamp, 0);
+  }
 }
 
 function compose(timestamp: number, increment: number): string {

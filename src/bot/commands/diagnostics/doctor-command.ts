@@ -24,6 +24,8 @@ import { doctorText as text } from './doctor-texts.ts';
 /** The database has this long to answer `select 1`. (The provider check has its own 10 s.) */
 const DATABASE_TIMEOUT_MS = 5_000;
 const FIELD_VALUE_LIMIT = 1_024;
+/** The start of the instance id, as in the logs' `instanceId` (enough to tell processes apart). */
+const INSTANCE_ID_SHOWN = 8;
 const COLORS = { ok: 0x2ecc71, warn: 0xf1c40f, fail: 0xe74c3c } as const;
 
 /**
@@ -67,7 +69,15 @@ export function doctorCommand(): SlashCommand {
       };
       const sections = doctorReport(facts, context.locale);
       context.logger.info({ worst: worstOf(sections) }, 'doctor');
-      await respond(interaction, { embeds: [embedOf(sections, context)] });
+      const embed = embedOf(sections, context).setFooter({
+        text: text.get(context.locale, 'answeredBy', {
+          // DMs arrive on shard 0 (Discord's rule), so a DM's answer comes from there.
+          shard: String(interaction.guild?.shardId ?? 0),
+          shards: String(interaction.client.options.shardCount ?? 1),
+          process: (context.services.instanceId ?? 'unknown').slice(0, INSTANCE_ID_SHOWN),
+        }),
+      });
+      await respond(interaction, { embeds: [embed] });
     },
   };
 }

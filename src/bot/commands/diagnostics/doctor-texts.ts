@@ -5,6 +5,7 @@ export const doctorText = commandText({
   en: {
     description: 'Check my setup here: intents, permissions, database, provider key, model, MCP',
     title: 'Setup check',
+    answeredBy: 'Answered by shard {shard} of {shards}, process {process}',
     gateway: 'Gateway intents',
     permissions: 'My permissions in this channel',
     database: 'Database',
@@ -61,6 +62,7 @@ export const doctorText = commandText({
   ja: {
     description: 'ここでの設定を確認：インテント、権限、データベース、APIキー、モデル、MCP',
     title: '設定チェック',
+    answeredBy: 'シャード {shard}（全 {shards}）・プロセス {process} が応答しました',
     gateway: 'ゲートウェイインテント',
     permissions: 'このチャンネルでの権限',
     database: 'データベース',
