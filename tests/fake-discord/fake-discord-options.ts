@@ -37,7 +37,17 @@ export interface FakeDiscordOptions {
   oldMessageEdits?: { ageMs: number; limit: number; windowMs: number };
   /** Override a bucket's limit or window (windows are then scaled by rateLimitTimeScale). */
   buckets?: Partial<Record<BucketName, { limit: number; windowMs: number }>>;
+  /**
+   * The bot's global limit: `globalRequestsPerSecond` (default 50) per one-second window, counted
+   * per token across every connection and process, interaction endpoints exempt. On by default.
+   */
+  globalLimit?: boolean;
   globalRequestsPerSecond?: number;
+  /**
+   * Scale of the global one-second window. Default `rateLimitTimeScale`; 1 keeps Discord's real
+   * 50/s while per-route buckets run scaled down (what multi-process load tests need).
+   */
+  globalLimitTimeScale?: number;
   /**
    * Send CHANNEL_CREATE when a DM channel is opened. Discord stopped doing so in API v8 (bots
    * need the Channel partial instead), so it is off by default.
@@ -62,7 +72,9 @@ export interface ResolvedOptions {
   typingDurationMs: number;
   oldMessageEdits: { ageMs: number; limit: number; windowMs: number };
   buckets: Record<BucketName, BucketDefinition>;
+  globalLimit: boolean;
   globalRequestsPerSecond: number;
+  globalLimitTimeScale: number;
   dispatchDirectMessageChannelCreate: boolean;
   waitTimeoutMs: number;
 }
@@ -115,7 +127,9 @@ export function resolveOptions(options: FakeDiscordOptions = {}): ResolvedOption
     typingDurationMs: options.typingDurationMs ?? 10_000,
     oldMessageEdits,
     buckets,
+    globalLimit: options.globalLimit ?? true,
     globalRequestsPerSecond: options.globalRequestsPerSecond ?? 50,
+    globalLimitTimeScale: options.globalLimitTimeScale ?? options.rateLimitTimeScale ?? 1,
     dispatchDirectMessageChannelCreate: options.dispatchDirectMessageChannelCreate ?? false,
     waitTimeoutMs: options.waitTimeoutMs ?? DEFAULT_WAIT_TIMEOUT_MS,
   };
