@@ -13,6 +13,14 @@ import { PROVIDER_IDS, type ProviderId } from './core/provider.ts';
 export interface Config {
   discordToken: string;
   discordApiUrl: string;
+  /**
+   * A REST proxy holding the bot's one global budget (DISCORD_REST_PROXY, e.g.
+   * http://127.0.0.1:8080/api): every request but interaction answers goes through it and the
+   * process paces nothing itself. undefined: straight to Discord, paced per process.
+   */
+  restProxyUrl: string | undefined;
+  /** How many processes share the token (BOT_PROCESS_COUNT): each paces at 40 / this per second. */
+  processCount: number;
   databaseUrl: string | undefined;
   dataDir: string;
   /** 32-byte key; undefined means "generate or load one under DATA_DIR" (embedded database only). */
@@ -48,6 +56,7 @@ export type LogFormat = (typeof LOG_FORMATS)[number];
 export const DEFAULT_METRICS_HOST = '127.0.0.1';
 
 export const DEFAULT_DISCORD_API_URL = 'https://discord.com/api';
+export const MAX_PROCESS_COUNT = 1_000;
 const SNOWFLAKE = /^\d{17,20}$/;
 const ENCRYPTION_KEY_BYTES = 32;
 
@@ -77,6 +86,13 @@ function hasProtocol(value: string, protocols: readonly string[]): boolean {
 const environmentSchema = z.object({
   DISCORD_TOKEN: z.string({ error: MISSING_TOKEN }).trim().min(1, { error: MISSING_TOKEN }),
   DISCORD_API_URL: optionalUrl(['http:', 'https:']),
+  DISCORD_REST_PROXY: optionalUrl(['http:', 'https:']),
+  BOT_PROCESS_COUNT: optionalText.refine(
+    (value) =>
+      value === undefined ||
+      (/^\d{1,4}$/.test(value) && Number(value) >= 1 && Number(value) <= MAX_PROCESS_COUNT),
+    `must be a whole number of bot processes from 1 to ${MAX_PROCESS_COUNT}`,
+  ),
   DATABASE_URL: optionalUrl(['postgres:', 'postgresql:']),
   DATA_DIR: optionalText,
   BOT_ENCRYPTION_KEY: optionalText.refine(
@@ -188,6 +204,9 @@ export function parseConfig(environment: Environment): Config {
   return {
     discordToken: values.DISCORD_TOKEN,
     discordApiUrl: (values.DISCORD_API_URL ?? DEFAULT_DISCORD_API_URL).replace(/\/+$/, ''),
+    restProxyUrl:
+      values.DISCORD_REST_PROXY === undefined ? undefined : apiBase(values.DISCORD_REST_PROXY),
+    processCount: values.BOT_PROCESS_COUNT === undefined ? 1 : Number(values.BOT_PROCESS_COUNT),
     databaseUrl: values.DATABASE_URL,
     dataDir: path.resolve(values.DATA_DIR ?? './data'),
     encryptionKey:
@@ -215,6 +234,16 @@ export function parseConfig(environment: Environment): Config {
         ? DEFAULT_SHUTDOWN_GRACE_MS
         : Number(values.SHUTDOWN_GRACE_MS),
   };
+}
+
+/**
+ * A REST base as discord.js wants it (`…/api`, no trailing slash). A proxy given by its origin
+ * alone (`http://proxy:8080`) gets `/api`, the path nirn-proxy, twilight-http-proxy and
+ * @discordjs/proxy all serve.
+ */
+function apiBase(url: string): string {
+  const trimmed = url.replace(/\/+$/, '');
+  return new URL(trimmed).pathname === '/' ? `${trimmed}/api` : trimmed;
 }
 
 /**

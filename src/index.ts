@@ -132,7 +132,8 @@ async function main(): Promise<void> {
     const discord = await phases.run('discord-client', async () => {
       const { createDiscordClient } = await import('./bot/discord-client.ts');
       const { GatewayMonitor } = await import('./bot/gateway-monitor.ts');
-      const { GlobalRequestPacer } = await import('./bot/global-request-pacer.ts');
+      const { GlobalRequestPacer, processRequestsPerSecond } =
+        await import('./bot/global-request-pacer.ts');
       const { DiscordToolActions } = await import('./bot/discord-tool-actions.ts');
       const { DiscordBot } = await import('./bot/discord-bot.ts');
       const { inviteLink } = await import('./bot/invite-link.ts');
@@ -143,7 +144,15 @@ async function main(): Promise<void> {
       });
       const client = createDiscordClient({
         apiUrl: config.discordApiUrl,
-        pacer: new GlobalRequestPacer({ clock: systemClock }),
+        restProxyUrl: config.restProxyUrl,
+        // Behind the proxy the proxy paces for every process; alone, each takes its share.
+        pacer:
+          config.restProxyUrl === undefined
+            ? new GlobalRequestPacer({
+                clock: systemClock,
+                limit: processRequestsPerSecond(config.processCount),
+              })
+            : undefined,
         observeGateway: (manager) => monitor.observe(manager),
       });
       return { client, monitor, DiscordBot, inviteLink, actions: new DiscordToolActions(client) };

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ManualClock, settle } from '../stream/testing/manual-clock.ts';
-import { GlobalRequestPacer } from './global-request-pacer.ts';
+import { GlobalRequestPacer, processRequestsPerSecond } from './global-request-pacer.ts';
 
 describe('GlobalRequestPacer', () => {
   it('never lets more than the limit start in any window, whatever its phase', async () => {
@@ -30,5 +30,13 @@ describe('GlobalRequestPacer', () => {
     await clock.advance(600);
     await pacer.acquire(); // the first has left the window
     expect(clock.now()).toBe(1_200);
+  });
+
+  it('gives each of several processes its share of 40 per second, never less than one', () => {
+    expect(processRequestsPerSecond(1)).toBe(40);
+    expect(processRequestsPerSecond(2)).toBe(20);
+    expect(processRequestsPerSecond(3)).toBe(13);
+    expect(3 * processRequestsPerSecond(3)).toBeLessThanOrEqual(40);
+    expect(processRequestsPerSecond(100)).toBe(1);
   });
 });

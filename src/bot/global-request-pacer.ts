@@ -8,6 +8,14 @@ export const GLOBAL_REQUESTS_PER_SECOND = 40;
 const WINDOW_MS = 1_000;
 
 /**
+ * Each process's share when `processCount` processes use one token without a REST proxy, so
+ * their sum stays at GLOBAL_REQUESTS_PER_SECOND (at least one request per second each).
+ */
+export function processRequestsPerSecond(processCount: number): number {
+  return Math.max(1, Math.floor(GLOBAL_REQUESTS_PER_SECOND / Math.max(1, processCount)));
+}
+
+/**
  * Paces every REST request of the process with a sliding window: at most `limit` requests
  * start in any `windowMs`. discord.js counts the global limit in fixed one-second windows of
  * its own, which are out of step with Discord's, so a burst (two hundred channels starting at
