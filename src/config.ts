@@ -146,12 +146,12 @@ const environmentSchema = z.object({
   ),
 });
 
-function isPort(value: string): boolean {
+export function isPort(value: string): boolean {
   const port = Number(value);
   return /^\d+$/.test(value) && port >= 0 && port <= 65_535;
 }
 
-function isHost(value: string): boolean {
+export function isHost(value: string): boolean {
   return isIP(value) !== 0 || /^[A-Za-z0-9]([A-Za-z0-9.-]*[A-Za-z0-9])?$/.test(value);
 }
 
