@@ -5,19 +5,37 @@ import { GlobalRequestPacer, processRequestsPerSecond } from './global-request-p
 describe('GlobalRequestPacer', () => {
   it('never lets more than the limit start in any window, whatever its phase', async () => {
     const clock = new ManualClock(0);
-    const pacer = new GlobalRequestPacer({ clock, limit: 3, windowMs: 1_000 });
+    const pacer = new GlobalRequestPacer({ clock, limit: 8, windowMs: 1_000 });
     const started: number[] = [];
-    const requests = Array.from({ length: 8 }, () =>
+    const requests = Array.from({ length: 20 }, () =>
       pacer.acquire().then(() => started.push(clock.now())),
     );
     await settle();
-    expect(started).toEqual([0, 0, 0]);
-    for (let step = 0; step < 30; step += 1) await clock.advance(100);
+    expect(started).toEqual([0, 0]);
+    for (let step = 0; step < 60; step += 1) await clock.advance(50);
     await Promise.all(requests);
-    expect(started).toEqual([0, 0, 0, 1_000, 1_000, 1_000, 2_000, 2_000]);
+    expect(started).toHaveLength(20);
     for (const at of started) {
-      const inWindow = started.filter((other) => other >= at && other < at + 1_000);
-      expect(inWindow.length).toBeLessThanOrEqual(3);
+      expect(
+        started.filter((other) => other >= at && other < at + 1_000).length,
+      ).toBeLessThanOrEqual(8);
+    }
+  });
+
+  it('spreads a burst over the quarters of the window instead of starting it all at once', async () => {
+    const clock = new ManualClock(0);
+    const pacer = new GlobalRequestPacer({ clock, limit: 8, windowMs: 1_000 });
+    const started: number[] = [];
+    const requests = Array.from({ length: 10 }, () =>
+      pacer.acquire().then(() => started.push(clock.now())),
+    );
+    for (let step = 0; step < 30; step += 1) await clock.advance(50);
+    await Promise.all(requests);
+    expect(started).toEqual([0, 0, 250, 250, 500, 500, 750, 750, 1_000, 1_000]);
+    for (const at of started) {
+      expect(started.filter((other) => other >= at && other < at + 250).length).toBeLessThanOrEqual(
+        2,
+      );
     }
   });
 
