@@ -33,6 +33,7 @@ const proxy = await startRestProxy({
   upstreamUrl: config.upstreamUrl,
   host: config.host,
   port: config.port,
+  globalRateLimit: config.globalRateLimit,
   logger,
   clock: systemClock,
 });

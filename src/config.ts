@@ -21,6 +21,8 @@ export interface Config {
   restProxyUrl: string | undefined;
   /** How many processes share the token (BOT_PROCESS_COUNT): each paces at 40 / this per second. */
   processCount: number;
+  /** Discord's global limit of this bot (DISCORD_GLOBAL_RATE_LIMIT): 50/s unless Discord raised it. */
+  globalRateLimit: number;
   databaseUrl: string | undefined;
   dataDir: string;
   /** 32-byte key; undefined means "generate or load one under DATA_DIR" (embedded database only). */
@@ -57,6 +59,21 @@ export const DEFAULT_METRICS_HOST = '127.0.0.1';
 
 export const DEFAULT_DISCORD_API_URL = 'https://discord.com/api';
 export const MAX_PROCESS_COUNT = 1_000;
+export const DEFAULT_GLOBAL_RATE_LIMIT = 50;
+const MAX_GLOBAL_RATE_LIMIT = 100_000;
+
+/** DISCORD_GLOBAL_RATE_LIMIT, shared with the REST proxy's configuration. */
+export const globalRateLimitSetting = z
+  .string()
+  .trim()
+  .transform((value) => (value === '' ? undefined : value))
+  .optional()
+  .refine(
+    (value) =>
+      value === undefined ||
+      (/^\d{1,6}$/.test(value) && Number(value) >= 1 && Number(value) <= MAX_GLOBAL_RATE_LIMIT),
+    `must be the bot's global limit in requests per second, 1 to ${MAX_GLOBAL_RATE_LIMIT} (Discord's default is ${DEFAULT_GLOBAL_RATE_LIMIT})`,
+  );
 const SNOWFLAKE = /^\d{17,20}$/;
 const ENCRYPTION_KEY_BYTES = 32;
 
@@ -93,6 +110,7 @@ const environmentSchema = z.object({
       (/^\d{1,4}$/.test(value) && Number(value) >= 1 && Number(value) <= MAX_PROCESS_COUNT),
     `must be a whole number of bot processes from 1 to ${MAX_PROCESS_COUNT}`,
   ),
+  DISCORD_GLOBAL_RATE_LIMIT: globalRateLimitSetting,
   DATABASE_URL: optionalUrl(['postgres:', 'postgresql:']),
   DATA_DIR: optionalText,
   BOT_ENCRYPTION_KEY: optionalText.refine(
@@ -207,6 +225,10 @@ export function parseConfig(environment: Environment): Config {
     restProxyUrl:
       values.DISCORD_REST_PROXY === undefined ? undefined : apiBase(values.DISCORD_REST_PROXY),
     processCount: values.BOT_PROCESS_COUNT === undefined ? 1 : Number(values.BOT_PROCESS_COUNT),
+    globalRateLimit:
+      values.DISCORD_GLOBAL_RATE_LIMIT === undefined
+        ? DEFAULT_GLOBAL_RATE_LIMIT
+        : Number(values.DISCORD_GLOBAL_RATE_LIMIT),
     databaseUrl: values.DATABASE_URL,
     dataDir: path.resolve(values.DATA_DIR ?? './data'),
     encryptionKey:

@@ -150,7 +150,7 @@ async function main(): Promise<void> {
           config.restProxyUrl === undefined
             ? new GlobalRequestPacer({
                 clock: systemClock,
-                limit: processRequestsPerSecond(config.processCount),
+                limit: processRequestsPerSecond(config.processCount, config.globalRateLimit),
               })
             : undefined,
         observeGateway: (manager) => monitor.observe(manager),

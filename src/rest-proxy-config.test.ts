@@ -8,6 +8,7 @@ describe('parseRestProxyConfig', () => {
       upstreamUrl: 'https://discord.com/api',
       host: '127.0.0.1',
       port: 8080,
+      globalRateLimit: 50,
       logLevel: 'info',
       logFormat: undefined,
     });

@@ -1,6 +1,8 @@
 import { z } from 'zod';
 import {
   DEFAULT_DISCORD_API_URL,
+  DEFAULT_GLOBAL_RATE_LIMIT,
+  globalRateLimitSetting,
   isHost,
   isPort,
   LOG_FORMATS,
@@ -18,6 +20,8 @@ export interface RestProxyConfig {
   host: string;
   /** 0 picks a free port (logged). */
   port: number;
+  /** Discord's global limit of the bot (DISCORD_GLOBAL_RATE_LIMIT); the proxy uses 80% of it. */
+  globalRateLimit: number;
   logLevel: LogLevel;
   logFormat: LogFormat | undefined;
 }
@@ -44,6 +48,7 @@ const restProxySchema = z.object({
     (value) => value === undefined || isHost(value),
     'must be an IP address or host name to bind to, e.g. 127.0.0.1 or 0.0.0.0',
   ),
+  DISCORD_GLOBAL_RATE_LIMIT: globalRateLimitSetting,
   LOG_LEVEL: optionalText.refine(
     (value) => value === undefined || (LOG_LEVELS as readonly string[]).includes(value),
     `must be one of ${LOG_LEVELS.join(', ')}`,
@@ -73,6 +78,10 @@ export function parseRestProxyConfig(environment: Environment): RestProxyConfig 
       values.REST_PROXY_PORT === undefined
         ? DEFAULT_REST_PROXY_PORT
         : Number(values.REST_PROXY_PORT),
+    globalRateLimit:
+      values.DISCORD_GLOBAL_RATE_LIMIT === undefined
+        ? DEFAULT_GLOBAL_RATE_LIMIT
+        : Number(values.DISCORD_GLOBAL_RATE_LIMIT),
     logLevel: (values.LOG_LEVEL as LogLevel | undefined) ?? 'info',
     logFormat: values.LOG_FORMAT as LogFormat | undefined,
   };

@@ -56,5 +56,7 @@ describe('GlobalRequestPacer', () => {
     expect(processRequestsPerSecond(3)).toBe(13);
     expect(3 * processRequestsPerSecond(3)).toBeLessThanOrEqual(40);
     expect(processRequestsPerSecond(100)).toBe(1);
+    // A bot whose global limit Discord raised to 500 requests per second.
+    expect(processRequestsPerSecond(4, 500)).toBe(100);
   });
 });

@@ -1,20 +1,32 @@
 import type { Clock } from '../core/clock.ts';
 
+/** Discord's global limit of a bot: 50 requests per second, unless Discord raised it. */
+export const DISCORD_GLOBAL_REQUESTS_PER_SECOND = 50;
 /**
- * Discord allows a bot 50 requests per second in all. The margin absorbs what moves requests
- * closer together between here and Discord: event-loop stalls, connection setup, jitter.
+ * The share of it the bot uses. The margin absorbs what moves requests closer together between
+ * here and Discord: event-loop stalls, connection setup, jitter.
  */
-export const GLOBAL_REQUESTS_PER_SECOND = 40;
+const GLOBAL_BUDGET_SHARE = 0.8;
+/** 40 of Discord's 50. */
+export const GLOBAL_REQUESTS_PER_SECOND = budgetOf(DISCORD_GLOBAL_REQUESTS_PER_SECOND);
+
+/** The requests per second the bot may use of a global limit of `discordLimit`. */
+export function budgetOf(discordLimit: number): number {
+  return Math.max(1, Math.floor(discordLimit * GLOBAL_BUDGET_SHARE));
+}
 const WINDOW_MS = 1_000;
 /** The window is cut into this many slices, each allowed its share of the limit (see below). */
 const SLICES = 4;
 
 /**
  * Each process's share when `processCount` processes use one token without a REST proxy, so
- * their sum stays at GLOBAL_REQUESTS_PER_SECOND (at least one request per second each).
+ * their sum stays within the budget (at least one request per second each).
  */
-export function processRequestsPerSecond(processCount: number): number {
-  return Math.max(1, Math.floor(GLOBAL_REQUESTS_PER_SECOND / Math.max(1, processCount)));
+export function processRequestsPerSecond(
+  processCount: number,
+  discordLimit = DISCORD_GLOBAL_REQUESTS_PER_SECOND,
+): number {
+  return Math.max(1, Math.floor(budgetOf(discordLimit) / Math.max(1, processCount)));
 }
 
 /**

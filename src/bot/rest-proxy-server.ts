@@ -6,7 +6,11 @@ import { populateErrorResponse } from '@discordjs/proxy';
 import { DefaultRestOptions, REST, RESTEvents, type RequestMethod } from '@discordjs/rest';
 import type { Clock } from '../core/clock.ts';
 import type { Logger } from '../core/logger.ts';
-import { GlobalRequestPacer } from './global-request-pacer.ts';
+import {
+  budgetOf,
+  DISCORD_GLOBAL_REQUESTS_PER_SECOND,
+  GlobalRequestPacer,
+} from './global-request-pacer.ts';
 
 export interface RestProxyOptions {
   /** Discord's REST base, e.g. https://discord.com/api (the loopback Discord's in tests). */
@@ -16,6 +20,8 @@ export interface RestProxyOptions {
   port: number;
   logger: Logger;
   clock: Clock;
+  /** Discord's global limit of the bot; default 50 (the proxy uses 80% of it). */
+  globalRateLimit?: number;
 }
 
 export interface RunningRestProxy {
@@ -43,7 +49,10 @@ const TOKEN_SEGMENT = /\/(interactions|webhooks)\/(\d+)\/[^/?]+/;
  */
 export async function startRestProxy(options: RestProxyOptions): Promise<RunningRestProxy> {
   const { logger } = options;
-  const pacer = new GlobalRequestPacer({ clock: options.clock });
+  const pacer = new GlobalRequestPacer({
+    clock: options.clock,
+    limit: budgetOf(options.globalRateLimit ?? DISCORD_GLOBAL_REQUESTS_PER_SECOND),
+  });
   const rest = new REST({
     api: options.upstreamUrl,
     makeRequest: async (url, init) => {
