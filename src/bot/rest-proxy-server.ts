@@ -65,6 +65,10 @@ export async function startRestProxy(options: RestProxyOptions): Promise<Running
     logger.debug({ route: info.route, global: info.global, waitMs: info.timeToReset }, 'waiting'),
   );
   const server = createServer((request, response) => {
+    if (request.url === '/healthz') {
+      response.writeHead(200, { 'content-type': 'application/json' }).end('{"status":"ok"}');
+      return;
+    }
     void forward({ rest, request, response, logger, clock: options.clock });
   });
   await new Promise<void>((resolve, reject) => {

@@ -67,6 +67,9 @@ describe('the REST proxy', () => {
     expect((await call(proxy.apiUrl, 'GET', '/users/@me')).status).toBe(200);
     const anonymous = await fetch(`${proxy.apiUrl}/v10/users/@me`);
     expect(anonymous.status).toBe(401);
+    const health = await fetch(proxy.apiUrl.replace(/\/api$/, '/healthz'));
+    expect(health.status).toBe(200);
+    expect(discord.requests({ route: '/healthz' })).toEqual([]);
   });
 
   it('keeps a burst of 120 requests inside the global limit that the same burst sent direct exceeds', async () => {
