@@ -59,6 +59,9 @@ interface Measurement {
   lost: number;
   globalLimitHits: number;
   split: number[];
+  /** CPU time per measured turn: all bot processes together, and the REST proxy. */
+  botCpuMsPerTurn: number;
+  proxyCpuMsPerTurn: number;
   /** The machine's 1-minute load average when the configuration ended. */
   load: number;
 }
@@ -103,9 +106,10 @@ async function measure(mode: Mode, processes: number): Promise<Measurement> {
       LOG_FORMAT: 'json',
       LOG_LEVEL: 'info',
     };
+    let proxy: FleetProcess | undefined;
     if (mode === 'proxy') {
       const port = await freePort();
-      const proxy = fleet.start({
+      proxy = fleet.start({
         name: 'rest-proxy',
         script: 'scripts/rest-proxy.ts',
         env: { ...shared, REST_PROXY_PORT: String(port) },
@@ -150,6 +154,7 @@ async function measure(mode: Mode, processes: number): Promise<Measurement> {
     await world.call('resetObservations', null);
     // A scrape resets prom-client's lag histogram: the second one covers the measured rounds.
     await Promise.all(bots.map(({ metricsPort }) => lagP99Ms(metricsPort)));
+    const cpuBefore = { bots: sumCpuMs(bots), proxy: proxy?.cpuMs() ?? 0 };
     const started = performance.now();
     let lost = warmUp.lost;
     for (let round = 0; round < MEASURED_ROUNDS; round += 1) {
@@ -161,6 +166,9 @@ async function measure(mode: Mode, processes: number): Promise<Measurement> {
       lost += outcome.lost;
     }
     const seconds = (performance.now() - started) / 1000;
+    const measuredTurns = CHANNELS * MEASURED_ROUNDS;
+    const botCpuMsPerTurn = (sumCpuMs(bots) - cpuBefore.bots) / measuredTurns;
+    const proxyCpuMsPerTurn = ((proxy?.cpuMs() ?? 0) - cpuBefore.proxy) / measuredTurns;
     const lags = await Promise.all(bots.map(({ metricsPort }) => lagP99Ms(metricsPort)));
     // A turn logs "turn finished" just after its reply: give the last ones time to be logged.
     const expectedTurns = CHANNELS * (MEASURED_ROUNDS + 1) - lost;
@@ -179,7 +187,9 @@ async function measure(mode: Mode, processes: number): Promise<Measurement> {
     return {
       mode,
       processes,
-      turnsPerSecond: (CHANNELS * MEASURED_ROUNDS) / seconds,
+      turnsPerSecond: measuredTurns / seconds,
+      botCpuMsPerTurn,
+      proxyCpuMsPerTurn,
       lagP99Ms: Math.max(...lags),
       duplicates: Math.max(finished.flat().length - answered.size, extraReplies),
       lost,
@@ -193,6 +203,10 @@ async function measure(mode: Mode, processes: number): Promise<Measurement> {
     await prepared.dispose();
     rmSync(dataDir, { recursive: true, force: true });
   }
+}
+
+function sumCpuMs(bots: readonly { bot: FleetProcess }[]): number {
+  return bots.reduce((sum, { bot }) => sum + bot.cpuMs(), 0);
 }
 
 function isFinishedTurn(record: LogRecord): boolean {
@@ -216,6 +230,7 @@ function printTable(measurements: readonly Measurement[]): void {
     'turns/s',
     'speed-up',
     'lag p99 ms',
+    'CPU ms/turn (bots + proxy)',
     'turns per process',
     'duplicates',
     'lost',
@@ -230,6 +245,7 @@ function printTable(measurements: readonly Measurement[]): void {
       measurement.turnsPerSecond.toFixed(1),
       one === undefined ? '' : `${(measurement.turnsPerSecond / one.turnsPerSecond).toFixed(2)}×`,
       measurement.lagP99Ms.toFixed(1),
+      `${measurement.botCpuMsPerTurn.toFixed(1)} + ${measurement.proxyCpuMsPerTurn.toFixed(1)}`,
       measurement.split.join(' / '),
       String(measurement.duplicates),
       String(measurement.lost),

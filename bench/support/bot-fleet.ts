@@ -4,7 +4,8 @@
  * their JSON log lines read, their /metrics scraped, and stopped with SIGTERM (SIGKILL if they
  * hang). Every process started here is ended by `stopAll`.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
@@ -14,6 +15,7 @@ const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..')
 const STOP_DEADLINE_MS = 30_000;
 /** A ceiling for start-up on a busy 2-core machine, not an expectation. */
 const START_DEADLINE_MS = 180_000;
+const CLOCK_TICKS_PER_SECOND = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }));
 
 export type LogRecord = Record<string, unknown>;
 
@@ -76,8 +78,13 @@ export class FleetProcess {
     });
   }
 
-  count(accepts: (record: LogRecord) => boolean): number {
-    return this.records.filter(accepts).length;
+  /** CPU time (user + system) the process has used so far, from /proc (Linux), in ms. */
+  cpuMs(): number {
+    const stat = readFileSync(`/proc/${this.#child.pid ?? 0}/stat`, 'utf8');
+    // Fields after the command name (which may hold spaces): utime and stime are 14th and 15th.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    const ticks = Number(fields[11]) + Number(fields[12]);
+    return (ticks * 1000) / CLOCK_TICKS_PER_SECOND;
   }
 
   async stop(): Promise<void> {
