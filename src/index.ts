@@ -145,6 +145,7 @@ async function main(): Promise<void> {
       const client = createDiscordClient({
         apiUrl: config.discordApiUrl,
         restProxyUrl: config.restProxyUrl,
+        globalRequestsPerSecond: config.globalRateLimit,
         // Behind the proxy the proxy paces for every process; alone, each takes its share.
         pacer:
           config.restProxyUrl === undefined

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { restRequestUrl } from './discord-client.ts';
+import { createDiscordClient, restRequestUrl } from './discord-client.ts';
 
 const apiUrl = 'https://discord.com/api';
 const restProxyUrl = 'http://rest-proxy:8080/api';
@@ -21,5 +21,18 @@ describe('restRequestUrl', () => {
   it('changes nothing without a proxy', () => {
     const url = `${apiUrl}/v10/users/@me`;
     expect(restRequestUrl(url, { apiUrl, restProxyUrl: undefined })).toBe(url);
+  });
+});
+
+describe('createDiscordClient', () => {
+  it('tells discord.js a global limit Discord raised, so its own 50/s does not cap the bot', async () => {
+    const raised = createDiscordClient({ apiUrl, globalRequestsPerSecond: 1_200 });
+    const standard = createDiscordClient({ apiUrl });
+    try {
+      expect(raised.rest.options.globalRequestsPerSecond).toBe(1_200);
+      expect(standard.rest.options.globalRequestsPerSecond).toBe(50);
+    } finally {
+      await Promise.all([raised.destroy(), standard.destroy()]);
+    }
   });
 });

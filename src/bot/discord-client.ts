@@ -21,6 +21,11 @@ export interface DiscordClientOptions {
    * undefined behind a REST proxy: the proxy holds the bot's one global budget.
    */
   pacer?: GlobalRequestPacer | undefined;
+  /**
+   * Discord's global limit of the bot (DISCORD_GLOBAL_RATE_LIMIT, default 50). discord.js
+   * holds every request to it on its own as well, so a raised limit must reach it too.
+   */
+  globalRequestsPerSecond?: number | undefined;
   /** Sees the gateway manager once discord.js builds it (close codes, sessions). */
   observeGateway?: (manager: GatewayManager) => void;
 }
@@ -63,6 +68,9 @@ export function createDiscordClient(options: DiscordClientOptions): Client {
     partials: [Partials.Channel, Partials.Message],
     rest: {
       api: options.apiUrl,
+      ...(options.globalRequestsPerSecond === undefined
+        ? {}
+        : { globalRequestsPerSecond: options.globalRequestsPerSecond }),
       makeRequest: async (url, init) => {
         if (pacer !== undefined && !EXEMPT_FROM_GLOBAL_LIMIT.test(url)) await pacer.acquire();
         return DefaultRestOptions.makeRequest(restRequestUrl(url, routing), init);

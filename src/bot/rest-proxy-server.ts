@@ -49,12 +49,12 @@ const TOKEN_SEGMENT = /\/(interactions|webhooks)\/(\d+)\/[^/?]+/;
  */
 export async function startRestProxy(options: RestProxyOptions): Promise<RunningRestProxy> {
   const { logger } = options;
-  const pacer = new GlobalRequestPacer({
-    clock: options.clock,
-    limit: budgetOf(options.globalRateLimit ?? DISCORD_GLOBAL_REQUESTS_PER_SECOND),
-  });
+  const discordLimit = options.globalRateLimit ?? DISCORD_GLOBAL_REQUESTS_PER_SECOND;
+  const pacer = new GlobalRequestPacer({ clock: options.clock, limit: budgetOf(discordLimit) });
   const rest = new REST({
     api: options.upstreamUrl,
+    // @discordjs/rest also counts the global limit itself (50 unless told): the pacer is stricter.
+    globalRequestsPerSecond: discordLimit,
     makeRequest: async (url, init) => {
       if (!EXEMPT_FROM_GLOBAL_LIMIT.test(url)) await pacer.acquire();
       init.signal?.throwIfAborted();
