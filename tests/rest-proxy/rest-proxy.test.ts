@@ -5,7 +5,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startRestProxy, type RunningRestProxy } from '../../src/bot/rest-proxy-server.ts';
 import { systemClock } from '../../src/core/clock.ts';
-import { silentLogger } from '../../src/core/logger.ts';
+import { silentLogger, type Logger } from '../../src/core/logger.ts';
 import { startFakeDiscord, type FakeDiscord } from '../fake-discord/fake-discord.ts';
 
 let discord: FakeDiscord;
@@ -105,6 +105,49 @@ describe('the REST proxy', () => {
       expect.objectContaining({ content: 'after a 429' }),
       expect.objectContaining({ content: 'after a 429' }),
     ]);
+  });
+
+  it('drops a queued request whose caller gave up instead of sending it late', async () => {
+    let sawWait: () => void = () => undefined;
+    const waiting = new Promise<void>((resolve) => (sawWait = resolve));
+    const logger: Logger = {
+      ...silentLogger,
+      debug: (...parts: unknown[]) => {
+        if (parts.includes('waiting')) sawWait();
+      },
+      child: () => logger,
+    };
+    const queueing = await startRestProxy({
+      upstreamUrl: discord.apiUrl,
+      host: '127.0.0.1',
+      port: 0,
+      logger,
+      clock: systemClock,
+    });
+    const post = (content: string, signal?: AbortSignal) =>
+      fetch(`${queueing.apiUrl}/v10/channels/${channelId}/messages`, {
+        method: 'POST',
+        headers: { authorization: `Bot ${discord.token}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ content, allowed_mentions: { parse: [] } }),
+        ...(signal === undefined ? {} : { signal }),
+      });
+    try {
+      // Five writes fill the channel's bucket (5 per 250 ms here); the sixth waits in the proxy.
+      await Promise.all(Array.from({ length: 5 }, (_unused, index) => post(`fill ${index}`)));
+      const giveUp = new AbortController();
+      const abandoned = post('abandoned', giveUp.signal).catch(() => undefined);
+      await waiting;
+      giveUp.abort();
+      await abandoned;
+      // One bucket's requests leave the proxy in order: had the abandoned one been kept, it
+      // would have reached Discord before this one.
+      expect((await post('later')).status).toBe(200);
+      const contents = discord.readChannel(channelId).map((message) => message.content);
+      expect(contents).toContain('later');
+      expect(contents).not.toContain('abandoned');
+    } finally {
+      await queueing.close();
+    }
   });
 
   it('answers 502 with a JSON body when Discord cannot be reached', async () => {
