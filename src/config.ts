@@ -5,6 +5,12 @@ import { parseEnv } from 'node:util';
 import { z } from 'zod';
 import { ConfigError } from './core/errors.ts';
 import { PROVIDER_IDS, type ProviderId } from './core/provider.ts';
+import {
+  apiBase,
+  DEFAULT_GLOBAL_RATE_LIMIT,
+  globalRateLimitSetting,
+  processCountSetting,
+} from './rest-budget-settings.ts';
 
 /**
  * The operator's configuration: parsed once, from the environment and an optional `.env`, at
@@ -58,22 +64,6 @@ export type LogFormat = (typeof LOG_FORMATS)[number];
 export const DEFAULT_METRICS_HOST = '127.0.0.1';
 
 export const DEFAULT_DISCORD_API_URL = 'https://discord.com/api';
-export const MAX_PROCESS_COUNT = 1_000;
-export const DEFAULT_GLOBAL_RATE_LIMIT = 50;
-const MAX_GLOBAL_RATE_LIMIT = 100_000;
-
-/** DISCORD_GLOBAL_RATE_LIMIT, shared with the REST proxy's configuration. */
-export const globalRateLimitSetting = z
-  .string()
-  .trim()
-  .transform((value) => (value === '' ? undefined : value))
-  .optional()
-  .refine(
-    (value) =>
-      value === undefined ||
-      (/^\d{1,6}$/.test(value) && Number(value) >= 1 && Number(value) <= MAX_GLOBAL_RATE_LIMIT),
-    `must be the bot's global limit in requests per second, 1 to ${MAX_GLOBAL_RATE_LIMIT} (Discord's default is ${DEFAULT_GLOBAL_RATE_LIMIT})`,
-  );
 const SNOWFLAKE = /^\d{17,20}$/;
 const ENCRYPTION_KEY_BYTES = 32;
 
@@ -104,12 +94,7 @@ const environmentSchema = z.object({
   DISCORD_TOKEN: z.string({ error: MISSING_TOKEN }).trim().min(1, { error: MISSING_TOKEN }),
   DISCORD_API_URL: optionalUrl(['http:', 'https:']),
   DISCORD_REST_PROXY: optionalUrl(['http:', 'https:']),
-  BOT_PROCESS_COUNT: optionalText.refine(
-    (value) =>
-      value === undefined ||
-      (/^\d{1,4}$/.test(value) && Number(value) >= 1 && Number(value) <= MAX_PROCESS_COUNT),
-    `must be a whole number of bot processes from 1 to ${MAX_PROCESS_COUNT}`,
-  ),
+  BOT_PROCESS_COUNT: processCountSetting,
   DISCORD_GLOBAL_RATE_LIMIT: globalRateLimitSetting,
   DATABASE_URL: optionalUrl(['postgres:', 'postgresql:']),
   DATA_DIR: optionalText,
@@ -256,16 +241,6 @@ export function parseConfig(environment: Environment): Config {
         ? DEFAULT_SHUTDOWN_GRACE_MS
         : Number(values.SHUTDOWN_GRACE_MS),
   };
-}
-
-/**
- * A REST base as discord.js wants it (`…/api`, no trailing slash). A proxy given by its origin
- * alone (`http://proxy:8080`) gets `/api`, the path nirn-proxy, twilight-http-proxy and
- * @discordjs/proxy all serve.
- */
-function apiBase(url: string): string {
-  const trimmed = url.replace(/\/+$/, '');
-  return new URL(trimmed).pathname === '/' ? `${trimmed}/api` : trimmed;
 }
 
 /**

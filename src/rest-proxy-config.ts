@@ -1,8 +1,6 @@
 import { z } from 'zod';
 import {
   DEFAULT_DISCORD_API_URL,
-  DEFAULT_GLOBAL_RATE_LIMIT,
-  globalRateLimitSetting,
   isHost,
   isPort,
   LOG_FORMATS,
@@ -12,6 +10,7 @@ import {
   type LogLevel,
 } from './config.ts';
 import { ConfigError } from './core/errors.ts';
+import { DEFAULT_GLOBAL_RATE_LIMIT, globalRateLimitSetting } from './rest-budget-settings.ts';
 
 /** `npm run rest-proxy`'s configuration (README "Scaling out"): where it listens, what it fronts. */
 export interface RestProxyConfig {
