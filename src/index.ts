@@ -142,18 +142,25 @@ async function main(): Promise<void> {
         health: gatewayHealth,
         onFatalClose: (advice, code) => exit.fail(advice, { code }),
       });
+      // Behind the proxy the proxy paces for every process; alone, each takes its share.
+      const requestsPerSecond =
+        config.restProxyUrl === undefined
+          ? processRequestsPerSecond(config.processCount, config.globalRateLimit)
+          : undefined;
+      logger.info(
+        { restProxy: config.restProxyUrl ?? null, requestsPerSecond: requestsPerSecond ?? null },
+        config.restProxyUrl === undefined
+          ? 'REST paced by this process'
+          : 'REST through the shared proxy',
+      );
       const client = createDiscordClient({
         apiUrl: config.discordApiUrl,
         restProxyUrl: config.restProxyUrl,
         globalRequestsPerSecond: config.globalRateLimit,
-        // Behind the proxy the proxy paces for every process; alone, each takes its share.
         pacer:
-          config.restProxyUrl === undefined
-            ? new GlobalRequestPacer({
-                clock: systemClock,
-                limit: processRequestsPerSecond(config.processCount, config.globalRateLimit),
-              })
-            : undefined,
+          requestsPerSecond === undefined
+            ? undefined
+            : new GlobalRequestPacer({ clock: systemClock, limit: requestsPerSecond }),
         observeGateway: (manager) => monitor.observe(manager),
       });
       return { client, monitor, DiscordBot, inviteLink, actions: new DiscordToolActions(client) };
