@@ -20,12 +20,13 @@ import {
 } from '../../src/bot/global-request-pacer.ts';
 import { startRestProxy, type RunningRestProxy } from '../../src/bot/rest-proxy-server.ts';
 import { systemClock } from '../../src/core/clock.ts';
-import { silentLogger } from '../../src/core/logger.ts';
+import { silentLogger, type Logger } from '../../src/core/logger.ts';
 import { startFakeDiscord, type FakeDiscord } from '../fake-discord/fake-discord.ts';
 import { LlmStandIn } from '../support/llm-stand-in/llm-stand-in.ts';
-import { startBot } from '../support/scenario-runner.ts';
+import { startBot, type BotProcess } from '../support/scenario-runner.ts';
 import type { Script, ScriptStep } from '../support/llm-stand-in/script.ts';
 import { botMessagesIn, TEST_API_KEY, TEST_MODEL, waitForTurn } from './support/bot-harness.ts';
+import { commandsRegistered } from './support/slash-commands.ts';
 
 const CHANNELS = 120;
 const SECOND_PROCESS_MESSAGES_PER_CHANNEL = 3;
@@ -74,6 +75,17 @@ describe(`one token, ${CHANNELS} channels streaming while a second process posts
   let discord: FakeDiscord;
   let llm: LlmStandIn;
   let proxy: RunningRestProxy;
+  /** Every route the proxy forwarded (its debug log). */
+  const proxiedRoutes: string[] = [];
+  const recordingLogger: Logger = {
+    ...silentLogger,
+    debug: (...parts: unknown[]) => {
+      const [fields, message] = parts as [{ route?: string }, string | undefined];
+      if (message === 'proxied' && typeof fields.route === 'string')
+        proxiedRoutes.push(fields.route);
+    },
+    child: () => recordingLogger,
+  };
   beforeAll(async () => {
     discord = await startFakeDiscord({
       rateLimitTimeScale: 0.05,
@@ -86,7 +98,7 @@ describe(`one token, ${CHANNELS} channels streaming while a second process posts
       upstreamUrl: discord.apiUrl,
       host: '127.0.0.1',
       port: 0,
-      logger: silentLogger,
+      logger: recordingLogger,
       clock: systemClock,
     });
   });
@@ -104,6 +116,8 @@ describe(`one token, ${CHANNELS} channels streaming while a second process posts
     env: Record<string, string>;
     restProxyUrl?: string;
     secondProcessPerSecond: number | undefined;
+    /** Runs with the bot still up, after the streams. */
+    afterStreams?: (bot: BotProcess, world: ReturnType<typeof buildWorld>) => Promise<void>;
   }): Promise<Outcome> {
     const world = buildWorld(discord);
     const bot = startBot({
@@ -154,7 +168,7 @@ describe(`one token, ${CHANNELS} channels streaming while a second process posts
         Promise.all(triggers.map((trigger) => waitForTurn(bot, trigger.id, 180_000))),
       ]);
       const replies = world.bot.map(({ channelId }) => botMessagesIn(discord, channelId));
-      return {
+      const outcome = {
         globalLimitHits: discord.globalRateLimitHits(),
         incompleteChannels: replies.filter((messages) => {
           const shown = messages.map((message) => message.content).join('\n');
@@ -165,6 +179,8 @@ describe(`one token, ${CHANNELS} channels streaming while a second process posts
         requests: discord.requests().length,
         wallMs: Date.now() - startedAt,
       };
+      await options.afterStreams?.(bot, world);
+      return outcome;
     } finally {
       second.rest.clearHashSweeper();
       second.rest.clearHandlerSweeper();
@@ -179,14 +195,30 @@ describe(`one token, ${CHANNELS} channels streaming while a second process posts
     secondProcessFailures: 0,
   };
 
-  it('answers no global 429 when both processes send REST through the shared proxy', async () => {
+  it('answers no global 429 when both processes send REST through the shared proxy, and interaction answers skip it', async () => {
+    let helpAnswered = false;
     const outcome = await streamEverywhere({
       env: { DISCORD_REST_PROXY: proxy.apiUrl },
       restProxyUrl: proxy.apiUrl,
       secondProcessPerSecond: undefined,
+      afterStreams: async (bot, world) => {
+        await commandsRegistered(discord, bot);
+        const help = discord.invokeSlashCommand({
+          userId: world.bot[0]?.memberId ?? '',
+          channelId: world.bot[0]?.channelId ?? '',
+          command: 'help',
+        });
+        await help.waitForOriginal();
+        helpAnswered = true;
+      },
     });
     console.log(`through the REST proxy: ${JSON.stringify(outcome)}`);
     expect(outcome).toMatchObject(clean);
+    expect(helpAnswered).toBe(true);
+    expect(proxiedRoutes.filter((route) => route.startsWith('/channels/')).length).toBeGreaterThan(
+      CHANNELS,
+    );
+    expect(proxiedRoutes.filter((route) => /^\/(interactions|webhooks)\//.test(route))).toEqual([]);
   });
 
   it('answers no global 429 when each process paces at 40 / 2 per second', async () => {
