@@ -80,11 +80,7 @@ export class FleetProcess {
 
   /** CPU time (user + system) the process has used so far, from /proc (Linux), in ms. */
   cpuMs(): number {
-    const stat = readFileSync(`/proc/${this.#child.pid ?? 0}/stat`, 'utf8');
-    // Fields after the command name (which may hold spaces): utime and stime are 14th and 15th.
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    const ticks = Number(fields[11]) + Number(fields[12]);
-    return (ticks * 1000) / CLOCK_TICKS_PER_SECOND;
+    return treeCpuMs(this.#child.pid ?? 0);
   }
 
   async stop(): Promise<void> {
@@ -109,6 +105,22 @@ export class BotFleet {
   async stopAll(): Promise<void> {
     await Promise.all(this.#processes.splice(0).map((running) => running.stop()));
   }
+}
+
+/** CPU ms of a process and every living descendant (a shard manager's children). */
+function treeCpuMs(pid: number): number {
+  let total = 0;
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    total += ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS_PER_SECOND;
+    const children = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim();
+    for (const child of children === '' ? [] : children.split(' '))
+      total += treeCpuMs(Number(child));
+  } catch {
+    // The process has exited.
+  }
+  return total;
 }
 
 /** A TCP port free right now on 127.0.0.1. */
