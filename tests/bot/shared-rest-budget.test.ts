@@ -2,22 +2,20 @@
  * Issue 13, the REST side: a bot process and a second process's REST traffic share one token,
  * so Discord's global limit (50 requests/s, kept at real time here while route buckets run 20×
  * faster) is shared. The bot streams a three-paragraph reply into 120 channels at once while
- * the second process — the bot's own discord.js REST stack, as another shard process would run
- * it — posts into 120 channels of its own. Through the shared REST proxy, or with each process
- * pacing at 40 / 2 per second, the loopback Discord answers no global 429; the control, both at
- * the single-process 40/s, shows the test can fail.
+ * a second process (tests/bot/support/rest-load-process.ts: the bot's own discord.js REST
+ * stack, as another shard process would run it) posts into 120 channels of its own. Through
+ * the shared REST proxy, or with each process pacing at 40 / 2 per second, the loopback
+ * Discord answers no global 429; the control, both at the single-process 40/s, shows the test
+ * can fail.
  *
  * Why not two bot processes: on one gateway without sharding, the first process to claim a
  * message answers it, so the second one stands by (turns split 120/0 in a trial run) and never
  * adds load. Once the gateway routes guilds to shards, two bot processes replace the load.
  */
-import { Routes } from 'discord.js';
+import { fork } from 'node:child_process';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createDiscordClient } from '../../src/bot/discord-client.ts';
-import {
-  GlobalRequestPacer,
-  processRequestsPerSecond,
-} from '../../src/bot/global-request-pacer.ts';
+import { processRequestsPerSecond } from '../../src/bot/global-request-pacer.ts';
 import { startRestProxy, type RunningRestProxy } from '../../src/bot/rest-proxy-server.ts';
 import { systemClock } from '../../src/core/clock.ts';
 import { silentLogger, type Logger } from '../../src/core/logger.ts';
@@ -26,7 +24,10 @@ import { LlmStandIn } from '../support/llm-stand-in/llm-stand-in.ts';
 import { startBot, type BotProcess } from '../support/scenario-runner.ts';
 import type { Script, ScriptStep } from '../support/llm-stand-in/script.ts';
 import { botMessagesIn, TEST_API_KEY, TEST_MODEL, waitForTurn } from './support/bot-harness.ts';
+import type { RestLoad, RestLoadResult } from './support/rest-load-process.ts';
 import { commandsRegistered } from './support/slash-commands.ts';
+
+const REST_LOAD_ENTRY = path.resolve(import.meta.dirname, 'support/rest-load-process.ts');
 
 const CHANNELS = 120;
 const SECOND_PROCESS_MESSAGES_PER_CHANNEL = 3;
@@ -131,15 +132,10 @@ describe(`one token, ${CHANNELS} channels streaming while a second process posts
         ...options.env,
       },
     });
-    const second = createDiscordClient({
-      apiUrl: discord.apiUrl,
-      restProxyUrl: options.restProxyUrl,
-      pacer:
-        options.secondProcessPerSecond === undefined
-          ? undefined
-          : new GlobalRequestPacer({ clock: systemClock, limit: options.secondProcessPerSecond }),
+    const second = fork(REST_LOAD_ENTRY, [], {
+      execArgv: [],
+      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
     });
-    second.rest.setToken(discord.token);
     try {
       await bot.waitUntilConnected();
       discord.resetObservations();
@@ -151,20 +147,23 @@ describe(`one token, ${CHANNELS} channels streaming while a second process posts
           content: `<@${discord.botUserId}> tell me something`,
         }),
       );
-      const posts = world.second.flatMap(({ channelId }) =>
-        Array.from({ length: SECOND_PROCESS_MESSAGES_PER_CHANNEL }, (_unused, index) =>
-          second.rest
-            .post(Routes.channelMessages(channelId), {
-              body: { content: `post ${index + 1}`, allowed_mentions: { parse: [] } },
-            })
-            .then(
-              () => true,
-              () => false,
-            ),
-        ),
-      );
-      const [posted] = await Promise.all([
-        Promise.all(posts),
+      const posted = new Promise<RestLoadResult>((resolve, reject) => {
+        second.once('message', (result: RestLoadResult) => resolve(result));
+        second.once('exit', (code) => reject(new Error(`the second process exited (${code})`)));
+      });
+      const load: RestLoad = {
+        apiUrl: discord.apiUrl,
+        token: discord.token,
+        ...(options.restProxyUrl === undefined ? {} : { restProxyUrl: options.restProxyUrl }),
+        ...(options.secondProcessPerSecond === undefined
+          ? {}
+          : { requestsPerSecond: options.secondProcessPerSecond }),
+        channelIds: world.second.map(({ channelId }) => channelId),
+        messagesPerChannel: SECOND_PROCESS_MESSAGES_PER_CHANNEL,
+      };
+      second.send(load);
+      const [secondResult] = await Promise.all([
+        posted,
         Promise.all(triggers.map((trigger) => waitForTurn(bot, trigger.id, 180_000))),
       ]);
       const replies = world.bot.map(({ channelId }) => botMessagesIn(discord, channelId));
@@ -175,15 +174,14 @@ describe(`one token, ${CHANNELS} channels streaming while a second process posts
           return !PARAGRAPHS.every((paragraph) => shown.includes(paragraph));
         }).length,
         duplicateReplies: replies.filter((messages) => messages.length > PARAGRAPHS.length).length,
-        secondProcessFailures: posted.filter((ok) => !ok).length,
+        secondProcessFailures: secondResult.failures,
         requests: discord.requests().length,
         wallMs: Date.now() - startedAt,
       };
       await options.afterStreams?.(bot, world);
       return outcome;
     } finally {
-      second.rest.clearHashSweeper();
-      second.rest.clearHandlerSweeper();
+      if (second.exitCode === null && second.signalCode === null) second.kill('SIGKILL');
       await bot.dispose();
     }
   }
