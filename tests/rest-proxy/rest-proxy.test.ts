@@ -72,6 +72,26 @@ describe('the REST proxy', () => {
     expect(discord.requests({ route: '/healthz' })).toEqual([]);
   });
 
+  it('forwards a multipart create with its file intact', async () => {
+    const form = new FormData();
+    form.append(
+      'payload_json',
+      JSON.stringify({ content: 'with a file', allowed_mentions: { parse: [] } }),
+    );
+    form.append('files[0]', new Blob(['hello file'], { type: 'text/plain' }), 'note.txt');
+    const response = await fetch(`${proxy.apiUrl}/v10/channels/${channelId}/messages`, {
+      method: 'POST',
+      headers: { authorization: `Bot ${discord.token}` },
+      body: form,
+    });
+    expect(response.status).toBe(200);
+    const [entry] = discord.requests({ method: 'POST', route: '/channels/:channelId/messages' });
+    expect(entry?.files).toEqual([
+      expect.objectContaining({ filename: 'note.txt', size: 'hello file'.length }),
+    ]);
+    expect(entry?.body).toMatchObject({ content: 'with a file' });
+  });
+
   it('keeps a burst of 120 requests inside the global limit that the same burst sent direct exceeds', async () => {
     const proxied = await Promise.all(
       Array.from({ length: 120 }, () => call(proxy.apiUrl, 'GET', '/users/@me')),
