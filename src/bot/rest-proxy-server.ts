@@ -40,8 +40,8 @@ const TOKEN_SEGMENT = /\/(interactions|webhooks)\/(\d+)\/[^/?]+/;
 
 /**
  * The shared REST proxy: every bot process sends its requests here, and one @discordjs/rest
- * instance holds the bot's single global budget (a 40/s sliding window, as the in-process
- * pacer) and its per-route buckets for all of them. Built on @discordjs/proxy's contract
+ * instance holds the bot's single global budget (80% of Discord's limit, 40/s by default, in
+ * the in-process pacer's sliding window) and its per-route buckets for all of them. Built on @discordjs/proxy's contract
  * (`/api/v10/<route>`, the caller's Authorization forwarded, the proxy needs no token) with
  * three changes to its `proxyRequests` handler: the body is buffered so a retry after a 429
  * or 5xx re-sends it, a caller that gives up aborts its queued request (no late duplicate),
