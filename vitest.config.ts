@@ -68,6 +68,8 @@ if (process.env.TEST_DATABASE_URL) {
         'tests/bot/reminders-four-processes.test.ts',
         // Choose PostgreSQL themselves (sharding needs it): once is enough.
         'tests/bot/sharding*.test.ts',
+        // Its bot runs on PGlite whatever the project: the database is not what it measures.
+        'tests/bot/shared-rest-budget.test.ts',
       ],
       env: { E2E_DATABASE: 'postgres' },
       testTimeout: BOT_PROCESS_TIMEOUT_MS,

@@ -108,6 +108,43 @@ describe('parseConfig', () => {
     expect(config.discordApiUrl).toBe('http://127.0.0.1:3000/api');
   });
 
+  it('sends REST through a proxy named by its API base or its origin alone', () => {
+    expect(parseConfig({ DISCORD_TOKEN: 't' })).toMatchObject({
+      restProxyUrl: undefined,
+      processCount: 1,
+    });
+    const byBase = parseConfig({
+      DISCORD_TOKEN: 't',
+      DISCORD_REST_PROXY: 'http://rest-proxy:8080/api/',
+      BOT_PROCESS_COUNT: '4',
+    });
+    expect(byBase).toMatchObject({ restProxyUrl: 'http://rest-proxy:8080/api', processCount: 4 });
+    const byOrigin = parseConfig({
+      DISCORD_TOKEN: 't',
+      DISCORD_REST_PROXY: 'http://127.0.0.1:8080',
+    });
+    expect(byOrigin.restProxyUrl).toBe('http://127.0.0.1:8080/api');
+    expect(byOrigin.globalRateLimit).toBe(50);
+    expect(
+      parseConfig({ DISCORD_TOKEN: 't', DISCORD_GLOBAL_RATE_LIMIT: '1200' }).globalRateLimit,
+    ).toBe(1200);
+  });
+
+  it('names a bad REST proxy URL and a bad process count', () => {
+    const problems = problemsOf({
+      DISCORD_TOKEN: 't',
+      DISCORD_REST_PROXY: 'rest-proxy:8080',
+      BOT_PROCESS_COUNT: '0',
+      DISCORD_GLOBAL_RATE_LIMIT: 'fast',
+    });
+    expect(problems).toEqual([
+      'DISCORD_REST_PROXY must be a URL starting with http:// or https://',
+      'BOT_PROCESS_COUNT must be a whole number of bot processes from 1 to 1000',
+      "DISCORD_GLOBAL_RATE_LIMIT must be the bot's global limit in requests per second, 1 to 100000 (Discord's default is 50)",
+    ]);
+    expect(problemsOf({ DISCORD_TOKEN: 't', BOT_PROCESS_COUNT: '2.5' })).toHaveLength(1);
+  });
+
   it('treats empty values as unset', () => {
     const config = parseConfig({
       DISCORD_TOKEN: 't',

@@ -6,6 +6,12 @@ import { z } from 'zod';
 import { ConfigError } from './core/errors.ts';
 import { PROVIDER_IDS, type ProviderId } from './core/provider.ts';
 import {
+  apiBase,
+  DEFAULT_GLOBAL_RATE_LIMIT,
+  globalRateLimitSetting,
+  processCountSetting,
+} from './rest-budget-settings.ts';
+import {
   parseSharding,
   shardingEnvironmentSchema,
   type ShardingConfig,
@@ -20,6 +26,16 @@ export type { ShardingConfig };
 export interface Config {
   discordToken: string;
   discordApiUrl: string;
+  /**
+   * A REST proxy holding the bot's one global budget (DISCORD_REST_PROXY, e.g.
+   * http://127.0.0.1:8080/api): every request but interaction answers goes through it and the
+   * process paces nothing itself. undefined: straight to Discord, paced per process.
+   */
+  restProxyUrl: string | undefined;
+  /** How many processes share the token (BOT_PROCESS_COUNT): each paces at 40 / this per second. */
+  processCount: number;
+  /** Discord's global limit of this bot (DISCORD_GLOBAL_RATE_LIMIT): 50/s unless Discord raised it. */
+  globalRateLimit: number;
   databaseUrl: string | undefined;
   dataDir: string;
   /** 32-byte key; undefined means "generate or load one under DATA_DIR" (embedded database only). */
@@ -86,6 +102,9 @@ function hasProtocol(value: string, protocols: readonly string[]): boolean {
 const environmentSchema = z.object({
   DISCORD_TOKEN: z.string({ error: MISSING_TOKEN }).trim().min(1, { error: MISSING_TOKEN }),
   DISCORD_API_URL: optionalUrl(['http:', 'https:']),
+  DISCORD_REST_PROXY: optionalUrl(['http:', 'https:']),
+  BOT_PROCESS_COUNT: processCountSetting,
+  DISCORD_GLOBAL_RATE_LIMIT: globalRateLimitSetting,
   DATABASE_URL: optionalUrl(['postgres:', 'postgresql:']),
   DATA_DIR: optionalText,
   BOT_ENCRYPTION_KEY: optionalText.refine(
@@ -140,12 +159,12 @@ const environmentSchema = z.object({
   ...shardingEnvironmentSchema,
 });
 
-function isPort(value: string): boolean {
+export function isPort(value: string): boolean {
   const port = Number(value);
   return /^\d+$/.test(value) && port >= 0 && port <= 65_535;
 }
 
-function isHost(value: string): boolean {
+export function isHost(value: string): boolean {
   return isIP(value) !== 0 || /^[A-Za-z0-9]([A-Za-z0-9.-]*[A-Za-z0-9])?$/.test(value);
 }
 
@@ -200,6 +219,19 @@ export function parseConfig(environment: Environment): Config {
   return {
     discordToken: values.DISCORD_TOKEN,
     discordApiUrl: (values.DISCORD_API_URL ?? DEFAULT_DISCORD_API_URL).replace(/\/+$/, ''),
+    restProxyUrl:
+      values.DISCORD_REST_PROXY === undefined ? undefined : apiBase(values.DISCORD_REST_PROXY),
+    // A shard child is told the bot-wide count by its manager; BOT_PROCESS_COUNT overrides it.
+    processCount:
+      values.BOT_PROCESS_COUNT !== undefined
+        ? Number(values.BOT_PROCESS_COUNT)
+        : sharding.role === 'shard'
+          ? sharding.processCount
+          : 1,
+    globalRateLimit:
+      values.DISCORD_GLOBAL_RATE_LIMIT === undefined
+        ? DEFAULT_GLOBAL_RATE_LIMIT
+        : Number(values.DISCORD_GLOBAL_RATE_LIMIT),
     databaseUrl: values.DATABASE_URL,
     dataDir: path.resolve(values.DATA_DIR ?? './data'),
     encryptionKey:

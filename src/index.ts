@@ -153,7 +153,8 @@ async function main(): Promise<void> {
     const discord = await phases.run('discord-client', async () => {
       const { createDiscordClient } = await import('./bot/discord-client.ts');
       const { GatewayMonitor } = await import('./bot/gateway-monitor.ts');
-      const { GlobalRequestPacer } = await import('./bot/global-request-pacer.ts');
+      const { GlobalRequestPacer, processRequestsPerSecond } =
+        await import('./bot/global-request-pacer.ts');
       const { DiscordToolActions } = await import('./bot/discord-tool-actions.ts');
       const { DiscordBot } = await import('./bot/discord-bot.ts');
       const { inviteLink } = await import('./bot/invite-link.ts');
@@ -165,9 +166,25 @@ async function main(): Promise<void> {
         health: gatewayHealth,
         onFatalClose: (advice, code) => exit.fail(advice, { code }),
       });
+      // Behind the proxy the proxy paces for every process; alone, each takes its share.
+      const requestsPerSecond =
+        config.restProxyUrl === undefined
+          ? processRequestsPerSecond(config.processCount, config.globalRateLimit)
+          : undefined;
+      logger.info(
+        { restProxy: config.restProxyUrl ?? null, requestsPerSecond: requestsPerSecond ?? null },
+        config.restProxyUrl === undefined
+          ? 'REST paced by this process'
+          : 'REST through the shared proxy',
+      );
       const client = createDiscordClient({
         apiUrl: config.discordApiUrl,
-        pacer: new GlobalRequestPacer({ clock: systemClock }),
+        restProxyUrl: config.restProxyUrl,
+        globalRequestsPerSecond: config.globalRateLimit,
+        pacer:
+          requestsPerSecond === undefined
+            ? undefined
+            : new GlobalRequestPacer({ clock: systemClock, limit: requestsPerSecond }),
         observeGateway: (manager) => monitor.observe(manager),
         shards,
         identifyThrottler:

@@ -76,6 +76,16 @@ describe('describeStartupFailure', () => {
     );
   });
 
+  it('names the REST proxy, not Discord, when the proxy cannot be reached', () => {
+    const failure = describeStartupFailure(
+      new StartupError('discord-login', networkError('ECONNREFUSED')),
+      { ...config, restProxyUrl: 'http://rest-proxy:8080/api' },
+    );
+    expect(failure.message).toBe(
+      'start-up failed: could not reach the REST proxy at http://rest-proxy:8080/api (ECONNREFUSED) — check DISCORD_REST_PROXY and that npm run rest-proxy is running',
+    );
+  });
+
   it('keeps the stack only for a failure it cannot explain', () => {
     expect(describeStartupFailure(new BotError('secret', 'bad key'), config)).toEqual({
       message: 'start-up failed: bad key',

@@ -56,6 +56,12 @@ function describeLoginFailure(
     );
   }
   if (code !== undefined && UNREACHABLE.has(code)) {
+    // Behind a REST proxy, the login's requests go to the proxy: that is what was not reached.
+    if (config.restProxyUrl !== undefined) {
+      return known(
+        `start-up failed: could not reach the REST proxy at ${config.restProxyUrl} (${code}) — check DISCORD_REST_PROXY and that npm run rest-proxy is running`,
+      );
+    }
     return known(`start-up failed: could not reach Discord at ${config.discordApiUrl} (${code})`);
   }
   return known(`start-up failed: could not log in to Discord: ${oneLine(detail)}`);

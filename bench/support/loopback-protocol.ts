@@ -16,6 +16,8 @@ export interface WorldSetup {
   rateLimitTimeScale: number;
   /** Where the stored turns go (migrated by the world before seeding). */
   database: BenchDatabase;
+  /** The bot's global limit per real second (default Discord's 50, windows never scaled). */
+  globalRequestsPerSecond?: number;
 }
 
 export interface BenchChannel {
@@ -56,6 +58,10 @@ export interface WorldCalls {
   setup: { input: WorldSetup; output: WorldInfo };
   /** Resolves with each channel's latency (ms) from MESSAGE_CREATE to the bot's first write. */
   mention: { input: MentionRound; output: number[] };
+  /** Like `mention`, but counts the channels that got no write by the deadline instead of failing. */
+  answerRound: { input: MentionRound & { deadlineMs: number }; output: { lost: number } };
+  /** Global 429s the fake answered since the observations were reset. */
+  globalLimitHits: { input: null; output: number };
   report: { input: { channelIds: string[]; paragraphs: number }; output: RoundReport };
   /** Forgets the request log and rate-limit windows (between rounds, with the bot idle). */
   resetObservations: { input: null; output: null };

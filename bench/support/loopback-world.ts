@@ -54,7 +54,11 @@ function streamedReply(paragraphs: number): Script {
 }
 
 async function setup(input: WorldSetup): Promise<WorldInfo> {
-  const discord = await startFakeDiscord({ rateLimitTimeScale: input.rateLimitTimeScale });
+  const discord = await startFakeDiscord({
+    rateLimitTimeScale: input.rateLimitTimeScale,
+    globalLimitTimeScale: 1,
+    globalRequestsPerSecond: input.globalRequestsPerSecond ?? 50,
+  });
   const llm = await LlmStandIn.start({ handler: () => reply });
   discord.subscribe((event) => {
     if (event.type !== 'request') return;
@@ -108,33 +112,42 @@ async function setup(input: WorldSetup): Promise<WorldInfo> {
 }
 
 function mention(round: MentionRound): Promise<number[]> {
+  return Promise.all(mentionEach(round, FIRST_WRITE_DEADLINE_MS));
+}
+
+async function answerRound(
+  round: MentionRound & { deadlineMs: number },
+): Promise<{ lost: number }> {
+  const settled = await Promise.allSettled(mentionEach(round, round.deadlineMs));
+  return { lost: settled.filter((outcome) => outcome.status === 'rejected').length };
+}
+
+function mentionEach(round: MentionRound, deadlineMs: number): Promise<number>[] {
   const { discord, channels } = ready();
   reply = streamedReply(round.paragraphs);
-  return Promise.all(
-    round.channelIds.map((channelId) => {
-      const member = channels.get(channelId);
-      if (member === undefined) throw new Error(`not a bench channel: ${channelId}`);
-      let postedAt = 0;
-      const firstWrite = new Promise<number>((resolve, reject) => {
-        const deadline = setTimeout(() => {
-          awaitingWrite.delete(channelId);
-          reject(new Error(`no write from the bot in ${channelId}`));
-        }, FIRST_WRITE_DEADLINE_MS);
-        awaitingWrite.set(channelId, (at) => {
-          clearTimeout(deadline);
-          resolve(at - postedAt);
-        });
+  return round.channelIds.map((channelId) => {
+    const member = channels.get(channelId);
+    if (member === undefined) throw new Error(`not a bench channel: ${channelId}`);
+    let postedAt = 0;
+    const firstWrite = new Promise<number>((resolve, reject) => {
+      const deadline = setTimeout(() => {
+        awaitingWrite.delete(channelId);
+        reject(new Error(`no write from the bot in ${channelId}`));
+      }, deadlineMs);
+      awaitingWrite.set(channelId, (at) => {
+        clearTimeout(deadline);
+        resolve(at - postedAt);
       });
-      discord.postMessage({
-        authorId: member.memberId,
-        channelId,
-        content: `<@${discord.botUserId}> what do you think about the plan?`,
-      });
-      // postMessage has handed MESSAGE_CREATE to the gateway socket when it returns.
-      postedAt = performance.now();
-      return firstWrite;
-    }),
-  );
+    });
+    discord.postMessage({
+      authorId: member.memberId,
+      channelId,
+      content: `<@${discord.botUserId}> what do you think about the plan?`,
+    });
+    // postMessage has handed MESSAGE_CREATE to the gateway socket when it returns.
+    postedAt = performance.now();
+    return firstWrite;
+  });
 }
 
 function report(input: { channelIds: string[]; paragraphs: number }): RoundReport {
@@ -186,6 +199,8 @@ function ready(): Surroundings {
 const handlers: { [Name in WorldCallName]: (input: WorldCalls[Name]['input']) => unknown } = {
   setup,
   mention,
+  answerRound,
+  globalLimitHits: () => ready().discord.globalRateLimitHits(),
   report,
   resetObservations: () => {
     ready().discord.resetObservations();

@@ -13,8 +13,21 @@ import type { GlobalRequestPacer } from './global-request-pacer.ts';
 export interface DiscordClientOptions {
   /** REST base, e.g. https://discord.com/api (DISCORD_API_URL). */
   apiUrl: string;
-  /** Paces every request but interaction answers (which Discord exempts from the global limit). */
-  pacer: GlobalRequestPacer;
+  /**
+   * The shared REST proxy (DISCORD_REST_PROXY): every request but interaction answers goes
+   * there instead of `apiUrl`. undefined: straight to Discord.
+   */
+  restProxyUrl?: string | undefined;
+  /**
+   * Paces every request but interaction answers (which Discord exempts from the global limit).
+   * undefined behind a REST proxy: the proxy holds the bot's one global budget.
+   */
+  pacer?: GlobalRequestPacer | undefined;
+  /**
+   * Discord's global limit of the bot (DISCORD_GLOBAL_RATE_LIMIT, default 50). discord.js
+   * holds every request to it on its own as well, so a raised limit must reach it too.
+   */
+  globalRequestsPerSecond?: number | undefined;
   /** Sees the gateway manager once discord.js builds it (close codes, sessions). */
   observeGateway?: (manager: GatewayManager) => void;
   /** The shards this process connects (a shard child of the manager); default: one, unsharded. */
@@ -30,6 +43,20 @@ export interface DiscordClientOptions {
 const EXEMPT_FROM_GLOBAL_LIMIT = /\/(interactions|webhooks)\//;
 
 /**
+ * Where one REST request goes: interaction answers straight to Discord (exempt from the global
+ * limit, and a queue in front of them could miss their 3 s deadline), the rest through the
+ * proxy when there is one.
+ */
+export function restRequestUrl(
+  url: string,
+  routing: { apiUrl: string; restProxyUrl?: string | undefined },
+): string {
+  if (routing.restProxyUrl === undefined || EXEMPT_FROM_GLOBAL_LIMIT.test(url)) return url;
+  if (!url.startsWith(routing.apiUrl)) return url;
+  return routing.restProxyUrl + url.slice(routing.apiUrl.length);
+}
+
+/**
  * The discord.js client with the intents the bot needs: guild messages and their content
  * (privileged: enable "Message Content Intent" in the developer portal), DMs (which also need
  * the Channel partial, since DM channels are not cached before their first message), reactions
@@ -37,6 +64,7 @@ const EXEMPT_FROM_GLOBAL_LIMIT = /\/(interactions|webhooks)\//;
  */
 export function createDiscordClient(options: DiscordClientOptions): Client {
   const { pacer, identifyThrottler } = options;
+  const routing = { apiUrl: options.apiUrl, restProxyUrl: options.restProxyUrl };
   return new Client({
     intents: [
       GatewayIntentBits.Guilds,
@@ -49,9 +77,12 @@ export function createDiscordClient(options: DiscordClientOptions): Client {
     partials: [Partials.Channel, Partials.Message],
     rest: {
       api: options.apiUrl,
+      ...(options.globalRequestsPerSecond === undefined
+        ? {}
+        : { globalRequestsPerSecond: options.globalRequestsPerSecond }),
       makeRequest: async (url, init) => {
-        if (!EXEMPT_FROM_GLOBAL_LIMIT.test(url)) await pacer.acquire();
-        return DefaultRestOptions.makeRequest(url, init);
+        if (pacer !== undefined && !EXEMPT_FROM_GLOBAL_LIMIT.test(url)) await pacer.acquire();
+        return DefaultRestOptions.makeRequest(restRequestUrl(url, routing), init);
       },
     },
     allowedMentions: { parse: [], repliedUser: false },

@@ -98,3 +98,51 @@ describe('compose.yaml', () => {
     expect(grafana).toMatch(/\.\/deploy\/grafana\/tomodachi\.json:\/var\/lib\/grafana\/dashboards/);
   });
 });
+
+describe('compose.yaml scale profile', () => {
+  const shardServices = ['bot-shards-0-1', 'bot-shards-2-3'];
+
+  /** The shard ids a SHARD_IDS value names (`0-1` or `0,2,5`). */
+  function shardIds(block: string): number[] {
+    const value = /SHARD_IDS: ['"]?([\d,-]+)['"]?/.exec(block)?.[1] ?? '';
+    return value.split(',').flatMap((part) => {
+      const [from, to] = part.split('-').map(Number);
+      if (from === undefined) return [];
+      return Array.from({ length: (to ?? from) - from + 1 }, (_unused, index) => from + index);
+    });
+  }
+
+  it('runs the REST proxy from the bot image, reachable by the other services only', () => {
+    const proxy = service('rest-proxy');
+    expect(proxy).toMatch(/profiles: \[scale\]/);
+    expect(proxy).toMatch(/command: \['node', 'scripts\/rest-proxy\.ts'\]/);
+    expect(proxy).toMatch(/REST_PROXY_HOST: 0\.0\.0\.0/);
+    expect(proxy).toMatch(/REST_PROXY_PORT: '8080'/);
+    expect(proxy).toMatch(/DISCORD_API_URL: \$\{DISCORD_API_URL:-https:\/\/discord\.com\/api\}/);
+    expect(proxy).toMatch(/healthcheck:[\s\S]*8080\/healthz/);
+    expect(proxy).not.toMatch(/ports:/);
+  });
+
+  it('splits SHARD_COUNT=4 between two bot services that send REST through the proxy', () => {
+    const blocks = shardServices.map((name) => service(name));
+    for (const block of blocks) {
+      expect(block).toMatch(/profiles: \[scale\]/);
+      expect(block).toMatch(/SHARD_COUNT: '4'/);
+      expect(block).toMatch(/DISCORD_REST_PROXY: http:\/\/rest-proxy:8080\/api/);
+      expect(block).toMatch(
+        /DATABASE_URL: postgres:\/\/bot:\$\{POSTGRES_PASSWORD:\?[^}]+\}@postgres:5432\/bot/,
+      );
+      expect(block).toMatch(/rest-proxy:\n\s+condition: service_healthy/);
+      expect(block).toMatch(/postgres:\n\s+condition: service_healthy/);
+      expect(block).toMatch(/restart: on-failure:\d+/);
+    }
+    const [first, second] = blocks.map(shardIds);
+    expect(first).toEqual([0, 1]);
+    expect(second).toEqual([2, 3]);
+  });
+
+  it('keeps the single bot out of the scale profile (turned off with --scale bot=0)', () => {
+    expect(service('bot')).not.toMatch(/profiles:/);
+    expect(compose).toMatch(/--profile scale up -d --scale bot=0/);
+  });
+});

@@ -37,6 +37,11 @@ export interface FakeDiscordOptions {
   oldMessageEdits?: { ageMs: number; limit: number; windowMs: number };
   /** Override a bucket's limit or window (windows are then scaled by rateLimitTimeScale). */
   buckets?: Partial<Record<BucketName, { limit: number; windowMs: number }>>;
+  /**
+   * The bot's global limit: `globalRequestsPerSecond` (default 50) per one-second window, counted
+   * per token across every connection and process, interaction endpoints exempt. On by default.
+   */
+  globalLimit?: boolean;
   globalRequestsPerSecond?: number;
   /** `GET /gateway/bot`'s recommended `shards`. Default 1. */
   recommendedShards?: number;
@@ -46,6 +51,11 @@ export interface FakeDiscordOptions {
    * (`gateway.identifies()`) so a test checks the pacing; it does not refuse a fast one.
    */
   maxConcurrency?: number;
+  /**
+   * Scale of the global one-second window. Default `rateLimitTimeScale`; 1 keeps Discord's real
+   * 50/s while per-route buckets run scaled down (what multi-process load tests need).
+   */
+  globalLimitTimeScale?: number;
   /**
    * Send CHANNEL_CREATE when a DM channel is opened. Discord stopped doing so in API v8 (bots
    * need the Channel partial instead), so it is off by default.
@@ -70,9 +80,11 @@ export interface ResolvedOptions {
   typingDurationMs: number;
   oldMessageEdits: { ageMs: number; limit: number; windowMs: number };
   buckets: Record<BucketName, BucketDefinition>;
+  globalLimit: boolean;
   globalRequestsPerSecond: number;
   recommendedShards: number;
   maxConcurrency: number;
+  globalLimitTimeScale: number;
   dispatchDirectMessageChannelCreate: boolean;
   waitTimeoutMs: number;
 }
@@ -125,9 +137,11 @@ export function resolveOptions(options: FakeDiscordOptions = {}): ResolvedOption
     typingDurationMs: options.typingDurationMs ?? 10_000,
     oldMessageEdits,
     buckets,
+    globalLimit: options.globalLimit ?? true,
     globalRequestsPerSecond: options.globalRequestsPerSecond ?? 50,
     recommendedShards: options.recommendedShards ?? 1,
     maxConcurrency: options.maxConcurrency ?? 1,
+    globalLimitTimeScale: options.globalLimitTimeScale ?? options.rateLimitTimeScale ?? 1,
     dispatchDirectMessageChannelCreate: options.dispatchDirectMessageChannelCreate ?? false,
     waitTimeoutMs: options.waitTimeoutMs ?? DEFAULT_WAIT_TIMEOUT_MS,
   };

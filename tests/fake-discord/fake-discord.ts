@@ -122,6 +122,7 @@ export class FakeDiscord {
         clock: options.clock,
         timeScale: options.rateLimitTimeScale,
         globalPerSecond: options.globalRequestsPerSecond,
+        globalTimeScale: options.globalLimitTimeScale,
       }),
       options,
       payloads,
@@ -260,6 +261,11 @@ export class FakeDiscord {
     status?: number;
   }): RequestLogEntry[] {
     return this.#requestLog.entries(filter);
+  }
+
+  /** Requests the bot's global limit refused (each a 429 with `x-ratelimit-global: true`). */
+  globalRateLimitHits(): number {
+    return this.#context.rateLimiter.globalRefusals;
   }
 
   /** Every create or edit that would have notified someone. */

@@ -240,5 +240,57 @@ describe('rate limits', () => {
       body: { global: true },
       headers: { 'x-ratelimit-global': 'true', 'x-ratelimit-scope': 'global' },
     });
+    expect(discord.globalRateLimitHits()).toBe(1);
+  });
+
+  it('keeps interaction callbacks and webhooks outside an exhausted global limit', async () => {
+    await Promise.all(Array.from({ length: 50 }, () => raw(discord, 'GET', '/users/@me')));
+    expect((await raw(discord, 'GET', '/users/@me')).status).toBe(429);
+    const callback = await raw(discord, 'POST', '/interactions/1/unknown-token/callback', {
+      token: null,
+      body: { type: 4, data: { content: 'hi' } },
+    });
+    const webhook = await raw(
+      discord,
+      'GET',
+      `/webhooks/${discord.applicationId}/unknown-token/messages/@original`,
+      { token: null },
+    );
+    expect([callback.status, webhook.status]).not.toContain(429);
+    expect(discord.globalRateLimitHits()).toBe(1);
+  });
+});
+
+describe('the global limit across connections', () => {
+  it('shares one budget among every client of the token and counts each global 429', async () => {
+    const shared = await startFakeDiscord({ globalRequestsPerSecond: 10 });
+    try {
+      const viaFetch = Array.from({ length: 6 }, () => raw(shared, 'GET', '/users/@me'));
+      const viaAgentless = Array.from({ length: 6 }, () =>
+        fetch(`${shared.apiUrl}/v10/users/@me`, {
+          headers: { authorization: `Bot ${shared.token}`, connection: 'close' },
+        }).then((response) => ({ status: response.status })),
+      );
+      const statuses = (await Promise.all([...viaFetch, ...viaAgentless])).map(
+        (response) => response.status,
+      );
+      expect(statuses.filter((status) => status === 429)).toHaveLength(2);
+      expect(shared.globalRateLimitHits()).toBe(2);
+    } finally {
+      await shared.close();
+    }
+  });
+
+  it('answers no global 429 when the global limit is switched off', async () => {
+    const unlimited = await startFakeDiscord({ globalLimit: false, globalRequestsPerSecond: 1 });
+    try {
+      const statuses = await Promise.all(
+        Array.from({ length: 5 }, () => raw(unlimited, 'GET', '/users/@me')),
+      );
+      expect(statuses.map((response) => response.status)).toEqual([200, 200, 200, 200, 200]);
+      expect(unlimited.globalRateLimitHits()).toBe(0);
+    } finally {
+      await unlimited.close();
+    }
   });
 });

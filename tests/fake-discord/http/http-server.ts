@@ -157,10 +157,10 @@ export class HttpServer {
     if (route.auth === 'bot' && !authorized) {
       return errorReply(DiscordApiError.http(401, 'Unauthorized'), { headers: {}, fault });
     }
-    if (route.globalLimit) {
+    if (route.globalLimit && context.options.globalLimit) {
       const global = context.rateLimiter.takeGlobal(authorized ? 'bot' : 'anonymous');
       if (!global.allowed)
-        return globalLimitReply(global, { timeScale: context.rateLimiter.timeScale, fault });
+        return globalLimitReply(global, { timeScale: context.rateLimiter.globalTimeScale, fault });
     }
     let bucketHeaders: Record<string, string> = {};
     if (route.bucket !== undefined) {

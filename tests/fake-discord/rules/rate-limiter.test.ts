@@ -71,4 +71,32 @@ describe('rate limiter', () => {
     clock.advance(1_000);
     expect(limiter.takeGlobal('bot').allowed).toBe(true);
   });
+
+  it('counts every refusal of the global limit until a reset', () => {
+    const clock = manualClock();
+    const limiter = new RateLimiter({ clock, timeScale: 1, globalPerSecond: 2 });
+    const allowed = Array.from({ length: 5 }, () => limiter.takeGlobal('bot').allowed);
+    expect(allowed).toEqual([true, true, false, false, false]);
+    expect(limiter.globalRefusals).toBe(3);
+    limiter.reset();
+    expect(limiter.globalRefusals).toBe(0);
+  });
+
+  it('keeps the global window at its own scale while route buckets run scaled down', () => {
+    const clock = manualClock();
+    const limiter = new RateLimiter({
+      clock,
+      timeScale: 0.05,
+      globalPerSecond: 50,
+      globalTimeScale: 1,
+    });
+    expect(Array.from({ length: 50 }, () => limiter.takeGlobal('bot').allowed)).not.toContain(
+      false,
+    );
+    clock.advance(500);
+    const refused = limiter.takeGlobal('bot');
+    expect(refused.allowed).toBe(false);
+    expect(refused.resetAfterMs).toBe(500);
+    expect(limiter.take(MESSAGES, 'c').resetAfterMs).toBe(250);
+  });
 });

@@ -28,23 +28,42 @@ interface WindowState {
 
 /**
  * Fixed-window buckets keyed by bucket name + top-level resource (channel, guild, webhook),
- * plus the global per-bot limit. Every window is multiplied by `timeScale`, so a test can run
+ * plus the global per-bot limit: one window per token, so every connection and process that
+ * uses the token draws from it, as on Discord. Every window is multiplied by `timeScale`, so a test can run
  * Discord's 5-per-5-s bucket as 5 per 250 ms and still see real header arithmetic.
  */
 export class RateLimiter {
   readonly #clock: Clock;
   readonly #timeScale: number;
   readonly #globalLimit: number;
+  readonly #globalTimeScale: number;
   readonly #windows = new Map<string, WindowState>();
+  #globalRefusals = 0;
 
-  constructor(options: { clock: Clock; timeScale: number; globalPerSecond: number }) {
+  constructor(options: {
+    clock: Clock;
+    timeScale: number;
+    globalPerSecond: number;
+    /** Scale of the global one-second window; default `timeScale`. */
+    globalTimeScale?: number;
+  }) {
     this.#clock = options.clock;
     this.#timeScale = options.timeScale;
     this.#globalLimit = options.globalPerSecond;
+    this.#globalTimeScale = options.globalTimeScale ?? options.timeScale;
   }
 
   get timeScale(): number {
     return this.#timeScale;
+  }
+
+  get globalTimeScale(): number {
+    return this.#globalTimeScale;
+  }
+
+  /** How many requests the global limit refused since the last reset (each one a global 429). */
+  get globalRefusals(): number {
+    return this.#globalRefusals;
   }
 
   /** Counts one request against `definition` for `resource` (e.g. a channel id). */
@@ -77,17 +96,20 @@ export class RateLimiter {
 
   /** Counts one request against the bot's global limit (50 per second at scale 1). */
   takeGlobal(identity: string): BucketDecision {
-    return this.#take({
+    const decision = this.#take({
       key: `global:${identity}`,
       limit: this.#globalLimit,
-      windowMs: 1000 * this.#timeScale,
+      windowMs: 1000 * this.#globalTimeScale,
       hash: 'global',
     });
+    if (!decision.allowed) this.#globalRefusals += 1;
+    return decision;
   }
 
-  /** Forgets every window (a test's fresh start). */
+  /** Forgets every window and the refusal count (a test's fresh start). */
   reset(): void {
     this.#windows.clear();
+    this.#globalRefusals = 0;
   }
 
   #take(bucket: { key: string; limit: number; windowMs: number; hash: string }): BucketDecision {
