@@ -1,0 +1,195 @@
+/**
+ * Fault suite, PostgreSQL rows (issues 12 and 16): a real server of the suite's own (initdb and
+ * pg_ctl on a free port, tests/support/pg-cluster.ts) restarted under the REAL bot process
+ * mid-reply, and stopped for 5 s and 30 s while a reply streams and new mentions arrive in two
+ * channels. Besides every row's columns: no delivered reply recorded `failed`, the liveness lock
+ * held again (pg_locks), nothing reached `uncaughtException`. A real outage takes real time:
+ * the waits below are the outage lengths the issues name; everything else waits for events.
+ */
+import { setTimeout as sleep } from 'node:timers/promises';
+import { afterAll, beforeAll, describe } from 'vitest';
+import { createGate } from '../support/llm-stand-in/gate.ts';
+import { findPostgresBinaries, startPgCluster, type PgCluster } from '../support/pg-cluster.ts';
+import { describeSeen, faultRow, type RowOutcome } from './support/fault-row.ts';
+import { FaultWorld, NEXT_MENTION_ANSWER } from './support/fault-world.ts';
+import {
+  failedButDelivered,
+  livenessLockHeldAgain,
+  lockRetakes,
+  uncaughtLines,
+} from './support/postgres-checks.ts';
+import type { TriggerRecord } from './support/turn-accounting.ts';
+
+const binaries = findPostgresBinaries();
+const NO_BINARIES = 'skipped' in binaries ? `${binaries.skipped} (PostgreSQL binaries)` : undefined;
+
+const FIRST_PART = 'Once upon a time there was a database that went away.';
+const SECOND_PART = 'It came back, and the story was written down after all.';
+const LONG_ANSWER = `${FIRST_PART}\n\n${SECOND_PART}`;
+
+describe('PostgreSQL faults', () => {
+  let cluster: PgCluster | undefined;
+  const disposals: Array<() => Promise<unknown>> = [];
+
+  beforeAll(async () => {
+    if (NO_BINARIES === undefined) cluster = await startPgCluster();
+  });
+  afterAll(async () => {
+    for (const dispose of disposals.splice(0).reverse()) await dispose().catch(() => undefined);
+    await cluster?.dispose();
+  });
+
+  async function newWorld(): Promise<{ world: FaultWorld; server: PgCluster }> {
+    if (cluster === undefined) throw new Error('no PostgreSQL cluster');
+    const server = cluster;
+    const world = await FaultWorld.start({ serverUrl: server.url });
+    disposals.push(() => world.dispose());
+    return { world, server };
+  }
+
+  /** The first request streams FIRST_PART, then waits for the gate before the rest. */
+  function holdLongReply(world: FaultWorld) {
+    const gate = createGate();
+    world.harness.llm.enqueue({
+      steps: [
+        { type: 'text', text: `${FIRST_PART}\n\n` },
+        { type: 'hold', gate },
+        { type: 'text', text: SECOND_PART },
+        { type: 'usage', inputTokens: 20, outputTokens: 20 },
+        { type: 'finish', reason: 'stop' },
+      ],
+    });
+    return gate;
+  }
+
+  /** The checks every PostgreSQL row adds, and the row's outcome. */
+  async function finishRow(options: {
+    world: FaultWorld;
+    server: PgCluster;
+    triggers: TriggerRecord[];
+    channelIds: string[];
+    retakesBefore: number;
+    restoredAt: number;
+    expected: Array<{ trigger: TriggerRecord; answer: string }>;
+  }): Promise<RowOutcome> {
+    const { world, triggers } = options;
+    await world.until(() => triggers.every((trigger) => world.seen(trigger)));
+    const lockHeld = await livenessLockHeldAgain({
+      world,
+      serverUrl: options.server.url,
+      before: options.retakesBefore,
+    });
+    const recoveryMs = await world.nextMentionAnswered(
+      options.channelIds.at(-1) ?? '',
+      options.restoredAt,
+    );
+    const measurement = await world.measure(triggers, options.channelIds, {
+      modelTexts: [LONG_ANSWER],
+    });
+    const wronglyFailed = failedButDelivered({
+      world,
+      turns: measurement.turns,
+      expected: options.expected,
+    });
+    const uncaught = uncaughtLines(world);
+    return {
+      runs: triggers.length,
+      measurement,
+      memberSaw: `${describeSeen(measurement.verdicts)}; lock held again: ${lockHeld ? 'yes' : 'NO'}`,
+      recoveryMs,
+      checks: [
+        {
+          name: `delivered replies recorded failed (${wronglyFailed.length})`,
+          passed: wronglyFailed.length === 0,
+        },
+        { name: 'the liveness lock is held again (pg_locks)', passed: lockHeld },
+        {
+          name: `uncaught exceptions logged (${uncaught.join(' | ')})`,
+          passed: uncaught.length === 0,
+        },
+        { name: 'the bot process is still running', passed: world.harness.bot.running },
+      ],
+    };
+  }
+
+  faultRow({
+    fault: 'PostgreSQL: restarted mid-reply (pg_ctl stop -m fast, start)',
+    unavailable: NO_BINARIES,
+    run: async () => {
+      const { world, server } = await newWorld();
+      const channelId = world.channel('pg-restart');
+      const gate = holdLongReply(world);
+      const [alice] = world.members;
+      const trigger = world.mention({ channelId, authorId: alice?.id ?? '', text: 'a long story' });
+      await world.until(() => world.seen(trigger));
+      const retakesBefore = lockRetakes(world);
+      await server.restart();
+      const restoredAt = Date.now();
+      gate.release();
+      return finishRow({
+        world,
+        server,
+        triggers: [trigger],
+        channelIds: [channelId],
+        retakesBefore,
+        restoredAt,
+        expected: [{ trigger, answer: LONG_ANSWER }],
+      });
+    },
+  });
+
+  for (const outageMs of [5_000, 30_000]) {
+    faultRow({
+      fault: `PostgreSQL: ${outageMs / 1000} s outage while a reply streams and mentions arrive in two channels`,
+      unavailable: NO_BINARIES,
+      run: async () => {
+        const { world, server } = await newWorld();
+        const streaming = world.channel(`outage-${outageMs}-a`);
+        const quiet = world.channel(`outage-${outageMs}-b`);
+        const gate = holdLongReply(world);
+        const [alice, bob, carol] = world.members;
+        const first = world.mention({
+          channelId: streaming,
+          authorId: alice?.id ?? '',
+          text: 'a long story',
+        });
+        await world.until(() => world.seen(first));
+        const retakesBefore = lockRetakes(world);
+        await server.stop();
+        const stoppedAt = Date.now();
+        const queued = world.mention({
+          channelId: streaming,
+          authorId: bob?.id ?? '',
+          text: 'and one for me after that?',
+        });
+        const elsewhere = world.mention({
+          channelId: quiet,
+          authorId: carol?.id ?? '',
+          text: 'hello over here',
+        });
+        // The reply ends in the middle of the outage: its end-of-turn record meets no server.
+        await sleep(outageMs / 2);
+        gate.release();
+        await world.until(() =>
+          world.botMessages(streaming).some((m) => m.content.includes(SECOND_PART)),
+        );
+        await sleep(Math.max(0, stoppedAt + outageMs - Date.now()));
+        await server.start();
+        const restoredAt = Date.now();
+        return finishRow({
+          world,
+          server,
+          triggers: [first, queued, elsewhere],
+          channelIds: [streaming, quiet],
+          retakesBefore,
+          restoredAt,
+          expected: [
+            { trigger: first, answer: LONG_ANSWER },
+            { trigger: queued, answer: NEXT_MENTION_ANSWER },
+            { trigger: elsewhere, answer: NEXT_MENTION_ANSWER },
+          ],
+        });
+      },
+    });
+  }
+});
