@@ -27,6 +27,15 @@ const FIRST_PART = 'Once upon a time there was a database that went away.';
 const SECOND_PART = 'It came back, and the story was written down after all.';
 const LONG_ANSWER = `${FIRST_PART}\n\n${SECOND_PART}`;
 
+/** Whether the bot logged taking the mention into its channel's queue. */
+function accepted(world: FaultWorld, trigger: TriggerRecord): boolean {
+  return world.harness.bot
+    .logs()
+    .some(
+      (line) => line.json?.['msg'] === 'message accepted' && line.json['messageId'] === trigger.id,
+    );
+}
+
 describe('PostgreSQL faults', () => {
   let cluster: PgCluster | undefined;
   const disposals: Array<() => Promise<unknown>> = [];
@@ -73,7 +82,14 @@ describe('PostgreSQL faults', () => {
     expected: Array<{ trigger: TriggerRecord; answer: string }>;
   }): Promise<RowOutcome> {
     const { world, triggers } = options;
-    await world.until(() => triggers.every((trigger) => world.seen(trigger)));
+    // A channel is served in order (a coalesced batch replies to its last message): once the
+    // last mention of each channel has its reply, every earlier one has had its turn.
+    const lastOfChannel = options.channelIds.map((channelId) =>
+      triggers.filter((trigger) => trigger.channelId === channelId).at(-1),
+    );
+    await world.until(() =>
+      lastOfChannel.every((trigger) => trigger !== undefined && world.seen(trigger)),
+    );
     const lockHeld = await livenessLockHeldAgain({
       world,
       serverUrl: options.server.url,
@@ -154,19 +170,24 @@ describe('PostgreSQL faults', () => {
           text: 'a long story',
         });
         await world.until(() => world.seen(first));
-        const retakesBefore = lockRetakes(world);
-        await server.stop();
-        const stoppedAt = Date.now();
-        const queued = world.mention({
+        // Accepted before the outage: it waits in the channel's queue behind the live reply.
+        const queuedBefore = world.mention({
           channelId: streaming,
           authorId: bob?.id ?? '',
           text: 'and one for me after that?',
         });
-        const elsewhere = world.mention({
-          channelId: quiet,
-          authorId: carol?.id ?? '',
-          text: 'hello over here',
-        });
+        await world.until(() => accepted(world, queuedBefore));
+        const retakesBefore = lockRetakes(world);
+        await server.stop();
+        const stoppedAt = Date.now();
+        const during = [
+          world.mention({
+            channelId: streaming,
+            authorId: carol?.id ?? '',
+            text: 'me too, please',
+          }),
+          world.mention({ channelId: quiet, authorId: carol?.id ?? '', text: 'hello over here' }),
+        ];
         // The reply ends in the middle of the outage: its end-of-turn record meets no server.
         await sleep(outageMs / 2);
         gate.release();
@@ -179,14 +200,16 @@ describe('PostgreSQL faults', () => {
         return finishRow({
           world,
           server,
-          triggers: [first, queued, elsewhere],
+          triggers: [first, queuedBefore, ...during],
           channelIds: [streaming, quiet],
           retakesBefore,
           restoredAt,
           expected: [
             { trigger: first, answer: LONG_ANSWER },
-            { trigger: queued, answer: NEXT_MENTION_ANSWER },
-            { trigger: elsewhere, answer: NEXT_MENTION_ANSWER },
+            ...[queuedBefore, ...during].map((trigger) => ({
+              trigger,
+              answer: NEXT_MENTION_ANSWER,
+            })),
           ],
         });
       },

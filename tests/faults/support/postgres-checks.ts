@@ -48,11 +48,14 @@ export async function livenessLockHeldAgain(options: {
   }
 }
 
-/** The bot's log lines that speak of an uncaught exception or rejection. */
+/** The bot's log lines of an uncaught exception or unhandled rejection (or a raw crash). */
 export function uncaughtLines(world: FaultWorld): string[] {
+  const fault = /uncaught|unhandled/i;
   return world.harness.bot
     .logs()
-    .filter((line) => /uncaught|unhandled/i.test(line.text))
+    .filter((line) =>
+      line.json === undefined ? fault.test(line.text) : fault.test(String(line.json['msg'])),
+    )
     .map((line) => line.text.slice(0, 300));
 }
 
