@@ -181,6 +181,7 @@ async function main(): Promise<void> {
       ownerIds: config.ownerIds,
       shutdownGraceMs: config.shutdownGraceMs,
       isAlive: (other) => database.liveness.isAlive(other),
+      canJudgePeers: () => database.liveness.canJudgePeers(),
     });
     bot.attach();
     const background = new AbortController();

@@ -65,6 +65,8 @@ export interface DiscordBotOptions {
   ownerIds: readonly string[];
   /** Whether the process that holds a claim still runs (the database's liveness locks). */
   isAlive(instanceId: string): Promise<boolean>;
+  /** Whether a missing liveness lock proves a death now (not right after a server restart). */
+  canJudgePeers(): Promise<boolean>;
   /** How long shutdown lets live turns finish before stopping them (SHUTDOWN_GRACE_MS). */
   shutdownGraceMs: number;
   /** Overrides of the stream's tunables (tests). */
@@ -253,6 +255,7 @@ export class DiscordBot {
       logger: this.options.logger,
       instanceId: this.options.instanceId,
       isAlive: (instanceId) => this.options.isAlive(instanceId),
+      canJudgePeers: () => this.options.canJudgePeers(),
       answer: (message) => router.recover(message),
     }).catch((error: unknown) => {
       this.options.logger.warn({ err: error }, 'could not look for unanswered messages');
