@@ -90,6 +90,7 @@ describe('PostgreSQL faults', () => {
     await world.until(() =>
       lastOfChannel.every((trigger) => trigger !== undefined && world.seen(trigger)),
     );
+    const allAnsweredMs = Date.now() - options.restoredAt;
     const lockHeld = await livenessLockHeldAgain({
       world,
       serverUrl: options.server.url,
@@ -111,7 +112,7 @@ describe('PostgreSQL faults', () => {
     return {
       runs: triggers.length,
       measurement,
-      memberSaw: `${describeSeen(measurement.verdicts)}; lock held again: ${lockHeld ? 'yes' : 'NO'}`,
+      memberSaw: `${describeSeen(measurement.verdicts)}; all answered ${(allAnsweredMs / 1000).toFixed(1)} s after the server was back; liveness lock held again: ${lockHeld ? 'yes' : 'NO'}`,
       recoveryMs,
       checks: [
         {

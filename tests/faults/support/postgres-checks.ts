@@ -9,7 +9,6 @@ import type { RecordedTurn, TriggerRecord } from './turn-accounting.ts';
 
 /** The advisory-lock namespace of instance liveness (src/db/instance-liveness.ts, "tomo"). */
 const LIVENESS_LOCK_CLASS = 0x746f6d6f;
-const LIVENESS_APPLICATION = 'tomodachi-liveness';
 const LOCK_TAKEN_AGAIN = 'liveness lock taken again';
 
 /** How many times the bot has logged re-taking its liveness lock so far. */
@@ -17,9 +16,18 @@ export function lockRetakes(world: FaultWorld): number {
   return world.harness.bot.logs().filter((line) => line.json?.['msg'] === LOCK_TAKEN_AGAIN).length;
 }
 
+/** The bot's instance id, as it logged it when it connected (the name of its liveness lock). */
+function instanceIdOf(world: FaultWorld): string | undefined {
+  const connected = world.harness.bot
+    .logs()
+    .findLast((line) => line.json?.['msg'] === 'connected to Discord');
+  const instanceId = connected?.json?.['instanceId'];
+  return typeof instanceId === 'string' ? instanceId : undefined;
+}
+
 /**
  * Waits until the bot says it took its liveness lock again (after `before` such lines), then
- * asks the server: true when a liveness advisory lock is granted on the bot's database.
+ * asks the server: true when the advisory lock named after the bot's instance id is granted.
  */
 export async function livenessLockHeldAgain(options: {
   world: FaultWorld;
@@ -28,21 +36,20 @@ export async function livenessLockHeldAgain(options: {
 }): Promise<boolean> {
   const { world } = options;
   const retaken = await world.until(() => lockRetakes(world) > options.before);
-  if (!retaken) return false;
-  const databaseUrl = world.harness.database.environment['DATABASE_URL'] ?? '';
-  const databaseName = new URL(databaseUrl).pathname.slice(1);
+  const instanceId = instanceIdOf(world);
+  if (!retaken || instanceId === undefined) return false;
   const client = new pg.Client({ connectionString: options.serverUrl });
   await client.connect();
   try {
+    // A two-key advisory lock shows its keys as classid and objid (unsigned), objsubid 2.
     const result = await client.query<{ held: number }>(
-      `select count(*)::int as held
-         from pg_locks lock
-         join pg_stat_activity activity on activity.pid = lock.pid
-        where lock.locktype = 'advisory' and lock.granted and lock.classid = $1
-          and activity.application_name = $2 and activity.datname = $3`,
-      [LIVENESS_LOCK_CLASS, LIVENESS_APPLICATION, databaseName],
+      `select count(*)::int as held from pg_locks
+        where locktype = 'advisory' and granted and objsubid = 2
+          and classid = $1::int::oid
+          and objid::bigint = (hashtext($2)::bigint & 4294967295)`,
+      [LIVENESS_LOCK_CLASS, instanceId],
     );
-    return (result.rows[0]?.held ?? 0) > 0;
+    return (result.rows[0]?.held ?? 0) === 1;
   } finally {
     await client.end();
   }
