@@ -51,6 +51,11 @@ export class SettingsCache {
     return entry.settings;
   }
 
+  /** The settings in memory, if any, without touching the database (stale is fine). */
+  peek(scopeId: string): ScopeSettings | undefined {
+    return this.entries.get(scopeId)?.settings;
+  }
+
   /** Writes through after this process changed a scope's settings. */
   store(settings: ScopeSettings): void {
     const current = this.entries.get(settings.scopeId);

@@ -18,6 +18,7 @@ import {
   lockRetakes,
   uncaughtLines,
 } from './support/postgres-checks.ts';
+import type { LogLine } from '../support/process-output.ts';
 import type { TriggerRecord } from './support/turn-accounting.ts';
 
 const binaries = findPostgresBinaries();
@@ -35,6 +36,10 @@ function accepted(world: FaultWorld, trigger: TriggerRecord): boolean {
       (line) => line.json?.['msg'] === 'message accepted' && line.json['messageId'] === trigger.id,
     );
 }
+
+const isHoldingLine = (line: LogLine) =>
+  line.json?.['msg'] === 'database unreachable: holding a message';
+const isStoppedLine = (line: LogLine) => line.json?.['msg'] === 'stopped by a member';
 
 describe('PostgreSQL faults', () => {
   let cluster: PgCluster | undefined;
@@ -216,4 +221,57 @@ describe('PostgreSQL faults', () => {
       },
     });
   }
+
+  faultRow({
+    fault: 'PostgreSQL: 5 s outage; a member stops the streaming reply while a mention waits',
+    unavailable: NO_BINARIES,
+    run: async () => {
+      const outageMs = 5_000;
+      const { world, server } = await newWorld();
+      const channelId = world.channel('outage-stop');
+      const gate = holdLongReply(world);
+      const [alice, , carol] = world.members;
+      const first = world.mention({ channelId, authorId: alice?.id ?? '', text: 'a long story' });
+      await world.until(() => world.seen(first));
+      const retakesBefore = lockRetakes(world);
+      await server.stop();
+      const stoppedAt = Date.now();
+      const holding = () => world.harness.bot.logs().filter(isHoldingLine).length;
+      const heldBefore = holding();
+      const waiting = world.mention({ channelId, authorId: carol?.id ?? '', text: 'me too' });
+      await world.until(() => holding() > heldBefore);
+      // The stop is for the live reply: it must not wait behind carol's mention, which waits
+      // for the database.
+      world.discord.postMessage({
+        authorId: alice?.id ?? '',
+        channelId,
+        content: `<@${world.discord.botUserId}> stop`,
+      });
+      const stopped = await world.until(
+        () => world.harness.bot.logs().some(isStoppedLine),
+        Math.max(1, stoppedAt + outageMs - Date.now()),
+      );
+      gate.release();
+      await sleep(Math.max(0, stoppedAt + outageMs - Date.now()));
+      await server.start();
+      const restoredAt = Date.now();
+      const outcome = await finishRow({
+        world,
+        server,
+        triggers: [first, waiting],
+        channelIds: [channelId],
+        retakesBefore,
+        restoredAt,
+        expected: [{ trigger: waiting, answer: NEXT_MENTION_ANSWER }],
+      });
+      return {
+        ...outcome,
+        memberSaw: `${outcome.memberSaw}; stopped during the outage: ${stopped ? 'yes' : 'NO'}`,
+        checks: [
+          ...(outcome.checks ?? []),
+          { name: 'the stop took effect while the database was down', passed: stopped },
+        ],
+      };
+    },
+  });
 });
