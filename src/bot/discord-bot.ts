@@ -97,6 +97,12 @@ export class DiscordBot {
   private readonly budgets: WriteBudgets;
   private readonly scheduler: ChannelTurnScheduler<Trigger>;
   private readonly shutdownController = new AbortController();
+  /**
+   * Ends, at the start of shutdown, the waiting of messages whose intake holds through a database
+   * outage: they cannot be claimed or handed back, so their members are told now — a supervisor
+   * would kill a process that waits out the whole hold, and the messages would be lost unseen.
+   */
+  private readonly intakeHold = new AbortController();
   private readonly commands: SlashCommand[];
   private readonly commandRouter: CommandRouter;
   private readonly notices: MemberNotices;
@@ -221,6 +227,7 @@ export class DiscordBot {
    */
   async shutdown(): Promise<void> {
     this.router?.close();
+    this.intakeHold.abort(new Error('shutting down'));
     await this.router?.drained();
     const unstarted = this.scheduler.close().map((trigger) => trigger.message.id);
     if (unstarted.length > 0) {
@@ -342,7 +349,7 @@ export class DiscordBot {
       databaseStep: (step) =>
         retryTransient(step, {
           clock: options.clock,
-          signal: this.shutdownController.signal,
+          signal: this.intakeHold.signal,
           maxElapsedMs: OUTAGE_HOLD_MS,
           onRetry: ({ attempt, error }) => {
             if (attempt === 1)

@@ -37,6 +37,9 @@ function accepted(world: FaultWorld, trigger: TriggerRecord): boolean {
     );
 }
 
+/** How long after SIGTERM the row lets the bot take to exit: the default grace and then some. */
+const SUPERVISOR_PATIENCE_MS = 30_000;
+
 const isHoldingLine = (line: LogLine) =>
   line.json?.['msg'] === 'database unreachable: holding a message';
 const isStoppedLine = (line: LogLine) => line.json?.['msg'] === 'stopped by a member';
@@ -82,9 +85,12 @@ describe('PostgreSQL faults', () => {
     server: PgCluster;
     triggers: TriggerRecord[];
     channelIds: string[];
-    retakesBefore: number;
+    /** Lock re-takes logged before the fault; undefined when the bot was started again since. */
+    retakesBefore: number | undefined;
     restoredAt: number;
     expected: Array<{ trigger: TriggerRecord; answer: string }>;
+    /** Whether mentions waited for the server (their answers are timed); default true. */
+    held?: boolean;
   }): Promise<RowOutcome> {
     const { world, triggers } = options;
     // A channel is served in order (a coalesced batch replies to its last message): once the
@@ -96,15 +102,16 @@ describe('PostgreSQL faults', () => {
       lastOfChannel.every((trigger) => trigger !== undefined && world.seen(trigger)),
     );
     const allAnsweredMs = Date.now() - options.restoredAt;
+    const recoveryMs = await world.nextMentionAnswered(
+      options.channelIds.at(-1) ?? '',
+      options.restoredAt,
+    );
+    // After an answer the bot has logged its (new) instance id, the name of its lock.
     const lockHeld = await livenessLockHeldAgain({
       world,
       serverUrl: options.server.url,
       before: options.retakesBefore,
     });
-    const recoveryMs = await world.nextMentionAnswered(
-      options.channelIds.at(-1) ?? '',
-      options.restoredAt,
-    );
     const measurement = await world.measure(triggers, options.channelIds, {
       modelTexts: [LONG_ANSWER],
     });
@@ -117,7 +124,13 @@ describe('PostgreSQL faults', () => {
     return {
       runs: triggers.length,
       measurement,
-      memberSaw: `${describeSeen(measurement.verdicts)}; all answered ${(allAnsweredMs / 1000).toFixed(1)} s after the server was back; liveness lock held again: ${lockHeld ? 'yes' : 'NO'}`,
+      memberSaw: [
+        describeSeen(measurement.verdicts),
+        ...(options.held === false
+          ? []
+          : [`all answered ${(allAnsweredMs / 1000).toFixed(1)} s after the server was back`]),
+        `liveness lock held again: ${lockHeld ? 'yes' : 'NO'}`,
+      ].join('; '),
       recoveryMs,
       checks: [
         {
@@ -270,6 +283,56 @@ describe('PostgreSQL faults', () => {
         checks: [
           ...(outcome.checks ?? []),
           { name: 'the stop took effect while the database was down', passed: stopped },
+        ],
+      };
+    },
+  });
+
+  faultRow({
+    fault: 'PostgreSQL: SIGTERM during a 5 s outage while a mention waits, then restart',
+    unavailable: NO_BINARIES,
+    run: async () => {
+      const outageMs = 5_000;
+      const { world, server } = await newWorld();
+      const channelId = world.channel('outage-sigterm');
+      const { bot } = world.harness;
+      const [alice] = world.members;
+      await server.stop();
+      const stoppedAt = Date.now();
+      const waiting = world.mention({
+        channelId,
+        authorId: alice?.id ?? '',
+        text: 'are you there?',
+      });
+      await world.until(() => bot.logs().some(isHoldingLine));
+      // A supervisor waits so long after SIGTERM before it kills (systemd: 90 s; Docker: 10 s).
+      const stopStartedAt = Date.now();
+      const exited = await bot.stop({ timeoutMs: SUPERVISOR_PATIENCE_MS }).then(
+        () => true,
+        () => false,
+      );
+      const stopMs = Date.now() - stopStartedAt;
+      await sleep(Math.max(0, stoppedAt + outageMs - Date.now()));
+      await server.start();
+      const restoredAt = Date.now();
+      bot.restart();
+      await bot.waitUntilConnected();
+      const outcome = await finishRow({
+        world,
+        server,
+        triggers: [waiting],
+        channelIds: [channelId],
+        retakesBefore: undefined,
+        restoredAt,
+        expected: [],
+        held: false,
+      });
+      return {
+        ...outcome,
+        memberSaw: `${outcome.memberSaw}; exited ${(stopMs / 1000).toFixed(1)} s after SIGTERM`,
+        checks: [
+          ...(outcome.checks ?? []),
+          { name: `exited within ${SUPERVISOR_PATIENCE_MS} ms of SIGTERM`, passed: exited },
         ],
       };
     },

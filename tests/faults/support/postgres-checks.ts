@@ -26,16 +26,17 @@ function instanceIdOf(world: FaultWorld): string | undefined {
 }
 
 /**
- * Waits until the bot says it took its liveness lock again (after `before` such lines), then
- * asks the server: true when the advisory lock named after the bot's instance id is granted.
+ * Waits until the bot says it took its liveness lock again (after `before` such lines; a process
+ * started since takes it at start: `before` undefined), then asks the server: true when the
+ * advisory lock named after the bot's instance id is granted.
  */
 export async function livenessLockHeldAgain(options: {
   world: FaultWorld;
   serverUrl: string;
-  before: number;
+  before: number | undefined;
 }): Promise<boolean> {
-  const { world } = options;
-  const retaken = await world.until(() => lockRetakes(world) > options.before);
+  const { world, before } = options;
+  const retaken = before === undefined || (await world.until(() => lockRetakes(world) > before));
   const instanceId = instanceIdOf(world);
   if (!retaken || instanceId === undefined) return false;
   const client = new pg.Client({ connectionString: options.serverUrl });
