@@ -1,48 +1,32 @@
 /**
  * Fault suite, PostgreSQL rows (issues 12 and 16): a real server of the suite's own (initdb and
  * pg_ctl on a free port, tests/support/pg-cluster.ts) restarted under the REAL bot process
- * mid-reply, and stopped for 5 s and 30 s while a reply streams and new mentions arrive in two
- * channels. Besides every row's columns: no delivered reply recorded `failed`, the liveness lock
- * held again (pg_locks), nothing reached `uncaughtException`. A real outage takes real time:
- * the waits below are the outage lengths the issues name; everything else waits for events.
+ * mid-reply; stopped for 5 s and 30 s while a reply streams and new mentions arrive in two
+ * channels; stopped while a member stops the streaming reply; stopped while the bot gets SIGTERM.
+ * Besides every row's columns (support/postgres-row.ts): no delivered reply recorded `failed`,
+ * the liveness lock held again (pg_locks), nothing reached `uncaughtException`. A real outage
+ * takes real time: the sleeps below are the outage lengths the issues name; everything else
+ * waits for events, with ROW_WAIT_CEILING_MS.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe } from 'vitest';
-import { createGate } from '../support/llm-stand-in/gate.ts';
 import { findPostgresBinaries, startPgCluster, type PgCluster } from '../support/pg-cluster.ts';
-import { describeSeen, faultRow, type RowOutcome } from './support/fault-row.ts';
+import { faultRow } from './support/fault-row.ts';
 import { FaultWorld, NEXT_MENTION_ANSWER } from './support/fault-world.ts';
+import { lockRetakes } from './support/postgres-checks.ts';
 import {
-  failedButDelivered,
-  livenessLockHeldAgain,
-  lockRetakes,
-  uncaughtLines,
-} from './support/postgres-checks.ts';
-import type { LogLine } from '../support/process-output.ts';
-import type { TriggerRecord } from './support/turn-accounting.ts';
+  LONG_ANSWER,
+  SECOND_PART,
+  SUPERVISOR_PATIENCE_MS,
+  accepted,
+  concludeRow,
+  holdLongReply,
+  isHoldingLine,
+  isStoppedLine,
+} from './support/postgres-row.ts';
 
 const binaries = findPostgresBinaries();
 const NO_BINARIES = 'skipped' in binaries ? `${binaries.skipped} (PostgreSQL binaries)` : undefined;
-
-const FIRST_PART = 'Once upon a time there was a database that went away.';
-const SECOND_PART = 'It came back, and the story was written down after all.';
-const LONG_ANSWER = `${FIRST_PART}\n\n${SECOND_PART}`;
-
-/** Whether the bot logged taking the mention into its channel's queue. */
-function accepted(world: FaultWorld, trigger: TriggerRecord): boolean {
-  return world.harness.bot
-    .logs()
-    .some(
-      (line) => line.json?.['msg'] === 'message accepted' && line.json['messageId'] === trigger.id,
-    );
-}
-
-/** How long after SIGTERM the row lets the bot take to exit: the default grace and then some. */
-const SUPERVISOR_PATIENCE_MS = 30_000;
-
-const isHoldingLine = (line: LogLine) =>
-  line.json?.['msg'] === 'database unreachable: holding a message';
-const isStoppedLine = (line: LogLine) => line.json?.['msg'] === 'stopped by a member';
 
 describe('PostgreSQL faults', () => {
   let cluster: PgCluster | undefined;
@@ -64,89 +48,6 @@ describe('PostgreSQL faults', () => {
     return { world, server };
   }
 
-  /** The first request streams FIRST_PART, then waits for the gate before the rest. */
-  function holdLongReply(world: FaultWorld) {
-    const gate = createGate();
-    world.harness.llm.enqueue({
-      steps: [
-        { type: 'text', text: `${FIRST_PART}\n\n` },
-        { type: 'hold', gate },
-        { type: 'text', text: SECOND_PART },
-        { type: 'usage', inputTokens: 20, outputTokens: 20 },
-        { type: 'finish', reason: 'stop' },
-      ],
-    });
-    return gate;
-  }
-
-  /** The checks every PostgreSQL row adds, and the row's outcome. */
-  async function finishRow(options: {
-    world: FaultWorld;
-    server: PgCluster;
-    triggers: TriggerRecord[];
-    channelIds: string[];
-    /** Lock re-takes logged before the fault; undefined when the bot was started again since. */
-    retakesBefore: number | undefined;
-    restoredAt: number;
-    expected: Array<{ trigger: TriggerRecord; answer: string }>;
-    /** Whether mentions waited for the server (their answers are timed); default true. */
-    held?: boolean;
-  }): Promise<RowOutcome> {
-    const { world, triggers } = options;
-    // A channel is served in order (a coalesced batch replies to its last message): once the
-    // last mention of each channel has its reply, every earlier one has had its turn.
-    const lastOfChannel = options.channelIds.map((channelId) =>
-      triggers.filter((trigger) => trigger.channelId === channelId).at(-1),
-    );
-    await world.until(() =>
-      lastOfChannel.every((trigger) => trigger !== undefined && world.seen(trigger)),
-    );
-    const allAnsweredMs = Date.now() - options.restoredAt;
-    const recoveryMs = await world.nextMentionAnswered(
-      options.channelIds.at(-1) ?? '',
-      options.restoredAt,
-    );
-    // After an answer the bot has logged its (new) instance id, the name of its lock.
-    const lockHeld = await livenessLockHeldAgain({
-      world,
-      serverUrl: options.server.url,
-      before: options.retakesBefore,
-    });
-    const measurement = await world.measure(triggers, options.channelIds, {
-      modelTexts: [LONG_ANSWER],
-    });
-    const wronglyFailed = failedButDelivered({
-      world,
-      turns: measurement.turns,
-      expected: options.expected,
-    });
-    const uncaught = uncaughtLines(world);
-    return {
-      runs: triggers.length,
-      measurement,
-      memberSaw: [
-        describeSeen(measurement.verdicts),
-        ...(options.held === false
-          ? []
-          : [`all answered ${(allAnsweredMs / 1000).toFixed(1)} s after the server was back`]),
-        `liveness lock held again: ${lockHeld ? 'yes' : 'NO'}`,
-      ].join('; '),
-      recoveryMs,
-      checks: [
-        {
-          name: `delivered replies recorded failed (${wronglyFailed.length})`,
-          passed: wronglyFailed.length === 0,
-        },
-        { name: 'the liveness lock is held again (pg_locks)', passed: lockHeld },
-        {
-          name: `uncaught exceptions logged (${uncaught.join(' | ')})`,
-          passed: uncaught.length === 0,
-        },
-        { name: 'the bot process is still running', passed: world.harness.bot.running },
-      ],
-    };
-  }
-
   faultRow({
     fault: 'PostgreSQL: restarted mid-reply (pg_ctl stop -m fast, start)',
     unavailable: NO_BINARIES,
@@ -161,7 +62,7 @@ describe('PostgreSQL faults', () => {
       await server.restart();
       const restoredAt = Date.now();
       gate.release();
-      return finishRow({
+      return concludeRow({
         world,
         server,
         triggers: [trigger],
@@ -216,7 +117,7 @@ describe('PostgreSQL faults', () => {
         await sleep(Math.max(0, stoppedAt + outageMs - Date.now()));
         await server.start();
         const restoredAt = Date.now();
-        return finishRow({
+        return concludeRow({
           world,
           server,
           triggers: [first, queuedBefore, ...during],
@@ -268,7 +169,7 @@ describe('PostgreSQL faults', () => {
       await sleep(Math.max(0, stoppedAt + outageMs - Date.now()));
       await server.start();
       const restoredAt = Date.now();
-      const outcome = await finishRow({
+      const outcome = await concludeRow({
         world,
         server,
         triggers: [first, waiting],
@@ -317,7 +218,7 @@ describe('PostgreSQL faults', () => {
       const restoredAt = Date.now();
       bot.restart();
       await bot.waitUntilConnected();
-      const outcome = await finishRow({
+      const outcome = await concludeRow({
         world,
         server,
         triggers: [waiting],
