@@ -346,21 +346,25 @@ export class DiscordBot {
       dailyBudget,
       notices: this.notices,
       settle: (messageIds) => this.settle(messageIds),
-      databaseStep: (step) =>
-        retryTransient(step, {
-          clock: options.clock,
-          signal: this.intakeHold.signal,
-          maxElapsedMs: OUTAGE_HOLD_MS,
-          onRetry: ({ attempt, error }) => {
-            if (attempt === 1)
-              options.logger.warn({ err: error }, 'database unreachable: holding a message');
-          },
-        }),
+      databaseStep: (step) => this.holdThroughOutage(step),
       clock: options.clock,
       logger: options.logger,
       instanceId: options.instanceId,
       botUserId,
       ownerIds: options.ownerIds,
+    });
+  }
+
+  /** A database step of intake (a message, a Retry press), held through a short outage. */
+  private holdThroughOutage<T>(step: () => Promise<T>): Promise<T> {
+    const { clock, logger } = this.options;
+    return retryTransient(step, {
+      clock,
+      signal: this.intakeHold.signal,
+      maxElapsedMs: OUTAGE_HOLD_MS,
+      onRetry: ({ attempt, error }) => {
+        if (attempt === 1) logger.warn({ err: error }, 'database unreachable: holding a message');
+      },
     });
   }
 
@@ -397,6 +401,7 @@ export class DiscordBot {
         ownerIds: this.options.ownerIds,
         loadSettings: (scopeId) => this.settings.get(scopeId),
         retry: (trigger, settings) => router.retry(trigger, settings),
+        databaseStep: (step) => this.holdThroughOutage(step),
       });
     } catch (error) {
       this.options.logger.warn({ err: error }, 'retry button failed');

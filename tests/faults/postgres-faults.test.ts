@@ -9,7 +9,9 @@
  * waits for events, with ROW_WAIT_CEILING_MS.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
+import type { APIMessage } from 'discord-api-types/v10';
 import { afterAll, beforeAll, describe } from 'vitest';
+import type { Script } from '../support/llm-stand-in/script.ts';
 import { findPostgresBinaries, startPgCluster, type PgCluster } from '../support/pg-cluster.ts';
 import { faultRow } from './support/fault-row.ts';
 import { FaultWorld, NEXT_MENTION_ANSWER } from './support/fault-world.ts';
@@ -24,6 +26,12 @@ import {
   isHoldingLine,
   isStoppedLine,
 } from './support/postgres-row.ts';
+
+const SERVER_ERROR: Script = {
+  steps: [
+    { type: 'http-error', status: 500, body: JSON.stringify({ error: { message: 'down' } }) },
+  ],
+};
 
 const binaries = findPostgresBinaries();
 const NO_BINARIES = 'skipped' in binaries ? `${binaries.skipped} (PostgreSQL binaries)` : undefined;
@@ -234,6 +242,56 @@ describe('PostgreSQL faults', () => {
         checks: [
           ...(outcome.checks ?? []),
           { name: `exited within ${SUPERVISOR_PATIENCE_MS} ms of SIGTERM`, passed: exited },
+        ],
+      };
+    },
+  });
+
+  faultRow({
+    fault: 'PostgreSQL: Retry pressed during a 5 s outage',
+    unavailable: NO_BINARIES,
+    run: async () => {
+      const outageMs = 5_000;
+      const { world, server } = await newWorld();
+      const channelId = world.channel('outage-retry');
+      const [alice] = world.members;
+      world.harness.llm.handle(() => SERVER_ERROR);
+      const trigger = world.mention({ channelId, authorId: alice?.id ?? '', text: 'a question' });
+      const retryId = `retry:${trigger.id}`;
+      const hasRetry = (message: APIMessage) =>
+        JSON.stringify(message.components ?? []).includes(retryId);
+      await world.until(() => world.seen(trigger, hasRetry));
+      world.healProvider();
+      const retakesBefore = lockRetakes(world);
+      await server.stop();
+      const stoppedAt = Date.now();
+      const notice = world.botMessages(channelId).find(hasRetry);
+      world.discord.pressButton({
+        userId: alice?.id ?? '',
+        messageId: notice?.id ?? '',
+        customId: retryId,
+      });
+      await sleep(Math.max(0, stoppedAt + outageMs - Date.now()));
+      await server.start();
+      const restoredAt = Date.now();
+      const retried = await world.until(() =>
+        world.seen(trigger, (message) => message.content === NEXT_MENTION_ANSWER),
+      );
+      const outcome = await concludeRow({
+        world,
+        server,
+        triggers: [trigger],
+        channelIds: [channelId],
+        retakesBefore,
+        restoredAt,
+        expected: [{ trigger, answer: NEXT_MENTION_ANSWER }],
+      });
+      return {
+        ...outcome,
+        memberSaw: `${outcome.memberSaw}; the Retry press was ${retried ? 'answered' : 'NOT answered'}`,
+        checks: [
+          ...(outcome.checks ?? []),
+          { name: 'the Retry pressed during the outage was answered', passed: retried },
         ],
       };
     },

@@ -68,8 +68,9 @@ export function uncaughtLines(world: FaultWorld): string[] {
 }
 
 /**
- * Assistant records left `failed` although the member saw the reply: the channel shows the
- * trigger's scripted answer in full.
+ * Triggers whose newest assistant record is `failed` although the member saw the reply: the
+ * channel shows the trigger's scripted answer in full. (An older failed record a Retry answered
+ * again is the fault's own, not wrong.)
  */
 export function failedButDelivered(options: {
   world: FaultWorld;
@@ -84,14 +85,14 @@ export function failedButDelivered(options: {
         .map((message) => message.content)
         .join(' '),
     );
-  return options.turns.filter(
-    (turn) =>
-      turn.role === 'assistant' &&
-      turn.status === 'failed' &&
-      options.expected.some(
-        ({ trigger, answer }) =>
-          trigger.id === turn.triggerMessageId &&
-          shown(trigger.channelId).includes(compact(answer)),
-      ),
-  );
+  const newest = (triggerId: string) =>
+    options.turns
+      .filter((turn) => turn.role === 'assistant' && turn.triggerMessageId === triggerId)
+      .sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime())
+      .at(-1);
+  return options.expected.flatMap(({ trigger, answer }) => {
+    const record = newest(trigger.id);
+    const wrong = record?.status === 'failed' && shown(trigger.channelId).includes(compact(answer));
+    return wrong && record !== undefined ? [record] : [];
+  });
 }
