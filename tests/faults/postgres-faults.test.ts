@@ -10,8 +10,7 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { APIMessage } from 'discord-api-types/v10';
-import { afterAll, beforeAll, describe } from 'vitest';
-import type { Script } from '../support/llm-stand-in/script.ts';
+import { afterAll, afterEach, beforeAll, describe } from 'vitest';
 import { findPostgresBinaries, startPgCluster, type PgCluster } from '../support/pg-cluster.ts';
 import { faultRow } from './support/fault-row.ts';
 import { FaultWorld, NEXT_MENTION_ANSWER } from './support/fault-world.ts';
@@ -19,6 +18,7 @@ import { lockRetakes } from './support/postgres-checks.ts';
 import {
   LONG_ANSWER,
   SECOND_PART,
+  SERVER_ERROR,
   SUPERVISOR_PATIENCE_MS,
   accepted,
   concludeRow,
@@ -26,12 +26,6 @@ import {
   isHoldingLine,
   isStoppedLine,
 } from './support/postgres-row.ts';
-
-const SERVER_ERROR: Script = {
-  steps: [
-    { type: 'http-error', status: 500, body: JSON.stringify({ error: { message: 'down' } }) },
-  ],
-};
 
 const binaries = findPostgresBinaries();
 const NO_BINARIES = 'skipped' in binaries ? `${binaries.skipped} (PostgreSQL binaries)` : undefined;
@@ -42,6 +36,10 @@ describe('PostgreSQL faults', () => {
 
   beforeAll(async () => {
     if (NO_BINARIES === undefined) cluster = await startPgCluster();
+  });
+  afterEach(async () => {
+    // A row that failed mid-outage must not leave the next one without a server.
+    await cluster?.start().catch(() => undefined);
   });
   afterAll(async () => {
     for (const dispose of disposals.splice(0).reverse()) await dispose().catch(() => undefined);

@@ -5,6 +5,7 @@
  * `uncaughtException`, the process still running).
  */
 import { createGate } from '../../support/llm-stand-in/gate.ts';
+import type { Script } from '../../support/llm-stand-in/script.ts';
 import type { PgCluster } from '../../support/pg-cluster.ts';
 import type { LogLine } from '../../support/process-output.ts';
 import { describeSeen, type RowOutcome } from './fault-row.ts';
@@ -15,6 +16,13 @@ import type { TriggerRecord } from './turn-accounting.ts';
 export const FIRST_PART = 'Once upon a time there was a database that went away.';
 export const SECOND_PART = 'It came back, and the story was written down after all.';
 export const LONG_ANSWER = `${FIRST_PART}\n\n${SECOND_PART}`;
+
+/** The provider fails (a 500 every time): the member gets a notice with Retry. */
+export const SERVER_ERROR: Script = {
+  steps: [
+    { type: 'http-error', status: 500, body: JSON.stringify({ error: { message: 'down' } }) },
+  ],
+};
 
 /** Whether the bot logged taking the mention into its channel's queue. */
 export function accepted(world: FaultWorld, trigger: TriggerRecord): boolean {
