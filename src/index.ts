@@ -237,6 +237,7 @@ async function main(): Promise<void> {
       shutdownGraceMs: config.shutdownGraceMs,
       isAlive: (other) => database.liveness.isAlive(other),
       shards,
+      canJudgePeers: () => database.liveness.canJudgePeers(),
     });
     bot.attach();
     const background = new AbortController();

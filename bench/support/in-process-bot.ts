@@ -124,6 +124,7 @@ export async function startInProcessBot(options: InProcessBotOptions): Promise<I
       ownerIds: [],
       shutdownGraceMs: 0,
       isAlive: () => Promise.resolve(true),
+      canJudgePeers: () => Promise.resolve(true),
     });
     bot.attach();
     const background = new AbortController();

@@ -82,6 +82,8 @@ export interface DiscordBotOptions {
   shards?: ProcessShards | undefined;
   /** Whether the process that holds a claim still runs (the database's liveness locks). */
   isAlive(instanceId: string): Promise<boolean>;
+  /** Whether a missing liveness lock proves a death now (not right after a server restart). */
+  canJudgePeers(): Promise<boolean>;
   /** How long shutdown lets live turns finish before stopping them (SHUTDOWN_GRACE_MS). */
   shutdownGraceMs: number;
   /** Overrides of the stream's tunables (tests). */
@@ -116,6 +118,12 @@ export class DiscordBot {
   private readonly dailyBudget: DailyBudget;
   private readonly scheduler: ChannelTurnScheduler<Trigger>;
   private readonly shutdownController = new AbortController();
+  /**
+   * Ends, at the start of shutdown, the waiting of messages whose intake holds through a database
+   * outage: they cannot be claimed or handed back, so their members are told now — a supervisor
+   * would kill a process that waits out the whole hold, and the messages would be lost unseen.
+   */
+  private readonly intakeHold = new AbortController();
   private readonly commands: SlashCommand[];
   private readonly commandRouter: CommandRouter;
   private readonly notices: MemberNotices;
@@ -277,6 +285,7 @@ export class DiscordBot {
    */
   async shutdown(): Promise<void> {
     this.router?.close();
+    this.intakeHold.abort(new Error('shutting down'));
     await this.router?.drained();
     const unstarted = this.scheduler.close().map((trigger) => trigger.message.id);
     if (unstarted.length > 0) {
@@ -312,6 +321,7 @@ export class DiscordBot {
       logger: this.options.logger,
       instanceId: this.options.instanceId,
       isAlive: (instanceId) => this.options.isAlive(instanceId),
+      canJudgePeers: () => this.options.canJudgePeers(),
       answer: (message) => router.recover(message),
       ...(shards === undefined
         ? {}
@@ -395,21 +405,25 @@ export class DiscordBot {
       dailyBudget,
       notices: this.notices,
       settle: (messageIds) => this.settle(messageIds),
-      databaseStep: (step) =>
-        retryTransient(step, {
-          clock: options.clock,
-          signal: this.shutdownController.signal,
-          maxElapsedMs: OUTAGE_HOLD_MS,
-          onRetry: ({ attempt, error }) => {
-            if (attempt === 1)
-              options.logger.warn({ err: error }, 'database unreachable: holding a message');
-          },
-        }),
+      databaseStep: (step) => this.holdThroughOutage(step),
       clock: options.clock,
       logger: options.logger,
       instanceId: options.instanceId,
       botUserId,
       ownerIds: options.ownerIds,
+    });
+  }
+
+  /** A database step of intake (a message, a Retry press), held through a short outage. */
+  private holdThroughOutage<T>(step: () => Promise<T>): Promise<T> {
+    const { clock, logger } = this.options;
+    return retryTransient(step, {
+      clock,
+      signal: this.intakeHold.signal,
+      maxElapsedMs: OUTAGE_HOLD_MS,
+      onRetry: ({ attempt, error }) => {
+        if (attempt === 1) logger.warn({ err: error }, 'database unreachable: holding a message');
+      },
     });
   }
 
@@ -446,6 +460,7 @@ export class DiscordBot {
         ownerIds: this.options.ownerIds,
         loadSettings: (scopeId) => this.settings.get(scopeId),
         retry: (trigger, settings) => router.retry(trigger, settings),
+        databaseStep: (step) => this.holdThroughOutage(step),
       });
     } catch (error) {
       this.options.logger.warn({ err: error }, 'retry button failed');

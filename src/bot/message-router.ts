@@ -207,6 +207,7 @@ export class MessageRouter {
     this.options.history.add(message.channelId, toHistoryMessage(message));
     if (message.author.id === botUserId) return;
     const inbound = toInboundMessage(message, botUserId);
+    if (this.stopAhead(message, inbound)) return;
     const accepted = this.intake.enqueue(message.channelId, () => this.route(message, inbound));
     if (!accepted && addressedToBot(inbound)) {
       void this.options.notices.tell(message, 'note.queue_full', {}, undefined);
@@ -294,6 +295,32 @@ export class MessageRouter {
   }
 
   /**
+   * A stop for the live reply does not queue behind the channel's earlier messages while they
+   * are still in intake — their database steps may be waiting out an outage, and the reply
+   * would stream on meanwhile (or the stop reach the next reply instead). With the scope's
+   * settings in memory it stops the reply at once; anything else keeps gateway order.
+   */
+  private stopAhead(message: Message, inbound: InboundMessage): boolean {
+    const { stops, logger } = this.options;
+    const channelId = message.channelId;
+    if (this.intake.backlog(channelId) === 0 || stops.liveTurn(channelId) === undefined) {
+      return false;
+    }
+    const settings = this.options.settings.peek(scopeOf(inbound).id);
+    if (settings === undefined) return false;
+    const candidate = stopCandidate(
+      inbound,
+      botAddressForms(message, settings.triggerWords),
+      this.isModerator(message),
+    );
+    if (!stops.isStop(candidate)) return false;
+    const decision = stops.consider(candidate);
+    if (decision.stopped !== true) return false;
+    logger.info({ channelId, turnId: decision.request.turnId }, 'stopped by a member');
+    return true;
+  }
+
+  /**
    * A stop from a member stops the live turn that answers them (or any, for a moderator); what
    * they asked after it still waits and is answered. A member with no live turn to stop
    * withdraws instead their messages still waiting in the channel ("never mind"): they are not
@@ -310,15 +337,7 @@ export class MessageRouter {
     const hasLive = stops.liveTurn(channelId) !== undefined;
     const elsewhere = remoteStops !== undefined && remoteStops.shared;
     if (!hasLive && !elsewhere && scheduler.waiting(channelId) === 0) return false;
-    const candidate: StopCandidate = {
-      channelId,
-      messageId: inbound.id,
-      authorId: inbound.authorId,
-      authorName: inbound.authorName,
-      content: inbound.content,
-      authorIsModerator: isModerator,
-      addressForms,
-    };
+    const candidate = stopCandidate(inbound, addressForms, isModerator);
     if (!stops.isStop(candidate)) return false;
     // The reply may be streamed by another process on this database: ask it to judge the stop.
     const decision = hasLive
@@ -357,6 +376,22 @@ export class MessageRouter {
     const permissions = message.member?.permissionsIn(message.channelId);
     return permissions?.has(PermissionFlagsBits.ManageMessages) ?? false;
   }
+}
+
+function stopCandidate(
+  inbound: InboundMessage,
+  addressForms: readonly string[],
+  isModerator: boolean,
+): StopCandidate {
+  return {
+    channelId: inbound.channelId,
+    messageId: inbound.id,
+    authorId: inbound.authorId,
+    authorName: inbound.authorName,
+    content: inbound.content,
+    authorIsModerator: isModerator,
+    addressForms,
+  };
 }
 
 /** Addressed to the bot whatever the scope's settings say: a mention, a reply to it, a DM. */

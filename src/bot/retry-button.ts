@@ -7,7 +7,7 @@ import { RETRY_BUTTON_PREFIX } from './failure-notice.ts';
 import { resolveLocale } from './i18n/locale.ts';
 import { translate, type MessageKey } from './i18n/messages.ts';
 import { toInboundMessage } from './message-intake.ts';
-import type { RetryAdmission } from './message-router.ts';
+import type { DatabaseStep, RetryAdmission } from './message-router.ts';
 import type { Trigger } from './trigger.ts';
 
 export function isRetryButton(interaction: ButtonInteraction): boolean {
@@ -37,6 +37,8 @@ export async function handleRetryButton(
     ownerIds: readonly string[];
     loadSettings(scopeId: string): Promise<ScopeSettings>;
     retry(trigger: Trigger, settings: ScopeSettings): Promise<RetryAdmission>;
+    /** Holds a database step through a short outage (the router's); throws when it lasts. */
+    databaseStep: DatabaseStep;
   },
 ): Promise<void> {
   const acknowledged = await interaction.deferUpdate().then(
@@ -48,8 +50,6 @@ export async function handleRetryButton(
     },
   );
   if (!acknowledged) return;
-  if (!(await claimMessage(options.db, `retry:${interaction.id}`, options.instanceId))) return;
-  options.logger.debug({ interactionId: interaction.id }, 'retry pressed');
   const locale = resolveLocale(interaction.locale, interaction.guildLocale);
   const tell = async (key: MessageKey, params: Record<string, string | number> = {}) => {
     await interaction.followUp({
@@ -58,6 +58,19 @@ export async function handleRetryButton(
       allowedMentions: { parse: [] },
     });
   };
+  // A press during a database outage waits for it (bounded) like a message does; when the
+  // database stays away the presser is told, never left with a button that did nothing.
+  let claimed: boolean;
+  try {
+    claimed = await options.databaseStep(() =>
+      claimMessage(options.db, `retry:${interaction.id}`, options.instanceId),
+    );
+  } catch (error) {
+    options.logger.warn({ err: error }, 'could not take a Retry press');
+    return tell('note.storage_trouble');
+  }
+  if (!claimed) return;
+  options.logger.debug({ interactionId: interaction.id }, 'retry pressed');
   const messageId = interaction.customId.slice(RETRY_BUTTON_PREFIX.length);
   const channel = interaction.channel;
   const original =

@@ -57,6 +57,11 @@ export class SettingsCache {
     return entry.settings;
   }
 
+  /** The settings in memory, if any, without touching the database (stale is fine). */
+  peek(scopeId: string): ScopeSettings | undefined {
+    return this.entries.get(scopeId)?.settings;
+  }
+
   /** Writes through after this process changed (or re-read) a scope's settings, and announces it. */
   store(settings: ScopeSettings): void {
     const held = this.entries.get(settings.scopeId)?.settings.version;

@@ -25,6 +25,11 @@ export interface UnansweredRecoveryOptions {
   logger: Logger;
   instanceId: string;
   isAlive(instanceId: string): Promise<boolean>;
+  /**
+   * Whether a missing liveness lock may be taken as a death now (InstanceLiveness): not right
+   * after a PostgreSQL restart, when live processes are still taking their locks again.
+   */
+  canJudgePeers(): Promise<boolean>;
   /** Answers a recovered message whose claim this process now holds. */
   answer(message: Message): void;
   /**
@@ -43,8 +48,11 @@ export interface UnansweredRecoveryOptions {
 export async function recoverUnanswered(options: UnansweredRecoveryOptions): Promise<number> {
   const since = new Date(options.clock.now() - RECOVERY_WINDOW_MS);
   let recovered = 0;
+  // Asked once per pass, and only when a claim of another running-or-dead process is found.
+  let judging: Promise<boolean> | undefined;
+  const canJudge = () => (judging ??= options.canJudgePeers());
   for (const claim of await unsettledClaims(options.db, since)) {
-    if (!(await isOrphaned(claim, options))) continue;
+    if (!(await isOrphaned(claim, { ...options, canJudge }))) continue;
     if (options.owns !== undefined && !(await options.owns(claim.channelId))) continue;
     const to = options.instanceId;
     if (!(await takeOverClaim(options.db, claim.messageId, { from: claim.instanceId, to })))
@@ -64,12 +72,18 @@ export async function recoverUnanswered(options: UnansweredRecoveryOptions): Pro
   return recovered;
 }
 
+/**
+ * Handed back at shutdown, or held by a process whose liveness lock is gone — judged only when
+ * judging is safe: a peer that is re-taking its lock after a restart is alive, and answering
+ * its messages here would answer them twice (issue 16.3).
+ */
 async function isOrphaned(
   claim: UnsettledClaim,
-  options: UnansweredRecoveryOptions,
+  options: UnansweredRecoveryOptions & { canJudge(): Promise<boolean> },
 ): Promise<boolean> {
   if (claim.instanceId === options.instanceId) return false;
-  return claim.instanceId === RELEASED_CLAIM || !(await options.isAlive(claim.instanceId));
+  if (claim.instanceId === RELEASED_CLAIM) return true;
+  return (await options.canJudge()) && !(await options.isAlive(claim.instanceId));
 }
 
 async function recoverOne(

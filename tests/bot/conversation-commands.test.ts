@@ -348,6 +348,48 @@ describe('conversation commands', () => {
     expect(text).toContain('Sure.');
   });
 
+  it('stores an edited message in the form of a new one: mentions as @names, never raw ids (12.12)', async () => {
+    const { discord, llm, bot, world } = harness;
+    const channel = world.channel('edited-mentions');
+    llm.enqueue(answer('Will do.'));
+    await ask(channel.id, world.carol.id, `say hello to <@${world.bob.id}>`);
+    llm.enqueue(answer('Of course.'));
+    const edited = await ask(channel.id, world.carol.id, 'say hello to everyone');
+    const revision = bot.waitForLog(
+      (line) =>
+        line.json?.['msg'] === 'stored turn follows its message' &&
+        line.json['messageId'] === edited.id,
+      { timeoutMs: 60_000 },
+    );
+    discord.members.editMessage({
+      authorId: world.carol.id,
+      messageId: edited.id,
+      content: `<@${discord.botUserId}> say goodbye to <@${world.bob.id}>`,
+    });
+    await revision;
+
+    const handle = discord.invokeSlashCommand({
+      userId: world.carol.id,
+      channelId: channel.id,
+      command: 'export',
+      options: { format: 'json' },
+    });
+    const reply = await handle.waitForOriginal();
+    const attachment = reply.attachments[0];
+    if (attachment === undefined) throw new Error(`no attachment in: ${reply.content}`);
+    const { turns } = JSON.parse(await (await fetch(attachment.url)).text()) as {
+      turns: Array<{ role: string; content: string }>;
+    };
+    const stored = turns.filter((turn) => turn.role === 'user').map((turn) => turn.content);
+    expect(stored).toHaveLength(2);
+    const [asNew, asEdited] = stored;
+    expect(asNew).toContain('say hello to @bob');
+    // The same form: the bot's own mention and bob's rendered as a new message renders them.
+    const botMention = asNew?.slice(0, asNew.indexOf(' say hello'));
+    expect(asEdited).toBe(`${botMention ?? ''} say goodbye to @bob`);
+    expect(asEdited).not.toContain('<@');
+  });
+
   it('/stop: the live turn stops, is stored as stopped, and nothing more of it is sent', async () => {
     const { discord, llm, world } = harness;
     const channel = world.channel('stop');

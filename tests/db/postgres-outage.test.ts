@@ -4,10 +4,13 @@
  * manual clock the test drives; only the server's own stop/start take real time.
  */
 import { randomUUID } from 'node:crypto';
+import { Client } from 'discord.js';
 import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { DatabaseTurnJournal } from '../../src/bot/database-turn-journal.ts';
 import { DailyBudget } from '../../src/bot/daily-budget.ts';
+import { recoverUnanswered } from '../../src/bot/unanswered-recovery.ts';
+import { claimMessage, unsettledClaims } from '../../src/db/claim-repository.ts';
 import { openDatabase, type DatabaseHandle } from '../../src/db/database.ts';
 import { ensureScope } from '../../src/db/scope-settings-repository.ts';
 import { failAbandonedTurns } from '../../src/db/turn-recovery.ts';
@@ -255,5 +258,38 @@ describe.skipIf('skipped' in available)('a PostgreSQL outage (own cluster)', () 
     expect(await failAbandonedTurns(judge.handle.db, judge.handle.liveness)).toBe(1);
     expect((await turnRow(liveTurn))?.status).toBe('streaming');
     expect((await turnRow(deadTurn))?.status).toBe('failed');
+  }, 60_000);
+
+  it("never takes over a live peer's unanswered messages around a restart", async () => {
+    const clock = new ManualClock();
+    const peer = await open({ clock });
+    await peer.handle.liveness.hold('instance-peer');
+    const messageId = '323456789012345678';
+    await claimMessage(peer.handle.db, messageId, 'instance-peer', CHANNEL);
+
+    await cluster.restart();
+    // The peer is still waiting to take its lock again (its clock is not moved): its lock is
+    // missing, yet it is alive and will answer the message itself.
+    const judge = await open({ clock: new ManualClock() });
+    const answered: string[] = [];
+    const client = new Client({ intents: [] });
+    try {
+      const recovered = await recoverUnanswered({
+        db: judge.handle.db,
+        client,
+        clock: new ManualClock(Date.now()),
+        logger: recordingLogger([]),
+        instanceId: 'instance-judge',
+        isAlive: (instanceId) => judge.handle.liveness.isAlive(instanceId),
+        canJudgePeers: () => judge.handle.liveness.canJudgePeers(),
+        answer: (message) => answered.push(message.id),
+      });
+      expect(recovered).toBe(0);
+    } finally {
+      await client.destroy();
+    }
+    const claims = await unsettledClaims(judge.handle.db, new Date(0));
+    expect(claims.find((claim) => claim.messageId === messageId)?.instanceId).toBe('instance-peer');
+    expect(answered).toEqual([]);
   }, 60_000);
 });

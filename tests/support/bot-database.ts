@@ -34,13 +34,17 @@ export function testServerUrl(): string | undefined {
   return url === undefined || url === '' ? undefined : url;
 }
 
-/** A bot database of `kind`; for PGlite it lives in `dataDir`. */
+/**
+ * A bot database of `kind`; for PGlite it lives in `dataDir`; on PostgreSQL it is created on
+ * `serverUrl` (a test's own cluster) or else on the TEST_DATABASE_URL server.
+ */
 export async function createBotDatabase(options: {
   kind: BotDatabaseKind;
   dataDir: string;
+  serverUrl?: string;
 }): Promise<BotDatabase> {
   if (options.kind === 'pglite') return pgliteDatabase(options.dataDir);
-  const serverUrl = testServerUrl();
+  const serverUrl = options.serverUrl ?? testServerUrl();
   if (serverUrl === undefined) throw new Error('E2E_DATABASE=postgres needs TEST_DATABASE_URL');
   return createServerDatabase(serverUrl);
 }

@@ -46,6 +46,8 @@ export async function startHarness<World = undefined>(
     seed?: (db: Database, world: World) => Promise<void>;
     /** Default: the kind of this vitest project (`E2E_DATABASE`). */
     databaseKind?: BotDatabaseKind;
+    /** The PostgreSQL server to create the bot's database on (default: TEST_DATABASE_URL's). */
+    serverUrl?: string;
     /** How long start-up (migrations included) may take; the runner's ceiling otherwise. */
     connectTimeoutMs?: number;
   } = {},
@@ -71,6 +73,7 @@ export async function startHarness<World = undefined>(
     const database = await createBotDatabase({
       kind: options.databaseKind ?? e2eDatabaseKind(),
       dataDir,
+      ...(options.serverUrl === undefined ? {} : { serverUrl: options.serverUrl }),
     });
     teardown.push(() => database.dispose());
     const withDatabase = async (action: (db: Database) => Promise<void>): Promise<void> => {

@@ -64,6 +64,8 @@ export interface Measurement {
   verdicts: TriggerVerdict[];
   lostTurns: number;
   streamingRecords: number;
+  /** The records of the measured channels, as read. */
+  turns: RecordedTurn[];
 }
 
 export class FaultWorld {
@@ -80,9 +82,14 @@ export class FaultWorld {
     this.harness.llm.handle(() => textScript(NEXT_MENTION_ANSWER));
   }
 
-  static async start(options: { env?: Record<string, string> } = {}): Promise<FaultWorld> {
+  /** `serverUrl`: a PostgreSQL server of the test's own (default: TEST_DATABASE_URL's, or PGlite). */
+  static async start(
+    options: { env?: Record<string, string>; serverUrl?: string } = {},
+  ): Promise<FaultWorld> {
+    const serverUrl = options.serverUrl ?? testServerUrl();
     const harness = await startHarness<FaultWorldShape>({
-      databaseKind: testServerUrl() === undefined ? 'pglite' : 'postgres',
+      databaseKind: serverUrl === undefined ? 'pglite' : 'postgres',
+      ...(serverUrl === undefined ? {} : { serverUrl }),
       setup: buildWorld,
       seed: async (db, world) => {
         await updateScopeSettings(
@@ -212,6 +219,7 @@ export class FaultWorld {
       verdicts,
       lostTurns: verdicts.filter((verdict) => verdict.outcome === 'lost').length,
       streamingRecords: streamingRecords(turns),
+      turns,
     };
   }
 
