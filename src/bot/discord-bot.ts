@@ -196,7 +196,7 @@ export class DiscordBot {
       },
       cooldowns: new CommandCooldowns({ clock }),
       claim: (interactionId) =>
-        claimMessage(db, `interaction:${interactionId}`, options.instanceId),
+        claimMessage(db, { key: `interaction:${interactionId}`, instanceId: options.instanceId }),
     });
     this.scheduler = new ChannelTurnScheduler<Trigger>({
       locks: new ChannelLocks({ clock, holdTimeoutMs: CHANNEL_HOLD_TIMEOUT_MS }),

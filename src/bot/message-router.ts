@@ -3,6 +3,7 @@ import type { Clock } from '../core/clock.ts';
 import type { Logger } from '../core/logger.ts';
 import { LruMap } from '../core/lru-map.ts';
 import type { ScopeSettings } from '../core/settings.ts';
+import { timeOrderedId } from '../core/time-ordered-id.ts';
 import type { Database } from '../db/database.ts';
 import { claimMessage } from '../db/claim-repository.ts';
 import { ensureScope } from '../db/scope-settings-repository.ts';
@@ -268,11 +269,16 @@ export class MessageRouter {
         }
         return;
       }
+      // One attempt id for every retry of the held step: a claim whose commit's reply was lost
+      // to an outage is still ours when the retry finds it (never dropped as "someone else's").
+      const claim = {
+        key: message.id,
+        instanceId: this.options.instanceId,
+        channelId: message.channelId,
+        attempt: timeOrderedId(),
+      };
       const claimed =
-        recovered ||
-        (await this.databaseStep(() =>
-          claimMessage(this.options.db, message.id, this.options.instanceId, message.channelId),
-        ));
+        recovered || (await this.databaseStep(() => claimMessage(this.options.db, claim)));
       if (!claimed) return;
       if (!this.knownScopes.has(scope.id)) {
         await this.databaseStep(() => ensureScope(this.options.db, scope.id, scope.kind));
@@ -367,7 +373,10 @@ export class MessageRouter {
    */
   private firstToRefuse(messageId: string): Promise<boolean> {
     return this.databaseStep(() =>
-      claimMessage(this.options.db, `refused:${messageId}`, this.options.instanceId),
+      claimMessage(this.options.db, {
+        key: `refused:${messageId}`,
+        instanceId: this.options.instanceId,
+      }),
     );
   }
 

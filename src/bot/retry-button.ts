@@ -1,6 +1,7 @@
 import { MessageFlags, PermissionFlagsBits, type ButtonInteraction } from 'discord.js';
 import type { Logger } from '../core/logger.ts';
 import type { ScopeSettings } from '../core/settings.ts';
+import { timeOrderedId } from '../core/time-ordered-id.ts';
 import type { Database } from '../db/database.ts';
 import { claimMessage } from '../db/claim-repository.ts';
 import { RETRY_BUTTON_PREFIX } from './failure-notice.ts';
@@ -62,9 +63,12 @@ export async function handleRetryButton(
   // database stays away the presser is told, never left with a button that did nothing.
   let claimed: boolean;
   try {
-    claimed = await options.databaseStep(() =>
-      claimMessage(options.db, `retry:${interaction.id}`, options.instanceId),
-    );
+    const claim = {
+      key: `retry:${interaction.id}`,
+      instanceId: options.instanceId,
+      attempt: timeOrderedId(),
+    };
+    claimed = await options.databaseStep(() => claimMessage(options.db, claim));
   } catch (error) {
     options.logger.warn({ err: error }, 'could not take a Retry press');
     return tell('note.storage_trouble');

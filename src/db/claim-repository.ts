@@ -13,22 +13,36 @@ export interface UnsettledClaim {
   claimedAt: Date;
 }
 
-/**
- * Claims `key` (a message id, or `retry:<interaction id>`) for this process. True for exactly
- * one caller across every process sharing the database. A member message also names its
- * channel: the claim is then a ledger entry until `settleClaims`.
- */
-export async function claimMessage(
-  db: Database,
-  key: string,
-  instanceId: string,
-  channelId?: string,
-): Promise<boolean> {
-  const claimed = await db
-    .insert(messageClaims)
-    .values({ key, instanceId, channelId })
-    .onConflictDoNothing()
-    .returning({ key: messageClaims.key });
+export interface MessageClaim {
+  /** A message id, or `retry:<interaction id>`, `interaction:<id>`, `refused:<message id>`. */
+  key: string;
+  instanceId: string;
+  /** A member message names its channel: the claim is then a ledger entry until settled. */
+  channelId?: string;
+  /**
+   * The same for every retry of one claiming step. A retry that finds the claim already made by
+   * this attempt (its first try committed, but the reply was lost to a dropped connection) gets
+   * true again; any other claimer of the key, this process's own later ones included, gets false.
+   */
+  attempt?: string;
+}
+
+/** Claims a key for this process: true for exactly one claiming attempt across every process. */
+export async function claimMessage(db: Database, claim: MessageClaim): Promise<boolean> {
+  const { key, instanceId, channelId, attempt } = claim;
+  const insert = db.insert(messageClaims).values({ key, instanceId, channelId, attempt });
+  const claimed = await (
+    attempt === undefined
+      ? insert.onConflictDoNothing()
+      : insert.onConflictDoUpdate({
+          target: messageClaims.key,
+          set: { attempt },
+          setWhere: and(
+            eq(messageClaims.attempt, attempt),
+            eq(messageClaims.instanceId, instanceId),
+          ),
+        })
+  ).returning({ key: messageClaims.key });
   return claimed.length === 1;
 }
 

@@ -306,6 +306,8 @@ export const messageClaims = pgTable(
     /** The message's channel (member messages only), to fetch it again after a restart. */
     channelId: text('channel_id'),
     settledAt: timestamp('settled_at', { withTimezone: true }),
+    /** The claiming attempt (its retries through an outage share it): see `claimMessage`. */
+    attempt: text('attempt'),
   },
   (table) => [
     index('message_claims_claimed_at_idx').on(table.claimedAt),

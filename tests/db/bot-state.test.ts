@@ -23,13 +23,30 @@ describe.each(testBackends())('bot state on $name', (backend) => {
   it('lets exactly one of many concurrent claimers answer a message', async () => {
     const results = await Promise.all(
       Array.from({ length: 8 }, (_, index) =>
-        claimMessage(database.db, 'message-1', `instance-${index}`),
+        claimMessage(database.db, { key: 'message-1', instanceId: `instance-${index}` }),
       ),
     );
     expect(results.filter(Boolean)).toHaveLength(1);
-    expect(await claimMessage(database.db, 'message-2', 'instance-0')).toBe(true);
+    expect(await claimMessage(database.db, { key: 'message-2', instanceId: 'instance-0' })).toBe(
+      true,
+    );
     expect(await pruneClaims(database.db, new Date(Date.now() + 60_000))).toBe(2);
-    expect(await claimMessage(database.db, 'message-1', 'instance-0')).toBe(true);
+    expect(await claimMessage(database.db, { key: 'message-1', instanceId: 'instance-0' })).toBe(
+      true,
+    );
+  });
+
+  it('gives a retried claiming attempt its own claim back, and nobody else (a reply lost to an outage)', async () => {
+    const claim = { key: 'message-3', instanceId: 'instance-0', channelId: '1', attempt: 'a-1' };
+    expect(await claimMessage(database.db, claim)).toBe(true);
+    // The first try committed but its reply never came: the retry of the same attempt wins.
+    expect(await claimMessage(database.db, claim)).toBe(true);
+    // The same message heard again (a backfill, a duplicate event) is a new attempt: no.
+    expect(await claimMessage(database.db, { ...claim, attempt: 'a-2' })).toBe(false);
+    expect(await claimMessage(database.db, { key: 'message-3', instanceId: 'instance-0' })).toBe(
+      false,
+    );
+    expect(await claimMessage(database.db, { ...claim, instanceId: 'instance-1' })).toBe(false);
   });
 
   it('keeps one value per bot state key, overwritten in place', async () => {

@@ -265,7 +265,11 @@ describe.skipIf('skipped' in available)('a PostgreSQL outage (own cluster)', () 
     const peer = await open({ clock });
     await peer.handle.liveness.hold('instance-peer');
     const messageId = '323456789012345678';
-    await claimMessage(peer.handle.db, messageId, 'instance-peer', CHANNEL);
+    await claimMessage(peer.handle.db, {
+      key: messageId,
+      instanceId: 'instance-peer',
+      channelId: CHANNEL,
+    });
 
     await cluster.restart();
     // The peer is still waiting to take its lock again (its clock is not moved): its lock is

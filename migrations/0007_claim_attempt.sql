@@ -1,0 +1,1 @@
+ALTER TABLE "message_claims" ADD COLUMN "attempt" text;
