@@ -1,6 +1,14 @@
 import { ChannelType, type Client } from 'discord.js';
 import { DiscordMessageTarget } from './delivery/discord-message-target.ts';
-import type { TurnPlace } from './turn-runner.ts';
+import type { MessageTarget } from './delivery/message-target.ts';
+import type { PersonaContext } from './persona.ts';
+
+/** Where a turn is delivered, resolved by the edge from the Discord channel. */
+export interface TurnPlace {
+  target: MessageTarget;
+  persona: PersonaContext['place'];
+  guildLocale: string | undefined;
+}
 
 /** Where a turn in this channel is delivered; undefined when the bot cannot send there. */
 export async function placeOfChannel(
