@@ -26,7 +26,10 @@ const OWNED_PACKAGES = [
   { label: 'the MCP SDK', modules: ['@modelcontextprotocol/sdk'], owner: 'src/tools/mcp/' },
 ];
 
-/** Layer → layers it may import (relative imports). `root` is src/*.ts (composition root, config, logger). */
+/**
+ * Layer → layers it may import (relative imports). `root` is src/*.ts (composition root, config,
+ * logger); `startup` is src/startup/ (the composition root's phases).
+ */
 const LAYER_DEPENDENCIES = {
   core: ['core'],
   humanizer: ['core', 'humanizer'],
@@ -40,6 +43,21 @@ const LAYER_DEPENDENCIES = {
   root: [
     'core',
     'root',
+    'startup',
+    'bot',
+    'stream',
+    'humanizer',
+    'providers',
+    'tools',
+    'db',
+    'metrics',
+    'security',
+  ],
+  // The composition root's phases, taken out of src/index.ts: only it imports them.
+  startup: [
+    'core',
+    'root',
+    'startup',
     'bot',
     'stream',
     'humanizer',

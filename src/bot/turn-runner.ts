@@ -5,49 +5,35 @@ import { ProviderError } from '../core/errors.ts';
 import type { Logger } from '../core/logger.ts';
 import type { BotMetrics } from '../core/metrics.ts';
 import type { ScopeSettings } from '../core/settings.ts';
-import type { ToolAuthor, ToolContext, ToolExecutor } from '../core/tool.ts';
+import type { ToolExecutor } from '../core/tool.ts';
 import type { Database } from '../db/database.ts';
 import { openApiKey } from '../db/scope-settings-repository.ts';
-import { recordUserTurn } from '../db/turn-repository.ts';
 import type { ProviderFactory, ResolvedModel } from '../providers/provider-factory.ts';
 import type { SecretBox } from '../security/secret-box.ts';
-import { buildStopAcknowledgementRequest } from '../stream/stop-acknowledgement.ts';
 import type { StopRegistry } from '../stream/stop-registry.ts';
 import type { StreamOrchestrator, TurnOutcome } from '../stream/stream-orchestrator.ts';
+import { batchAuthors, batchToolContext } from './batch-context.ts';
 import type { ChannelLease } from './channel-locks.ts';
 import type { ChannelHistory } from './channel-history.ts';
 import type { DailyBudget } from './daily-budget.ts';
-import { DiscordSink } from './delivery/discord-sink.ts';
-import { allowedMentionsFor, type MessageTarget } from './delivery/message-target.ts';
 import type { TypingAllowance } from './delivery/typing-allowance.ts';
 import type { WriteBudgets } from './delivery/write-budgets.ts';
 import { resolveLocale, type Locale } from './i18n/locale.ts';
-import { translate } from './i18n/messages.ts';
-import type { PersonaContext } from './persona.ts';
-import { ALLOW_USER_MENTIONS_FLAG, isSwitchOn } from './reply-switches.ts';
+import { acknowledgeStop } from './stop-acknowledgement-turn.ts';
 import type { Download } from './trigger-attachments.ts';
 import type { Trigger } from './trigger.ts';
 import { buildRequest, prepareTurn } from './turn-context.ts';
 import { notConfigured, postFailureNotice } from './failure-notice.ts';
-import { accountTurn, accountUsage, usageEstimatorFor } from './turn-accounting.ts';
+import { accountTurn, accountUsage } from './turn-accounting.ts';
+import type { TurnPlace } from './turn-place.ts';
+import { NO_TOOLS, streamTurn } from './turn-stream.ts';
+import { recordUserTurns } from './user-turn-recording.ts';
 import { completedToolRounds, MAX_OVERFLOW_RETRIES, overflowDrop } from './overflow-retry.ts';
 import { timeStop } from './stop-latency.ts';
 
 /** Feature flag: let the model's replies ping members (never roles, @everyone or @here). */
 export { ALLOW_USER_MENTIONS_FLAG } from './reply-switches.ts';
-const DISCORD_MESSAGE_LIMIT = 2000;
-
-const NO_TOOLS: ToolExecutor = {
-  specs: () => [],
-  execute: () => Promise.resolve({ ok: false, error: 'tools are not available' }),
-};
-
-/** Where a turn is delivered, resolved by the edge from the Discord channel. */
-export interface TurnPlace {
-  target: MessageTarget;
-  persona: PersonaContext['place'];
-  guildLocale: string | undefined;
-}
+export type { TurnPlace } from './turn-place.ts';
 
 export interface TurnRunnerOptions {
   db: Database;
@@ -162,21 +148,16 @@ export class TurnRunner {
       return;
     }
     // Recorded while the context is assembled (it reads only the bot's replies); never throws.
-    const recorded = this.recordUserTurns(batch, scopeId, logger);
+    const recorded = recordUserTurns(this.options.db, { batch, scopeId, logger });
 
-    const toolContext = (turnId: string): ToolContext => ({
-      scopeId,
-      guildId: last.message.guildId,
+    const toolContext = batchToolContext({
       channelId,
-      userId: last.message.authorId,
-      authors: batchAuthors(batch),
-      messageId: last.message.id,
-      turnId,
-      memberPermissions: sharedPermissions(batch),
+      scopeId,
+      batch,
+      last,
+      settings,
+      model,
       locale,
-      timeZone: settings.timezone,
-      featureFlags: settings.featureFlags,
-      providerCapabilities: model.info.vision ? ['images'] : [],
     });
     const tools = model.info.tools ? this.options.tools : NO_TOOLS;
     const accounting = {
@@ -220,7 +201,7 @@ export class TurnRunner {
           ...built.request,
           messages: [...built.request.messages, ...completedRounds],
         };
-        outcome = await this.stream({
+        outcome = await streamTurn(this.options, {
           turnId,
           model,
           request,
@@ -269,7 +250,7 @@ export class TurnRunner {
       });
     }
     if (outcome.stop !== undefined && !this.options.shutdownSignal.aborted) {
-      await this.acknowledgeStop({
+      await acknowledgeStop(this.options, {
         outcome,
         request,
         model,
@@ -282,137 +263,6 @@ export class TurnRunner {
       });
     }
   }
-
-  private async stream(options: {
-    turnId: string;
-    model: ResolvedModel;
-    request: ChatRequest;
-    tools: ToolExecutor;
-    toolContext: ToolContext;
-    settings: ScopeSettings;
-    place: TurnPlace;
-    replyTo: string;
-    locale: Locale;
-    signal: AbortSignal;
-  }): Promise<TurnOutcome> {
-    const sink = new DiscordSink({
-      target: options.place.target,
-      budgets: this.options.budgets,
-      typing: this.options.typing,
-      clock: this.options.clock,
-      logger: this.options.logger,
-      allowedMentions: allowedMentionsFor({
-        allowUserMentions: isSwitchOn(options.settings, ALLOW_USER_MENTIONS_FLAG),
-      }),
-      replyTo: options.replyTo,
-      limit: DISCORD_MESSAGE_LIMIT,
-      gapNotice: `-# ${translate(options.locale, 'delivery.gap')}`,
-    });
-    return this.options.orchestrator.run({
-      turnId: options.turnId,
-      model: options.model.chatModel,
-      request: options.request,
-      tools: options.tools,
-      toolContext: options.toolContext,
-      sink,
-      humanizerDegree: options.settings.humanizerDegree,
-      deliveryMode: options.settings.deliveryMode,
-      signal: options.signal,
-      usageEstimator: usageEstimatorFor(options.model),
-      describeTool: (call) => `-# ${translate(options.locale, 'status.tool', { tool: call.name })}`,
-    });
-  }
-
-  private async acknowledgeStop(options: {
-    outcome: TurnOutcome;
-    request: ChatRequest;
-    model: ResolvedModel;
-    settings: ScopeSettings;
-    place: TurnPlace;
-    locale: Locale;
-    toolContext: (turnId: string) => ToolContext;
-    logger: Logger;
-    scopeId: string;
-  }): Promise<void> {
-    const stop = options.outcome.stop;
-    if (stop === undefined) return;
-    const turnId = timeOrderedId();
-    // The acknowledgement answers the member who stopped: they (or a moderator) may stop it too.
-    const live = this.options.stops.begin({
-      channelId: options.toolContext(turnId).channelId,
-      turnId,
-      requesterIds: [stop.request.authorId],
-    });
-    const acknowledgement = await this.stream({
-      turnId,
-      model: options.model,
-      request: buildStopAcknowledgementRequest({
-        request: options.request,
-        interruptedText: stop.interruptedText,
-        stop: stop.request,
-      }),
-      tools: NO_TOOLS,
-      toolContext: { ...options.toolContext(turnId), messageId: stop.request.messageId },
-      settings: options.settings,
-      place: options.place,
-      replyTo: stop.request.messageId,
-      locale: options.locale,
-      signal: AbortSignal.any([live.signal, this.options.shutdownSignal]),
-    }).finally(() => live.end());
-    await accountUsage(
-      {
-        dailyBudget: this.options.dailyBudget,
-        metrics: this.options.metrics,
-        logger: options.logger,
-      },
-      { scopeId: options.scopeId, outcome: acknowledgement },
-    );
-    const { inputTokens, outputTokens } = acknowledgement.metrics;
-    options.logger.info(
-      { turnId, status: acknowledgement.status, inputTokens, outputTokens },
-      'acknowledged a stop',
-    );
-  }
-
-  private async recordUserTurns(
-    batch: readonly Trigger[],
-    scopeId: string,
-    logger: Logger,
-  ): Promise<void> {
-    for (const trigger of batch) {
-      await recordUserTurn(this.options.db, {
-        id: timeOrderedId(),
-        scopeId,
-        channelId: trigger.message.channelId,
-        authorId: trigger.message.authorId,
-        authorName: trigger.message.authorName,
-        messageId: trigger.message.id,
-        content: trigger.message.content,
-      }).catch((error: unknown) => logger.warn({ err: error }, 'could not record the user turn'));
-    }
-  }
-}
-
-/** The distinct authors of a batch, in order of their first message. */
-function batchAuthors(batch: readonly Trigger[]): ToolAuthor[] {
-  const authors = new Map<string, ToolAuthor>();
-  for (const { message } of batch) {
-    if (!authors.has(message.authorId)) {
-      authors.set(message.authorId, { id: message.authorId, name: message.authorName });
-    }
-  }
-  return [...authors.values()];
-}
-
-/** Least privilege: the permission bits EVERY author of the batch holds (undefined in DMs). */
-function sharedPermissions(batch: readonly Trigger[]): string | undefined {
-  let shared: bigint | undefined;
-  for (const trigger of batch) {
-    if (trigger.memberPermissions === undefined) return undefined;
-    const bits = BigInt(trigger.memberPermissions);
-    shared = shared === undefined ? bits : shared & bits;
-  }
-  return shared?.toString();
 }
 
 function describeAbort(reason: unknown): string {

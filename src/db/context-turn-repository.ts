@@ -1,8 +1,9 @@
 import { and, eq, isNotNull, sql, type SQL } from 'drizzle-orm';
 import { HIGH_IMPORTANCE } from '../core/importance.ts';
 import type { Database } from './database.ts';
-import { conversationTurns, resetMarkers, type TurnStatus } from './schema.ts';
+import { conversationTurns, type TurnStatus } from './schema.ts';
 import { newestFirst } from './turn-repository.ts';
+import { sinceReset } from './reset-marker-filter.ts';
 
 /** What context assembly needs of a stored turn (either role). */
 export interface ContextTurn {
@@ -94,10 +95,6 @@ function fromTuple(tuple: TurnTuple): ContextTurn {
 
 /** The three reads of {@link contextTurnsSinceReset}, unexecuted (their plans are tested). */
 export function contextTurnReads(db: Database, channelId: string, limits: ContextTurnLimits) {
-  const resetAt = db
-    .select({ resetAt: resetMarkers.resetAt })
-    .from(resetMarkers)
-    .where(eq(resetMarkers.channelId, channelId));
   const read = (filter: SQL | undefined, limit: number) =>
     db
       .select({ turn: turnTuple })
@@ -105,7 +102,7 @@ export function contextTurnReads(db: Database, channelId: string, limits: Contex
       .where(
         and(
           eq(conversationTurns.channelId, channelId),
-          sql`${conversationTurns.createdAt} > coalesce((${resetAt}), '-infinity'::timestamptz)`,
+          sinceReset(db, { column: conversationTurns.createdAt, channelId }),
           filter,
         ),
       )
@@ -157,10 +154,6 @@ export interface PinnedTurn {
 
 /** A channel's pinned turns since its reset marker, oldest first. */
 export async function pinnedTurns(db: Database, channelId: string): Promise<PinnedTurn[]> {
-  const resetAt = db
-    .select({ resetAt: resetMarkers.resetAt })
-    .from(resetMarkers)
-    .where(eq(resetMarkers.channelId, channelId));
   return db
     .select({
       id: conversationTurns.id,
@@ -176,7 +169,7 @@ export async function pinnedTurns(db: Database, channelId: string): Promise<Pinn
       and(
         eq(conversationTurns.channelId, channelId),
         isNotNull(conversationTurns.pinnedAt),
-        sql`${conversationTurns.createdAt} > coalesce((${resetAt}), '-infinity'::timestamptz)`,
+        sinceReset(db, { column: conversationTurns.createdAt, channelId }),
       ),
     )
     .orderBy(conversationTurns.createdAt);

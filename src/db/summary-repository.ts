@@ -1,6 +1,7 @@
 import { and, asc, eq, gt, sql } from 'drizzle-orm';
 import type { Database } from './database.ts';
-import { channelSummaries, conversationTurns, resetMarkers } from './schema.ts';
+import { channelSummaries, conversationTurns } from './schema.ts';
+import { resetAtOf, sinceReset } from './reset-marker-filter.ts';
 
 export type ChannelSummary = typeof channelSummaries.$inferSelect;
 
@@ -12,17 +13,13 @@ export async function summaryOf(
   db: Database,
   channelId: string,
 ): Promise<ChannelSummary | undefined> {
-  const resetAt = db
-    .select({ resetAt: resetMarkers.resetAt })
-    .from(resetMarkers)
-    .where(eq(resetMarkers.channelId, channelId));
   const [row] = await db
     .select()
     .from(channelSummaries)
     .where(
       and(
         eq(channelSummaries.channelId, channelId),
-        sql`${channelSummaries.coveredUntil} > coalesce((${resetAt}), '-infinity'::timestamptz)`,
+        sinceReset(db, { column: channelSummaries.coveredUntil, channelId }),
       ),
     );
   return row;
@@ -44,10 +41,6 @@ export async function saveSummary(
   },
 ): Promise<boolean> {
   const { previousCoveredUntil, ...values } = summary;
-  const resetAt = db
-    .select({ resetAt: resetMarkers.resetAt })
-    .from(resetMarkers)
-    .where(eq(resetMarkers.channelId, summary.channelId));
   const written = await db
     .insert(channelSummaries)
     .values({ ...values, updatedAt: new Date() })
@@ -56,7 +49,7 @@ export async function saveSummary(
       set: { ...values, updatedAt: new Date() },
       setWhere:
         previousCoveredUntil === undefined
-          ? sql`${channelSummaries.coveredUntil} <= coalesce((${resetAt}), '-infinity'::timestamptz)`
+          ? sql`${channelSummaries.coveredUntil} <= ${resetAtOf(db, summary.channelId)}`
           : eq(channelSummaries.coveredUntil, previousCoveredUntil),
     })
     .returning({ channelId: channelSummaries.channelId });
@@ -84,10 +77,6 @@ export async function turnsAfter(
   db: Database,
   options: { channelId: string; after: Date | undefined; limit: number },
 ): Promise<TurnToSummarize[]> {
-  const resetAt = db
-    .select({ resetAt: resetMarkers.resetAt })
-    .from(resetMarkers)
-    .where(eq(resetMarkers.channelId, options.channelId));
   return db
     .select({
       role: conversationTurns.role,
@@ -100,7 +89,7 @@ export async function turnsAfter(
       and(
         eq(conversationTurns.channelId, options.channelId),
         sql`${conversationTurns.status} in ('complete', 'stopped')`,
-        sql`${conversationTurns.createdAt} > coalesce((${resetAt}), '-infinity'::timestamptz)`,
+        sinceReset(db, { column: conversationTurns.createdAt, channelId: options.channelId }),
         options.after === undefined ? undefined : gt(conversationTurns.createdAt, options.after),
       ),
     )

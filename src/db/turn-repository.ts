@@ -2,6 +2,7 @@ import { and, eq, gt, inArray, isNull, or, sql, type SQL } from 'drizzle-orm';
 import { importanceOf } from '../core/importance.ts';
 import type { Database } from './database.ts';
 import { conversationTurns, resetMarkers, type TurnStatus } from './schema.ts';
+import { sinceReset } from './reset-marker-filter.ts';
 
 export type TurnRecord = typeof conversationTurns.$inferSelect;
 
@@ -37,10 +38,6 @@ export function newestFirst(): [SQL, SQL] {
  * user turns since the channel's reset marker is pinned in the same statement.
  */
 export async function recordUserTurn(db: Database, turn: UserTurnInput): Promise<void> {
-  const resetAt = db
-    .select({ resetAt: resetMarkers.resetAt })
-    .from(resetMarkers)
-    .where(eq(resetMarkers.channelId, turn.channelId));
   const earlier = db
     .select({ one: sql`1` })
     .from(conversationTurns)
@@ -48,7 +45,7 @@ export async function recordUserTurn(db: Database, turn: UserTurnInput): Promise
       and(
         eq(conversationTurns.channelId, turn.channelId),
         eq(conversationTurns.role, 'user'),
-        sql`${conversationTurns.createdAt} > coalesce((${resetAt}), '-infinity'::timestamptz)`,
+        sinceReset(db, { column: conversationTurns.createdAt, channelId: turn.channelId }),
       ),
     )
     .limit(AUTO_PINNED_USER_TURNS);

@@ -1,0 +1,53 @@
+import type { Client } from 'discord.js';
+import type { Clock, RandomSource } from '../core/clock.ts';
+import type { ControlBus } from '../core/control-bus.ts';
+import type { Logger } from '../core/logger.ts';
+import type { BotMetrics } from '../core/metrics.ts';
+import type { ToolExecutor } from '../core/tool.ts';
+import type { Database } from '../db/database.ts';
+import type { ProviderFactory } from '../providers/provider-factory.ts';
+import type { SecretBox } from '../security/secret-box.ts';
+import type { StreamOrchestratorDependencies } from '../stream/stream-orchestrator.ts';
+import type { ToolCatalog } from '../tools/tool-catalog.ts';
+import type { SlashCommand } from './commands/slash-command.ts';
+import type { ProcessShards } from './sharding/channel-ownership.ts';
+import type { Download } from './trigger-attachments.ts';
+
+/** What the composition root (src/index.ts) hands the bot. */
+export interface DiscordBotOptions {
+  client: Client;
+  db: Database;
+  secretBox: SecretBox;
+  providers: ProviderFactory;
+  tools: ToolExecutor;
+  /** Switchable tools and MCP states, for `/config tools` and `/doctor`. */
+  toolCatalog: ToolCatalog;
+  /** DEV_GUILD_ID: slash commands go to this guild only; otherwise they are global. */
+  commandGuildId?: string | undefined;
+  /** How often channels' rolling summaries are updated (SUMMARY_EVERY_TURNS). */
+  summaryCadence?: { everyTurns?: number; keepRecent?: number };
+  /** Replaces the slash commands (tests). */
+  commands?: SlashCommand[];
+  clock: Clock;
+  random: RandomSource;
+  logger: Logger;
+  metrics?: BotMetrics;
+  instanceId: string;
+  ownerIds: readonly string[];
+  /**
+   * Control messages between the processes on this database (stops, settings changes, spent
+   * tokens). Default: this process only.
+   */
+  bus?: ControlBus;
+  /** A shard child's shards: it recovers only messages of channels on them. */
+  shards?: ProcessShards | undefined;
+  /** Whether the process that holds a claim still runs (the database's liveness locks). */
+  isAlive(instanceId: string): Promise<boolean>;
+  /** Whether a missing liveness lock proves a death now (not right after a server restart). */
+  canJudgePeers(): Promise<boolean>;
+  /** How long shutdown lets live turns finish before stopping them (SHUTDOWN_GRACE_MS). */
+  shutdownGraceMs: number;
+  /** Overrides of the stream's tunables (tests). */
+  streamOptions?: StreamOrchestratorDependencies['options'];
+  download?: Download;
+}
