@@ -7,16 +7,16 @@ import { timeOrderedId } from '../core/time-ordered-id.ts';
 import type { Database } from '../db/database.ts';
 import { claimMessage } from '../db/claim-repository.ts';
 import { ensureScope } from '../db/scope-settings-repository.ts';
-import { forgetUserMessage, reviseUserMessage } from '../db/turn-repository.ts';
-import type { StopCandidate, StopRegistry } from '../stream/stop-registry.ts';
+import type { StopRegistry } from '../stream/stop-registry.ts';
 import { botAddressForms } from './bot-address-forms.ts';
-import type { CrossProcessStops } from './control/cross-process-stops.ts';
 import type { ChannelHistory } from './channel-history.ts';
 import { ChannelIntake } from './channel-intake.ts';
 import type { ChannelTurnScheduler } from './channel-turn-scheduler.ts';
 import type { DailyBudget } from './daily-budget.ts';
 import type { InboundMessage } from './inbound-message.ts';
 import type { MemberNotices } from './member-notices.ts';
+import { MemberStops, type MemberStopsOptions } from './member-stops.ts';
+import { MessageChanges } from './message-changes.ts';
 import type { MemberRateLimiter } from './member-rate-limiter.ts';
 import {
   isSupportedChannel,
@@ -24,6 +24,8 @@ import {
   toHistoryMessage,
   toInboundMessage,
 } from './message-intake.ts';
+import type { DatabaseStep } from './outage-hold.ts';
+import { admitRetry, type RetryAdmission } from './retry-admission.ts';
 import type { SettingsCache } from './settings-cache.ts';
 import type { TriggerDetector } from './trigger-detector.ts';
 import type { Trigger } from './trigger.ts';
@@ -33,15 +35,7 @@ const INTAKE_BACKLOG_PER_CHANNEL = 500;
 /** Scopes known to exist, remembered to skip their upsert. */
 const KNOWN_SCOPES = 10_000;
 
-/** What became of a Retry press: it runs, or why it cannot (told to the presser alone). */
-export type RetryAdmission =
-  | { kind: 'started' }
-  | { kind: 'rate_limited'; seconds: number }
-  | { kind: 'budget' }
-  | { kind: 'busy' };
-
-/** Runs a database step, retrying it through a short outage; throws when the outage lasts. */
-export type DatabaseStep = <T>(step: () => Promise<T>) => Promise<T>;
+export type { DatabaseStep, RetryAdmission };
 
 export interface MessageRouterOptions {
   db: Database;
@@ -50,7 +44,7 @@ export interface MessageRouterOptions {
   detector: TriggerDetector;
   stops: StopRegistry;
   /** Stops heard here for a reply another process streams (several processes, one database). */
-  remoteStops?: Pick<CrossProcessStops, 'considerElsewhere' | 'shared' | 'stoppedFor'>;
+  remoteStops?: MemberStopsOptions['remoteStops'];
   scheduler: ChannelTurnScheduler<Trigger>;
   rateLimiter: MemberRateLimiter;
   dailyBudget: DailyBudget;
@@ -78,11 +72,15 @@ export class MessageRouter {
   private readonly knownScopes = new LruMap<string, true>(KNOWN_SCOPES);
   private readonly intake: ChannelIntake;
   private readonly databaseStep: DatabaseStep;
+  private readonly memberStops: MemberStops;
+  private readonly changes: MessageChanges;
   private accepting = true;
 
   constructor(options: MessageRouterOptions) {
     this.options = options;
     this.databaseStep = options.databaseStep ?? ((step) => step());
+    this.memberStops = new MemberStops(options);
+    this.changes = new MessageChanges(options);
     this.intake = new ChannelIntake({
       maxBacklog: INTAKE_BACKLOG_PER_CHANNEL,
       onError: (error) => options.logger.error({ err: error }, 'could not handle a message'),
@@ -111,23 +109,11 @@ export class MessageRouter {
   }
 
   onMessageUpdate(old: Message | PartialMessage, message: Message | PartialMessage): void {
-    if (message.partial || message.content === null) return;
-    // Discord also sends updates when a link's embed resolves: nothing to store then.
-    if (!old.partial && old.content === message.content) return;
-    const content = message.cleanContent;
-    this.options.history.update(message.channelId, { id: message.id, content });
-    if (message.author?.id !== this.options.botUserId) {
-      // The same readable form a new message is stored in (mentions as @names, never raw ids).
-      void this.storeMessageChange(message.id, () =>
-        reviseUserMessage(this.options.db, message.id, content),
-      );
-    }
+    this.changes.updated(old, message);
   }
 
   onMessageDelete(message: Message | PartialMessage): void {
-    this.options.history.remove(message.channelId, message.id);
-    if (message.author?.id === this.options.botUserId) return;
-    void this.storeMessageChange(message.id, () => forgetUserMessage(this.options.db, message.id));
+    this.changes.deleted(message);
   }
 
   /**
@@ -139,31 +125,13 @@ export class MessageRouter {
     this.intake.enqueue(message.channelId, () => this.route(message, inbound, { recovered: true }));
   }
 
-  /**
-   * A Retry press re-asks a member's message: it counts against the member's rate and the
-   * scope's daily budget like the message did, and waits its turn in the channel's queue.
-   */
-  async retry(trigger: Trigger, settings: ScopeSettings): Promise<RetryAdmission> {
-    const scopeId = scopeOf(trigger.message).id;
-    const now = this.options.clock.now();
-    const verdict = await this.databaseStep(() =>
-      this.options.rateLimiter.take({
-        // Only the process that claimed the press gets here: a key of its own is enough.
-        key: `retry:${trigger.message.id}:${now}`,
-        scopeId,
-        memberId: trigger.message.authorId,
-        perMinute: settings.memberTurnsPerMinute,
-        now,
-      }),
-    );
-    if (!verdict.allowed) {
-      return { kind: 'rate_limited', seconds: Math.ceil(verdict.retryAfterMs / 1000) };
-    }
-    const budget = settings.dailyTokenBudget;
-    if (await this.databaseStep(() => this.options.dailyBudget.exhausted(scopeId, budget))) {
-      return { kind: 'budget' };
-    }
-    return this.submit(trigger, settings, undefined) ? { kind: 'started' } : { kind: 'busy' };
+  /** A Retry press re-asks a member's message (retry-admission.ts decides whether it runs). */
+  retry(trigger: Trigger, settings: ScopeSettings): Promise<RetryAdmission> {
+    return admitRetry(trigger, settings, {
+      ...this.options,
+      databaseStep: this.databaseStep,
+      submit: (admitted) => this.submit(admitted, settings, undefined),
+    });
   }
 
   /** Submits a trigger to its channel's scheduler. */
@@ -181,19 +149,6 @@ export class MessageRouter {
     if (replyTo !== undefined)
       void this.options.notices.tell(replyTo, 'note.queue_full', {}, settings);
     return false;
-  }
-
-  /** Edits and deletes reach the stored user turns too: context and /export follow the member. */
-  private async storeMessageChange(
-    messageId: string,
-    change: () => Promise<number>,
-  ): Promise<void> {
-    try {
-      const changed = await change();
-      if (changed > 0) this.options.logger.debug({ messageId }, 'stored turn follows its message');
-    } catch (error) {
-      this.options.logger.warn({ err: error, messageId }, 'could not update a stored turn');
-    }
   }
 
   /** What can be decided at once; the rest waits its turn in the channel's intake. */
@@ -226,14 +181,8 @@ export class MessageRouter {
     try {
       settings = await this.databaseStep(() => this.options.settings.get(scope.id));
       const isModerator = this.isModerator(message);
-      if (
-        await this.stopOrWithdraw(
-          inbound,
-          botAddressForms(message, settings.triggerWords),
-          isModerator,
-        )
-      )
-        return;
+      const addressForms = botAddressForms(message, settings.triggerWords);
+      if (await this.memberStops.stopOrWithdraw({ inbound, addressForms, isModerator })) return;
 
       reason =
         this.options.detector.detect(inbound, settings) ?? (recovered ? 'mention' : undefined);
@@ -301,70 +250,18 @@ export class MessageRouter {
   }
 
   /**
-   * A stop for the live reply does not queue behind the channel's earlier messages while they
-   * are still in intake — their database steps may be waiting out an outage, and the reply
-   * would stream on meanwhile (or the stop reach the next reply instead). With the scope's
-   * settings in memory it stops the reply at once; anything else keeps gateway order.
+   * A stop for the live reply does not queue behind the channel's earlier messages still in
+   * intake; it needs the scope's settings in memory (its address forms), else gateway order.
    */
   private stopAhead(message: Message, inbound: InboundMessage): boolean {
-    const { stops, logger } = this.options;
-    const channelId = message.channelId;
-    if (this.intake.backlog(channelId) === 0 || stops.liveTurn(channelId) === undefined) {
-      return false;
-    }
+    if (this.intake.backlog(message.channelId) === 0) return false;
     const settings = this.options.settings.peek(scopeOf(inbound).id);
     if (settings === undefined) return false;
-    const candidate = stopCandidate(
+    return this.memberStops.stopLiveAtOnce({
       inbound,
-      botAddressForms(message, settings.triggerWords),
-      this.isModerator(message),
-    );
-    if (!stops.isStop(candidate)) return false;
-    const decision = stops.consider(candidate);
-    if (decision.stopped !== true) return false;
-    logger.info({ channelId, turnId: decision.request.turnId }, 'stopped by a member');
-    return true;
-  }
-
-  /**
-   * A stop from a member stops the live turn that answers them (or any, for a moderator); what
-   * they asked after it still waits and is answered. A member with no live turn to stop
-   * withdraws instead their messages still waiting in the channel ("never mind"): they are not
-   * answered. True when the message did either (it then triggers nothing else).
-   */
-  private async stopOrWithdraw(
-    inbound: InboundMessage,
-    addressForms: readonly string[],
-    isModerator: boolean,
-  ): Promise<boolean> {
-    const { stops, remoteStops, scheduler, logger } = this.options;
-    const channelId = inbound.channelId;
-    const ownWaiting = (trigger: Trigger): boolean => trigger.message.authorId === inbound.authorId;
-    const hasLive = stops.liveTurn(channelId) !== undefined;
-    const elsewhere = remoteStops !== undefined && remoteStops.shared;
-    if (!hasLive && !elsewhere && scheduler.waiting(channelId) === 0) return false;
-    const candidate = stopCandidate(inbound, addressForms, isModerator);
-    if (!stops.isStop(candidate)) return false;
-    // The reply may be streamed by another process on this database: ask it to judge the stop.
-    const decision = hasLive
-      ? stops.consider(candidate)
-      : await remoteStops?.considerElsewhere(candidate);
-    if (decision?.stopped === true) {
-      logger.info({ channelId, turnId: decision.request.turnId }, 'stopped by a member');
-      return true;
-    }
-    // The same stop heard twice (relayed by another process, and here): one stop, no withdrawal.
-    if (
-      decision?.reason === 'already-stopping' &&
-      (!hasLive || remoteStops?.stoppedFor(inbound.id) === true)
-    )
-      return true;
-    const withdrawn = scheduler.withdraw(channelId, ownWaiting);
-    if (withdrawn.length > 0) {
-      this.options.settle?.(withdrawn.map((trigger) => trigger.message.id));
-      logger.info({ channelId, withdrawn: withdrawn.length }, 'a member withdrew waiting messages');
-    }
-    return withdrawn.length > 0;
+      addressForms: botAddressForms(message, settings.triggerWords),
+      isModerator: this.isModerator(message),
+    });
   }
 
   /**
@@ -385,22 +282,6 @@ export class MessageRouter {
     const permissions = message.member?.permissionsIn(message.channelId);
     return permissions?.has(PermissionFlagsBits.ManageMessages) ?? false;
   }
-}
-
-function stopCandidate(
-  inbound: InboundMessage,
-  addressForms: readonly string[],
-  isModerator: boolean,
-): StopCandidate {
-  return {
-    channelId: inbound.channelId,
-    messageId: inbound.id,
-    authorId: inbound.authorId,
-    authorName: inbound.authorName,
-    content: inbound.content,
-    authorIsModerator: isModerator,
-    addressForms,
-  };
 }
 
 /** Addressed to the bot whatever the scope's settings say: a mention, a reply to it, a DM. */

@@ -1,7 +1,9 @@
 import type { Clock } from '../core/clock.ts';
 import type { Logger } from '../core/logger.ts';
 import { retryTransient } from '../db/retry-transient.ts';
-import type { DatabaseStep } from './message-router.ts';
+
+/** Runs a database step, retrying it through a short outage; throws when the outage lasts. */
+export type DatabaseStep = <T>(step: () => Promise<T>) => Promise<T>;
 
 /** How long intake holds a message (or a Retry press) through a database outage. */
 export const OUTAGE_HOLD_MS = 120_000;
