@@ -11,6 +11,8 @@ import type { BenchDatabase } from './loopback-protocol.ts';
 export interface PreparedDatabase {
   database: BenchDatabase;
   label: 'PGlite' | 'PostgreSQL';
+  /** PostgreSQL: the server processes (backends) serving this database now; PGlite: none. */
+  serverProcessIds(): Promise<number[]>;
   dispose(): Promise<void>;
 }
 
@@ -20,6 +22,7 @@ export async function prepareBenchDatabase(dataDir: string): Promise<PreparedDat
     return {
       database: { kind: 'pglite', dataDir: path.join(dataDir, 'pglite') },
       label: 'PGlite',
+      serverProcessIds: () => Promise.resolve([]),
       dispose: () => Promise.resolve(),
     };
   }
@@ -30,6 +33,15 @@ export async function prepareBenchDatabase(dataDir: string): Promise<PreparedDat
   return {
     database: { kind: 'postgres', url: url.toString() },
     label: 'PostgreSQL',
+    async serverProcessIds() {
+      const result = await withServer(serverUrl, (client) =>
+        client.query<{ pid: number }>(
+          'select pid from pg_stat_activity where datname = $1 and pid <> pg_backend_pid()',
+          [name],
+        ),
+      );
+      return result.rows.map((row) => row.pid);
+    },
     async dispose() {
       await withServer(serverUrl, (client) =>
         client.query(`drop database if exists ${name} with (force)`),

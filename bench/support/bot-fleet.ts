@@ -80,7 +80,7 @@ export class FleetProcess {
 
   /** CPU time (user + system) the process has used so far, from /proc (Linux), in ms. */
   cpuMs(): number {
-    return treeCpuMs(this.#child.pid ?? 0);
+    return processTreeCpuMs(this.#child.pid ?? 0);
   }
 
   async stop(): Promise<void> {
@@ -108,7 +108,7 @@ export class BotFleet {
 }
 
 /** CPU ms of a process and every living descendant (a shard manager's children). */
-function treeCpuMs(pid: number): number {
+export function processTreeCpuMs(pid: number): number {
   let total = 0;
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
@@ -116,7 +116,7 @@ function treeCpuMs(pid: number): number {
     total += ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS_PER_SECOND;
     const children = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim();
     for (const child of children === '' ? [] : children.split(' '))
-      total += treeCpuMs(Number(child));
+      total += processTreeCpuMs(Number(child));
   } catch {
     // The process has exited.
   }
