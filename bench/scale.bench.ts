@@ -9,7 +9,9 @@
  * only its own guilds. The unsharded rows (N processes on one gateway connection: each hears
  * every message and the claims in PostgreSQL split the work) show why that matters.
  * BENCH_SCALE_MODES picks the modes (comma-separated: sharded, proxy, paced; default
- * "sharded,proxy"; "paced" = unsharded, each process pacing at 1/N, no proxy).
+ * "sharded,proxy"; "paced" = unsharded, each process pacing at 1/N, no proxy) and
+ * BENCH_SCALE_PROCESSES the process counts (default "1,2,4"). BENCH_CPU_PROF_DIR: every bot
+ * process writes a V8 CPU profile there when it stops (`--cpu-prof`; shard children too).
  *
  * Each configuration: CHANNELS channels, one member each; a warm-up round, then MEASURED_ROUNDS
  * rounds in which every channel's member @mentions the bot in the same tick and the round ends
@@ -22,7 +24,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { loadavg, tmpdir } from 'node:os';
+import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as delay } from 'node:timers/promises';
@@ -42,7 +44,7 @@ import { LoopbackWorld } from './support/loopback-world-client.ts';
 import { startBots, type BenchBot, type ScaleMode } from './support/scale-fleet.ts';
 import { printTable, toRows, type Measurement } from './support/scale-table.ts';
 
-const PROCESS_COUNTS = [1, 2, 4];
+const DEFAULT_PROCESS_COUNTS = [1, 2, 4];
 const DEFAULT_MODES: ScaleMode[] = ['sharded', 'proxy'];
 const CHANNELS = 100;
 const MEASURED_ROUNDS = 8;
@@ -67,7 +69,7 @@ export async function rows(): Promise<BenchRow[]> {
   }
   const measurements: Measurement[] = [];
   for (const mode of chosenModes()) {
-    for (const processes of PROCESS_COUNTS) {
+    for (const processes of chosenProcessCounts()) {
       const measurement = await measure(mode, processes);
       console.log(
         `scale: ${mode} × ${processes}: ${measurement.turnsPerSecond.toFixed(1)} turns/s, ` +
@@ -91,6 +93,21 @@ function chosenModes(): ScaleMode[] {
   const unknown = modes.filter((mode) => !['sharded', 'proxy', 'paced'].includes(mode));
   if (unknown.length > 0) throw new Error(`BENCH_SCALE_MODES: unknown ${unknown.join(', ')}`);
   return modes as ScaleMode[];
+}
+
+function chosenProcessCounts(): number[] {
+  const listed = process.env['BENCH_SCALE_PROCESSES'];
+  if (listed === undefined || listed.trim() === '') return DEFAULT_PROCESS_COUNTS;
+  const counts = listed.split(',').map((count) => Number(count.trim()));
+  if (counts.some((count) => !Number.isInteger(count) || count < 1))
+    throw new Error(`BENCH_SCALE_PROCESSES: not a list of process counts: ${listed}`);
+  return counts;
+}
+
+function profilingFlags(): string[] {
+  const directory = process.env['BENCH_CPU_PROF_DIR'];
+  if (directory === undefined || directory === '') return [];
+  return ['--cpu-prof', `--cpu-prof-dir=${path.resolve(directory)}`];
 }
 
 async function measure(mode: ScaleMode, processes: number): Promise<Measurement> {
@@ -125,7 +142,14 @@ async function measure(mode: ScaleMode, processes: number): Promise<Measurement>
     };
     const proxy = mode === 'paced' ? undefined : await startProxy(fleet, env);
     if (proxy !== undefined) env['DISCORD_REST_PROXY'] = proxy.url;
-    const started = await startBots({ fleet, mode, processes, env, dataDir });
+    const started = await startBots({
+      fleet,
+      mode,
+      processes,
+      env,
+      dataDir,
+      nodeFlags: profilingFlags(),
+    });
     const { bots } = started;
     const channelIds = info.channels.map((channel) => channel.channelId);
     const warmUp = await world.call('answerRound', {
@@ -164,6 +188,11 @@ async function measure(mode: ScaleMode, processes: number): Promise<Measurement>
       (sum, writes) => sum + Math.max(0, writes - MEASURED_ROUNDS),
       0,
     );
+    const globalLimitHits = await world.call('globalLimitHits', null);
+    const loadAfter = loadavg()[0] ?? Number.NaN;
+    // Stopped backends have reported their transactions.
+    await fleet.stopAll();
+    const transactions = await prepared.transactions();
     return {
       mode,
       processes,
@@ -173,13 +202,18 @@ async function measure(mode: ScaleMode, processes: number): Promise<Measurement>
         proxy: cpuMs.proxy / measuredTurns,
         world: cpuMs.world / measuredTurns,
         database: cpuMs.database / measuredTurns,
+        others:
+          (cpuMs.machine - cpuMs.bots - cpuMs.proxy - cpuMs.world - cpuMs.database) / measuredTurns,
       },
+      botBusyPercent: (100 * cpuMs.bots) / (seconds * 1000 * processes),
+      machineBusyPercent: (100 * cpuMs.machine) / (seconds * 1000 * availableParallelism()),
       lagP99Ms: Math.max(...lags),
       duplicates: Math.max(finished.flat().length - answered.size, extraReplies),
       lost,
-      globalLimitHits: await world.call('globalLimitHits', null),
+      globalLimitHits,
+      databaseTransactionsPerTurn: transactions / answered.size,
       split: finished.map((records) => records.length),
-      load: { before: loadBefore, after: loadavg()[0] ?? Number.NaN },
+      load: { before: loadBefore, after: loadAfter },
     };
   } finally {
     await fleet.stopAll();

@@ -34,12 +34,15 @@ export async function startBots(options: {
   /** Everything but the per-process settings: token, URLs, database, keys, REST settings. */
   env: Record<string, string>;
   dataDir: string;
+  /** Node flags for every bot process, e.g. `--cpu-prof`. */
+  nodeFlags: readonly string[];
 }): Promise<StartedBots> {
-  const { fleet, mode, processes, env, dataDir } = options;
+  const { fleet, mode, processes, env, dataDir, nodeFlags } = options;
   if (mode === 'sharded') {
     const manager = fleet.start({
       name: 'shard-manager',
       script: 'src/index.ts',
+      nodeFlags,
       env: {
         ...env,
         SHARD_COUNT: String(processes),
@@ -77,6 +80,7 @@ export async function startBots(options: {
     const process = fleet.start({
       name: `bot-${index}`,
       script: 'src/index.ts',
+      nodeFlags,
       env: {
         ...env,
         ...(mode === 'paced' ? { BOT_PROCESS_COUNT: String(processes) } : {}),

@@ -26,7 +26,15 @@ export interface Measurement {
     world: number;
     /** The PostgreSQL backends serving the bench database. */
     database: number;
+    /** Every other process on the machine (other test runs): CPU the bench did not get. */
+    others: number;
   };
+  /** PostgreSQL transactions per answered turn over the whole run (start-up included). */
+  databaseTransactionsPerTurn: number;
+  /** Bot CPU time over wall time, per bot process: 100 = one core kept busy. */
+  botBusyPercent: number;
+  /** Busy time of all cores over wall time × cores: 100 = the machine had nothing to spare. */
+  machineBusyPercent: number;
   /** The machine's 1-minute load average when the configuration started and ended. */
   load: { before: number; after: number };
 }
@@ -64,6 +72,10 @@ export function printTable(measurements: readonly Measurement[], settings: Table
     'proxy',
     'PostgreSQL',
     'loopback world',
+    'others',
+    'PG transactions/turn',
+    'bot busy %',
+    'machine busy %',
     'turns per process',
     'duplicates',
     'lost',
@@ -83,6 +95,10 @@ export function printTable(measurements: readonly Measurement[], settings: Table
       cpu.proxy.toFixed(1),
       cpu.database.toFixed(1),
       cpu.world.toFixed(1),
+      cpu.others.toFixed(1),
+      measurement.databaseTransactionsPerTurn.toFixed(1),
+      measurement.botBusyPercent.toFixed(0),
+      measurement.machineBusyPercent.toFixed(0),
       measurement.split.join(' / '),
       String(measurement.duplicates),
       String(measurement.lost),
