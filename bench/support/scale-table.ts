@@ -61,12 +61,33 @@ export function speedUp(measurement: Measurement, all: readonly Measurement[]): 
   return one === undefined ? Number.NaN : measurement.turnsPerSecond / one.turnsPerSecond;
 }
 
+/**
+ * The turns per second the machine could give this configuration if nothing else ran on it:
+ * every core's time over the CPU one turn costs (bots, proxy, PostgreSQL, loopback world).
+ */
+export function machineCeiling(measurement: Measurement): number {
+  const cpu = measurement.cpuMsPerTurn;
+  return (availableParallelism() * 1000) / (cpu.bots + cpu.proxy + cpu.database + cpu.world);
+}
+
+/**
+ * The speed-up N processes would reach with a core each (PostgreSQL, the proxy and Discord on
+ * other machines, as in production): N × the 1-process bot CPU per turn over this one's.
+ */
+export function speedUpWithCores(measurement: Measurement, all: readonly Measurement[]): number {
+  const one = baseline(measurement, all);
+  if (one === undefined) return Number.NaN;
+  return (measurement.processes * one.cpuMsPerTurn.bots) / measurement.cpuMsPerTurn.bots;
+}
+
 export function printTable(measurements: readonly Measurement[], settings: TableSettings): void {
   const header = [
     'processes',
     'mode',
     'turns/s',
     'speed-up',
+    'speed-up with a core each',
+    'machine ceiling turns/s',
     'lag p99 ms',
     'CPU ms/turn: bots',
     'proxy',
@@ -90,6 +111,8 @@ export function printTable(measurements: readonly Measurement[], settings: Table
       MODE_LABELS[measurement.mode](measurement.processes),
       measurement.turnsPerSecond.toFixed(1),
       Number.isNaN(ratio) ? '' : `${ratio.toFixed(2)}×`,
+      `${speedUpWithCores(measurement, measurements).toFixed(2)}×`,
+      machineCeiling(measurement).toFixed(0),
       measurement.lagP99Ms.toFixed(1),
       cpu.bots.toFixed(1),
       cpu.proxy.toFixed(1),
@@ -120,7 +143,12 @@ export function printTable(measurements: readonly Measurement[], settings: Table
   print(header);
   console.log(`|${widths.map((width) => '-'.repeat(width + 2)).join('|')}|`);
   for (const line of body) print(line);
-  console.log('');
+  console.log(
+    '\nCPU ms/turn: bots (a shard manager included), the REST proxy, the PostgreSQL backends, the' +
+      " loopback Discord + LLM (the bench's own) and every other process on the machine. Machine" +
+      ' ceiling: cores ÷ our CPU per turn. Speed-up with a core each: N × the 1-process bot CPU' +
+      ' per turn ÷ this one (PostgreSQL, proxy and Discord elsewhere, as in production).\n',
+  );
 }
 
 export function toRows(measurement: Measurement, all: readonly Measurement[]): BenchRow[] {
@@ -135,6 +163,11 @@ export function toRows(measurement: Measurement, all: readonly Measurement[]): B
       value: ratio,
       unit: '×',
       ...(hasTarget ? { target: '≥ 1.6', pass: ratio >= 1.6 } : {}),
+    },
+    {
+      name: `${label}: speed-up with a core per process (from bot CPU per turn)`,
+      value: speedUpWithCores(measurement, all),
+      unit: '×',
     },
     {
       name: `${label}: bot CPU per turn`,
