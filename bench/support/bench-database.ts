@@ -11,6 +11,14 @@ import type { BenchDatabase } from './loopback-protocol.ts';
 export interface PreparedDatabase {
   database: BenchDatabase;
   label: 'PGlite' | 'PostgreSQL';
+  /** PostgreSQL: the server processes (backends) serving this database now; PGlite: none. */
+  serverProcessIds(): Promise<number[]>;
+  /**
+   * PostgreSQL: transactions committed or rolled back in this database so far (a statement
+   * outside BEGIN is one). A backend reports them when it goes idle for a while or exits, so
+   * read this after the bot processes have stopped. PGlite: NaN.
+   */
+  transactions(): Promise<number>;
   dispose(): Promise<void>;
 }
 
@@ -20,6 +28,8 @@ export async function prepareBenchDatabase(dataDir: string): Promise<PreparedDat
     return {
       database: { kind: 'pglite', dataDir: path.join(dataDir, 'pglite') },
       label: 'PGlite',
+      serverProcessIds: () => Promise.resolve([]),
+      transactions: () => Promise.resolve(Number.NaN),
       dispose: () => Promise.resolve(),
     };
   }
@@ -30,6 +40,24 @@ export async function prepareBenchDatabase(dataDir: string): Promise<PreparedDat
   return {
     database: { kind: 'postgres', url: url.toString() },
     label: 'PostgreSQL',
+    async serverProcessIds() {
+      const result = await withServer(serverUrl, (client) =>
+        client.query<{ pid: number }>(
+          'select pid from pg_stat_activity where datname = $1 and pid <> pg_backend_pid()',
+          [name],
+        ),
+      );
+      return result.rows.map((row) => row.pid);
+    },
+    async transactions() {
+      const result = await withServer(serverUrl, (client) =>
+        client.query<{ count: string }>(
+          'select xact_commit + xact_rollback as count from pg_stat_database where datname = $1',
+          [name],
+        ),
+      );
+      return Number(result.rows[0]?.count ?? Number.NaN);
+    },
     async dispose() {
       await withServer(serverUrl, (client) =>
         client.query(`drop database if exists ${name} with (force)`),

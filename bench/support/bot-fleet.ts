@@ -15,9 +15,19 @@ const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..')
 const STOP_DEADLINE_MS = 30_000;
 /** A ceiling for start-up on a busy 2-core machine, not an expectation. */
 const START_DEADLINE_MS = 180_000;
-const CLOCK_TICKS_PER_SECOND = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }));
+export const CLOCK_TICKS_PER_SECOND = Number(
+  execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }),
+);
 
 export type LogRecord = Record<string, unknown>;
+
+export interface FleetProcessOptions {
+  name: string;
+  script: string;
+  env: Record<string, string>;
+  /** Node flags, e.g. `--cpu-prof` (a shard manager hands its flags to its children). */
+  nodeFlags?: readonly string[];
+}
 
 export class FleetProcess {
   readonly name: string;
@@ -26,9 +36,10 @@ export class FleetProcess {
   readonly #exited: Promise<void>;
   readonly #listeners = new Set<(record: LogRecord) => void>();
 
-  constructor(options: { name: string; script: string; env: Record<string, string> }) {
+  constructor(options: FleetProcessOptions) {
     this.name = options.name;
-    this.#child = spawn(process.execPath, [path.join(ROOT, options.script)], {
+    const nodeFlags = options.nodeFlags ?? [];
+    this.#child = spawn(process.execPath, [...nodeFlags, path.join(ROOT, options.script)], {
       cwd: ROOT,
       env: { PATH: process.env['PATH'] ?? '', ...options.env },
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -80,7 +91,7 @@ export class FleetProcess {
 
   /** CPU time (user + system) the process has used so far, from /proc (Linux), in ms. */
   cpuMs(): number {
-    return treeCpuMs(this.#child.pid ?? 0);
+    return processTreeCpuMs(this.#child.pid ?? 0);
   }
 
   async stop(): Promise<void> {
@@ -96,7 +107,7 @@ export class FleetProcess {
 export class BotFleet {
   readonly #processes: FleetProcess[] = [];
 
-  start(options: { name: string; script: string; env: Record<string, string> }): FleetProcess {
+  start(options: FleetProcessOptions): FleetProcess {
     const started = new FleetProcess(options);
     this.#processes.push(started);
     return started;
@@ -108,7 +119,7 @@ export class BotFleet {
 }
 
 /** CPU ms of a process and every living descendant (a shard manager's children). */
-function treeCpuMs(pid: number): number {
+export function processTreeCpuMs(pid: number): number {
   let total = 0;
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
@@ -116,7 +127,7 @@ function treeCpuMs(pid: number): number {
     total += ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS_PER_SECOND;
     const children = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim();
     for (const child of children === '' ? [] : children.split(' '))
-      total += treeCpuMs(Number(child));
+      total += processTreeCpuMs(Number(child));
   } catch {
     // The process has exited.
   }

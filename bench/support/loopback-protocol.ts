@@ -7,8 +7,14 @@
 export type BenchDatabase = { kind: 'pglite'; dataDir: string } | { kind: 'postgres'; url: string };
 
 export interface WorldSetup {
-  /** Text channels in the one bench guild, each with its own member. */
+  /** Text channels, each with its own member, in the one bench guild (or dealt over `shards`). */
   channels: number;
+  /**
+   * Sharded worlds: one guild on each of this many shards (`(guild_id >> 22) % shards`), the
+   * channels dealt to them round-robin, and `GET /gateway/bot` recommending this many shards
+   * with a `max_concurrency` as large (every shard identifies at once). Default: one guild.
+   */
+  shards?: number;
   /** The first `seededChannels` channels get `turnsPerChannel` stored turns each. */
   seededChannels: number;
   turnsPerChannel: number;
@@ -30,6 +36,7 @@ export interface WorldInfo {
   token: string;
   botUserId: string;
   openAIBaseUrl: string;
+  /** The first (or only) guild. */
   guildId: string;
   channels: BenchChannel[];
   storedTurns: number;

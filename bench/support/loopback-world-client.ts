@@ -39,6 +39,11 @@ export class LoopbackWorld {
     );
   }
 
+  /** The world's process id (its CPU time is read from /proc). */
+  get pid(): number {
+    return this.#child.pid ?? 0;
+  }
+
   call<Name extends WorldCallName>(
     call: Name,
     input: WorldCalls[Name]['input'],

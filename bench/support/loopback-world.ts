@@ -54,10 +54,15 @@ function streamedReply(paragraphs: number): Script {
 }
 
 async function setup(input: WorldSetup): Promise<WorldInfo> {
+  if (input.shards !== undefined && input.seededChannels > 0)
+    throw new Error('stored turns are seeded into one guild: not with shards');
+  const shards = input.shards ?? 1;
   const discord = await startFakeDiscord({
     rateLimitTimeScale: input.rateLimitTimeScale,
     globalLimitTimeScale: 1,
     globalRequestsPerSecond: input.globalRequestsPerSecond ?? 50,
+    recommendedShards: shards,
+    maxConcurrency: shards,
   });
   const llm = await LlmStandIn.start({ handler: () => reply });
   discord.subscribe((event) => {
@@ -70,11 +75,17 @@ async function setup(input: WorldSetup): Promise<WorldInfo> {
     awaitingWrite.delete(channelId);
     resolve(performance.now());
   });
-  const guild = discord.createGuild({ name: 'Bench' });
+  const guild = discord.createGuild(
+    input.shards === undefined ? { name: 'Bench' } : { name: 'Bench 0', onShard: [0, shards] },
+  );
+  const guildIds = [guild.id];
+  for (let shardId = 1; shardId < shards; shardId += 1)
+    guildIds.push(discord.createGuild({ name: `Bench ${shardId}`, onShard: [shardId, shards] }).id);
   const channels = Array.from({ length: input.channels }, (_, index): BenchChannel => {
+    const guildId = guildIds[index % shards] ?? guild.id;
     const member = discord.createUser({ username: `member-${index}` });
-    discord.addMember({ guildId: guild.id, userId: member.id });
-    const channel = discord.createChannel({ guildId: guild.id, name: `bench-${index}` });
+    discord.addMember({ guildId, userId: member.id });
+    const channel = discord.createChannel({ guildId, name: `bench-${index}` });
     return { channelId: channel.id, memberId: member.id };
   });
   surroundings = {

@@ -20,7 +20,11 @@ export interface DailyBudgetOptions {
   clock: Clock;
   /** Ends the waiting for an unreachable database (shutdown). */
   signal?: AbortSignal;
-  /** Tells the other processes that this one added usage to a scope (the control bus). */
+  /**
+   * Tells the other processes that this one added usage to a scope (the control bus). Not
+   * called for a scope last checked without a budget: no process caches its tally, and a
+   * NOTIFY on every turn would cost PostgreSQL and every process work for nothing.
+   */
   announce?(scopeId: string): void;
 }
 
@@ -33,6 +37,8 @@ export interface DailyBudgetOptions {
  */
 export class DailyBudget {
   private readonly tallies = new Map<string, Tally>();
+  /** Whether the scope had a budget when it was last checked here. */
+  private readonly hasBudget = new Map<string, boolean>();
   private readonly options: DailyBudgetOptions;
 
   constructor(options: DailyBudgetOptions) {
@@ -46,7 +52,9 @@ export class DailyBudget {
 
   /** True when the scope has a budget and today's usage has reached it. */
   async exhausted(scopeId: string, budget: number | undefined): Promise<boolean> {
-    if (budget === undefined || budget <= 0) return false;
+    const limited = budget !== undefined && budget > 0;
+    this.hasBudget.set(scopeId, limited);
+    if (!limited) return false;
     return (await this.used(scopeId)) >= budget;
   }
 
@@ -65,7 +73,8 @@ export class DailyBudget {
     });
     const tally = this.tallies.get(scopeId);
     if (tally?.day === utcDay(now)) tally.used += usage.inputTokens + usage.outputTokens;
-    this.options.announce?.(scopeId);
+    // A scope never checked here may have a budget another process checks: announce it.
+    if (this.hasBudget.get(scopeId) !== false) this.options.announce?.(scopeId);
   }
 
   private async used(scopeId: string): Promise<number> {

@@ -48,6 +48,33 @@ describe.each(testBackends())('DailyBudget on $name', (backend) => {
     expect(await dailyUsage(database.db, scopeId, new Date('2026-03-10T00:00:00Z'))).toBe(1_000);
   });
 
+  it('announces spending to the other processes only in scopes that may have a budget', async () => {
+    const clock = new ManualClock(Date.parse('2026-03-10T12:00:00Z'));
+    const announced: string[] = [];
+    const budget = new DailyBudget({
+      db: database.db,
+      clock,
+      announce: (scopeId) => announced.push(scopeId),
+    });
+    const [unchecked, unbudgeted, budgeted] = [
+      (await setup('2026-03-10T12:00:00Z')).scopeId,
+      (await setup('2026-03-10T12:00:00Z')).scopeId,
+      (await setup('2026-03-10T12:00:00Z')).scopeId,
+    ];
+    const spend = { inputTokens: 10, outputTokens: 5 };
+    // Never checked here: another process may hold its tally.
+    await budget.record(unchecked, spend);
+    // Checked without a budget: no process caches a tally, a NOTIFY per turn would be waste.
+    expect(await budget.exhausted(unbudgeted, undefined)).toBe(false);
+    await budget.record(unbudgeted, spend);
+    expect(await budget.exhausted(budgeted, 1_000)).toBe(false);
+    await budget.record(budgeted, spend);
+    // Another process's spending drops the tally, not the knowledge that a budget is set.
+    budget.forget(budgeted);
+    await budget.record(budgeted, spend);
+    expect(announced).toEqual([unchecked, budgeted, budgeted]);
+  });
+
   it('writes nothing for a turn that used no tokens', async () => {
     const { scopeId, budget } = await setup('2026-03-10T12:00:00Z');
     await budget.record(scopeId, { inputTokens: 0, outputTokens: 0 });
