@@ -3,7 +3,7 @@ import { settle } from '../../stream/testing/manual-clock.ts';
 import { sinkHarness } from '../../../tests/support/sink-harness.ts';
 import type { RecordingTarget } from '../../../tests/support/recording-target.ts';
 
-const STOP = { customId: 'stop:turn-1', label: 'Stop' };
+const STOP = { customId: 'stop-reply:turn-1', label: 'Stop' };
 const NO_MENTIONS = { parse: [], repliedUser: false };
 
 const harness = (limit?: number) =>
@@ -38,7 +38,7 @@ describe('DiscordSink: the Stop button', () => {
     await settle();
     expect(buttonsShown(target)).toEqual(
       new Map([
-        ['1000', ['stop:turn-1']],
+        ['1000', ['stop-reply:turn-1']],
         ['1001', []],
       ]),
     );
