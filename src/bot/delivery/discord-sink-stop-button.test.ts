@@ -137,6 +137,25 @@ describe('DiscordSink: the Stop button', () => {
     expect(target.contentWrites()[1]?.at).toBeGreaterThanOrEqual(5_000);
   });
 
+  it('a final edit refused for good (with its removal) is not followed by a removal of its own', async () => {
+    const { clock, target, sink, emptyBucket } = harness();
+    sink.updateCurrent('Hello');
+    await settle();
+    emptyBucket();
+    sink.updateCurrent('Hello there');
+    await settle();
+    target.failNext('edit', 'transient', 3);
+    const flushed = sink.flush();
+    await clock.advance(30_000);
+    const { failure } = await flushed;
+    expect(failure).toBeDefined();
+    expect(target.refused).toHaveLength(3);
+    expect(
+      target.refused.every((write) => write.kind === 'edit' && write.edit.components?.length === 0),
+    ).toBe(true);
+    expect(target.contentWrites().filter((write) => write.kind === 'edit')).toEqual([]);
+  });
+
   it('a button whose message was deleted is not edited again', async () => {
     const { clock, target, sink } = harness();
     sink.updateCurrent('Hello');

@@ -207,6 +207,7 @@ export class DiscordSink implements DeliverySink {
       if (outcome.kind === 'failed') {
         slot.failed = desired;
         this.ledger.lose(outcome.failure, { gap: false });
+        if (slot.id !== undefined) this.button.editFailed(slot.id);
       }
       return;
     }

@@ -45,6 +45,14 @@ export class ReplyButton {
     this.shown = this.ended ? undefined : { messageId, content };
   }
 
+  /**
+   * An edit of `messageId` failed for good. If it carried the removal, the removal is not
+   * tried again on its own: Discord just refused this message's edits, retries included.
+   */
+  editFailed(messageId: string): void {
+    if (this.ended) this.lost(messageId);
+  }
+
   /** The message is gone (deleted, or no longer editable): so is its button. */
   lost(messageId: string): void {
     if (this.shown?.messageId === messageId) this.shown = undefined;
