@@ -2,7 +2,7 @@ import type { Clock } from '../../core/clock.ts';
 import type { Logger } from '../../core/logger.ts';
 import type { DeliveryResult, DeliverySink } from '../../stream/delivery-sink.ts';
 import { DeliveryLedger } from './delivery-ledger.ts';
-import { EditSlots, newNonce, type Slot } from './edit-slots.ts';
+import { type Creation, EditSlots, newNonce, type Slot } from './edit-slots.ts';
 import type { AllowedMentions, ButtonSpec, MessageTarget } from './message-target.ts';
 import { ReplyButton } from './reply-button.ts';
 import { StatusLine } from './status-line.ts';
@@ -30,14 +30,6 @@ export interface DiscordSinkOptions {
   gapNotice: string;
   /** The Stop button on the reply's first message while it streams; gone when the turn ends. */
   stopButton?: ButtonSpec;
-}
-
-interface Creation {
-  content: string;
-  /** Reused by every retry of this create: Discord then never makes it twice. */
-  nonce: string;
-  /** Whether it may be the reply to the trigger (the gap notice never is). */
-  isReply: boolean;
 }
 
 /**
