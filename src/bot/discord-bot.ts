@@ -110,6 +110,7 @@ export class DiscordBot {
           instanceId: this.options.instanceId,
           ownerIds: this.options.ownerIds,
           databaseStep: this.databaseStep,
+          stops: services.crossProcessStops,
         }),
     });
   }

@@ -2,9 +2,11 @@ import type { Interaction } from 'discord.js';
 import type { Logger } from '../core/logger.ts';
 import type { Database } from '../db/database.ts';
 import type { CommandRouter } from './commands/command-router.ts';
+import type { CrossProcessStops } from './control/cross-process-stops.ts';
 import type { DatabaseStep, MessageRouter } from './message-router.ts';
 import { handleRetryButton, isRetryButton } from './retry-button.ts';
 import type { SettingsCache } from './settings-cache.ts';
+import { handleStopButton, isStopButton } from './stop-button.ts';
 
 export interface InteractionHandlerOptions {
   commandRouter: CommandRouter;
@@ -17,9 +19,14 @@ export interface InteractionHandlerOptions {
   ownerIds: readonly string[];
   /** A press's claim, held through a short database outage like a message's. */
   databaseStep: DatabaseStep;
+  /** Where a Stop press goes: the turn may stream in this process or another. */
+  stops: Pick<CrossProcessStops, 'stopByCommand'>;
 }
 
-/** Slash commands and their components go to the command router; a Retry button re-runs a turn. */
+/**
+ * Slash commands and their components go to the command router; a Stop button stops the reply
+ * it sits under; a Retry button re-runs a turn.
+ */
 export async function handleInteraction(
   interaction: Interaction,
   options: InteractionHandlerOptions,
@@ -28,6 +35,16 @@ export async function handleInteraction(
   if (commandRouter.owns(interaction)) {
     await commandRouter.handle(interaction).catch((error: unknown) => {
       logger.warn({ err: error }, 'interaction failed');
+    });
+    return;
+  }
+  if (interaction.isButton() && isStopButton(interaction)) {
+    await handleStopButton(interaction, {
+      stops: options.stops,
+      logger,
+      ownerIds: options.ownerIds,
+    }).catch((error: unknown) => {
+      logger.warn({ err: error }, 'stop button failed');
     });
     return;
   }

@@ -93,7 +93,8 @@ export class TurnRunner {
     });
     const stopTimer = timeStop({ ...this.options, signal: live.signal });
     try {
-      await this.runLive({ channelId, batch, last, place, scopeId, settings, locale, logger }, [
+      const turn = { channelId, batch, last, place, scopeId, settings, locale, logger };
+      await this.runLive({ ...turn, liveTurnId: live.turnId }, [
         live.signal,
         lease.signal,
         this.options.shutdownSignal,
@@ -119,6 +120,8 @@ export class TurnRunner {
       settings: ScopeSettings;
       locale: Locale;
       logger: Logger;
+      /** The StopRegistry's id of this turn: the reply's Stop button names it. */
+      liveTurnId: string;
     },
     signals: AbortSignal[],
   ): Promise<void> {
@@ -212,6 +215,7 @@ export class TurnRunner {
           replyTo: last.message.id,
           locale,
           signal,
+          stopTurnId: turn.liveTurnId,
         });
         const overflow =
           outcome.error instanceof ProviderError && outcome.error.kind === 'context_overflow';

@@ -12,6 +12,7 @@ import type { WriteBudgets } from './delivery/write-budgets.ts';
 import type { Locale } from './i18n/locale.ts';
 import { translate } from './i18n/messages.ts';
 import { ALLOW_USER_MENTIONS_FLAG, isSwitchOn } from './reply-switches.ts';
+import { stopButtonId } from './stop-button-id.ts';
 import type { TurnPlace } from './turn-place.ts';
 import { usageEstimatorFor } from './turn-accounting.ts';
 
@@ -43,6 +44,8 @@ export interface TurnStreamOptions {
   replyTo: string;
   locale: Locale;
   signal: AbortSignal;
+  /** The live turn a Stop button on the reply stops; none for a reply that cannot be stopped. */
+  stopTurnId?: string;
 }
 
 /** One model call streamed into a Discord sink replying to `replyTo` in the turn's place. */
@@ -62,6 +65,14 @@ export function streamTurn(
     replyTo: options.replyTo,
     limit: DISCORD_MESSAGE_LIMIT,
     gapNotice: `-# ${translate(options.locale, 'delivery.gap')}`,
+    ...(options.stopTurnId === undefined
+      ? {}
+      : {
+          stopButton: {
+            customId: stopButtonId(options.stopTurnId),
+            label: translate(options.locale, 'button.stop'),
+          },
+        }),
   });
   return dependencies.orchestrator.run({
     turnId: options.turnId,

@@ -161,6 +161,29 @@ describe('StopRegistry', () => {
       });
     });
 
+    it('with a turn id (the Stop button), stops that turn only, never a newer one', () => {
+      const registry = new StopRegistry();
+      const live = registry.begin({
+        channelId: 'channel-1',
+        turnId: 'turn-2',
+        requesterIds: ['alice'],
+      });
+      expect(registry.stopByCommand({ ...command, turnId: 'turn-1' })).toEqual({
+        stopped: false,
+        reason: 'no-live-turn',
+      });
+      expect(live.signal.aborted).toBe(false);
+      expect(registry.stopByCommand({ ...command, authorId: 'bob', turnId: 'turn-2' })).toEqual({
+        stopped: false,
+        reason: 'not-requester',
+      });
+      expect(registry.stopByCommand({ ...command, turnId: 'turn-2' })).toEqual({
+        stopped: true,
+        turnId: 'turn-2',
+      });
+      expect(live.signal.aborted).toBe(true);
+    });
+
     it('says when there is nothing to stop in the channel', () => {
       const registry = new StopRegistry();
       registry.begin({ channelId: 'channel-2', turnId: 'turn-1', requesterIds: ['alice'] });

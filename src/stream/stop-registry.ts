@@ -152,15 +152,21 @@ export class StopRegistry {
 
   /**
    * Stops the channel's live turn for `/stop`: the same rule as a natural stop (the member being
-   * answered, or a moderator) without the phrase, since the command says what it means.
+   * answered, or a moderator) without the phrase, since the command says what it means. With
+   * `turnId` (the Stop button under one reply) only that turn is stopped: a press on a reply
+   * that has ended finds nothing live, even when a newer turn streams in the channel.
    */
   stopByCommand(command: {
     channelId: string;
     authorId: string;
     authorIsModerator: boolean;
+    turnId?: string;
   }): CommandStopDecision {
     const entry = this.live.get(command.channelId);
     if (entry === undefined) return { stopped: false, reason: 'no-live-turn' };
+    if (command.turnId !== undefined && command.turnId !== entry.turnId) {
+      return { stopped: false, reason: 'no-live-turn' };
+    }
     if (!entry.requesterIds.has(command.authorId) && !command.authorIsModerator) {
       return { stopped: false, reason: 'not-requester' };
     }

@@ -5,7 +5,12 @@
  * the one that does NOT stream the reply. Needs TEST_DATABASE_URL; skipped (and says why)
  * without it.
  */
-import { MessageFlags, PermissionFlagsBits } from 'discord-api-types/v10';
+import {
+  ComponentType,
+  MessageFlags,
+  PermissionFlagsBits,
+  type APIMessage,
+} from 'discord-api-types/v10';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testServerUrl } from '../support/bot-database.ts';
 import { createGate } from '../support/llm-stand-in/gate.ts';
@@ -48,6 +53,19 @@ function setup(discord: BotHarness['discord']) {
     erin: member('erin'),
     channel: (name: string) => discord.createChannel({ guildId: guild.id, name }),
   };
+}
+
+/** The custom id of the Stop button a message shows, if any. */
+function stopButtonOf(message: APIMessage | undefined): string | undefined {
+  for (const row of message?.components ?? []) {
+    if (!('components' in row)) continue;
+    for (const component of row.components) {
+      if (component.type === ComponentType.Button && 'custom_id' in component) {
+        if (component.custom_id.startsWith('stop-reply:')) return component.custom_id;
+      }
+    }
+  }
+  return undefined;
 }
 
 interface Process {
@@ -194,6 +212,51 @@ describe.skipIf(SKIPPED !== '')(`two bot processes on one PostgreSQL${SKIPPED}`,
       `/stop via the ${other.name} process for a reply the ${streaming.name} streams: ` +
         `model stream closed after ${abortedAfterMs.toFixed(0)} ms, command answered after ` +
         `${repliedAfterMs.toFixed(0)} ms`,
+    );
+    expect(abortedAfterMs).toBeLessThan(STOP_BOUND_MS);
+  });
+
+  it('a Stop press heard by the process that does not stream the reply stops it within 500 ms', async () => {
+    const { discord, world } = harness;
+    const channel = world.channel('stop-button');
+    const { gate, request, trigger, streaming, other } = await heldReply(channel.id, world.bob.id);
+    const finished = turnFinished(streaming, trigger.id);
+    const first = botMessagesIn(discord, channel.id)[0];
+    const stopId = stopButtonOf(first);
+    expect(stopId).toMatch(/^stop-reply:/);
+    const press = (userId: string) =>
+      discord.pressButton({
+        userId,
+        messageId: first?.id ?? '',
+        customId: stopId ?? '',
+        sessionId: other.sessionId,
+      });
+
+    // Carol is neither the member answered nor a moderator: the streaming process says no.
+    const refusal = await press(world.carol.id).waitForFollowUp();
+    expect(refusal.content).toContain('Only the member I am answering');
+    expect(((refusal.flags ?? 0) & MessageFlags.Ephemeral) !== 0).toBe(true);
+    expect(request.clientClosed).toBe(false);
+
+    const pressedAt = performance.now();
+    const pressed = press(world.bob.id);
+    await request.settled;
+    const abortedAfterMs = performance.now() - pressedAt;
+    const acknowledgement = await pressed.waitForFollowUp();
+    expect(request.clientClosed).toBe(true);
+    expect(acknowledgement.content).toContain('Stopped');
+    gate.release();
+    expect((await finished).json?.['status']).toBe('stopped');
+    expect(
+      other.bot.logs().some((line) => line.json?.['msg'] === 'stopped by the Stop button'),
+      'the other process handled the press',
+    ).toBe(true);
+    const messages = botMessagesIn(discord, channel.id);
+    expect(messages.map((message) => message.content).join('\n')).not.toContain('never be sent');
+    expect(messages.map(stopButtonOf)).toEqual(messages.map(() => undefined));
+    console.info(
+      `Stop press via the ${other.name} process for a reply the ${streaming.name} streams: ` +
+        `model stream closed ${abortedAfterMs.toFixed(0)} ms after the press`,
     );
     expect(abortedAfterMs).toBeLessThan(STOP_BOUND_MS);
   });

@@ -1,5 +1,5 @@
 import { DiscordSink } from '../../src/bot/delivery/discord-sink.ts';
-import { allowedMentionsFor } from '../../src/bot/delivery/message-target.ts';
+import { allowedMentionsFor, type ButtonSpec } from '../../src/bot/delivery/message-target.ts';
 import { TypingAllowance } from '../../src/bot/delivery/typing-allowance.ts';
 import { WriteBudgets } from '../../src/bot/delivery/write-budgets.ts';
 import { silentLogger } from '../../src/core/logger.ts';
@@ -10,7 +10,12 @@ export const GAP_NOTICE = '-# (part of this reply could not be sent)';
 
 /** A DiscordSink over a RecordingTarget, on a ManualClock. */
 export function sinkHarness(
-  options: { limit?: number; replyTo?: string; typingPerSecond?: number } = {},
+  options: {
+    limit?: number;
+    replyTo?: string;
+    typingPerSecond?: number;
+    stopButton?: ButtonSpec;
+  } = {},
 ) {
   const clock = new ManualClock();
   const target = new RecordingTarget('900000000000000001', () => clock.now());
@@ -26,6 +31,7 @@ export function sinkHarness(
     replyTo: options.replyTo ?? '800000000000000001',
     limit: options.limit ?? 2000,
     gapNotice: GAP_NOTICE,
+    ...(options.stopButton === undefined ? {} : { stopButton: options.stopButton }),
   });
   /** Discord's observed 5 writes per 5 s, as the headers of a first response would say. */
   const emptyBucket = (resetAfterMs = 5_000): void =>

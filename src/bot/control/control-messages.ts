@@ -7,7 +7,7 @@ import { z } from 'zod';
  * needs no LISTEN per channel (no round trip when a turn starts, no stop lost before it).
  */
 export const CONTROL_TOPICS = {
-  /** Stop the live turn of a Discord channel (`/stop`, `/reset`, a stop said in the channel). */
+  /** Stop the live turn of a Discord channel (`/stop`, `/reset`, the Stop button, a stop said there). */
   stop: 'stop',
   /** What became of a stop, from the process that streams the turn. */
   stopResult: 'stop.result',
@@ -28,10 +28,12 @@ export const stopMessageSchema = z.object({
   requestId: z.string().min(1).max(64),
   /** The instance that asks; it has already tried its own turns. */
   origin: z.string().min(1).max(100),
-  by: z.enum(['command', 'reset', 'message']),
+  by: z.enum(['command', 'reset', 'message', 'button']),
   channelId: snowflake,
   authorId: snowflake,
   authorIsModerator: z.boolean(),
+  /** For the Stop button: only this turn (a press on an ended reply stops nothing). */
+  turnId: z.string().min(1).max(100).optional(),
   /** For a stop said in the channel: the message, judged by the streaming process's registry. */
   message: z
     .object({

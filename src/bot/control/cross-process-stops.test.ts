@@ -136,6 +136,82 @@ describe('CrossProcessStops', () => {
     expect(live.signal.aborted).toBe(true);
   });
 
+  describe('the Stop button (a stop naming its turn)', () => {
+    const press = (turnId: string, authorId = ALICE) =>
+      ({ channelId: CHANNEL, authorId, authorIsModerator: false, by: 'button', turnId }) as const;
+
+    it('stops the named turn where it streams, with the same rule as /stop', async () => {
+      const { other, live } = twoProcesses();
+      expect(await other.stops.stopByCommand(press('turn-1', BOB))).toEqual({
+        stopped: false,
+        reason: 'not-requester',
+      });
+      expect(live.signal.aborted).toBe(false);
+      expect(await other.stops.stopByCommand(press('turn-1'))).toEqual({
+        stopped: true,
+        turnId: 'turn-1',
+      });
+      expect(live.signal.reason).toMatchObject({ kind: 'command-stop', authorId: ALICE });
+    });
+
+    it('stops nothing for an ended turn, even with a newer one live in the channel', async () => {
+      const { other, clock, live } = twoProcesses();
+      const asked = other.stops.stopByCommand(press('turn-0'));
+      await settle();
+      // The streaming process stays silent (its turn is another): the asker waits it out.
+      expect(clock.pendingSleeps()).toEqual([REMOTE_STOP_ANSWER_MS]);
+      await clock.advance(REMOTE_STOP_ANSWER_MS);
+      expect(await asked).toEqual({ stopped: false, reason: 'no-live-turn' });
+      expect(live.signal.aborted).toBe(false);
+    });
+
+    it('is not answered by a process whose live turn in the channel is another', async () => {
+      const bus = new LocalControlBus({ shared: true });
+      const clock = new ManualClock();
+      const process = (instanceId: string) => {
+        const registry = new StopRegistry();
+        const stops = new CrossProcessStops({
+          stops: registry,
+          bus,
+          clock,
+          logger: silentLogger,
+          instanceId,
+        });
+        stops.start();
+        return { registry, stops };
+      };
+      // Subscribed first, so it would be the first to answer if it answered at all.
+      const busy = process('instance-c');
+      const streaming = process('instance-a');
+      const heard = process('instance-b');
+      const other = busy.registry.begin({
+        channelId: CHANNEL,
+        turnId: 'turn-9',
+        requesterIds: [BOB],
+      });
+      const live = streaming.registry.begin({
+        channelId: CHANNEL,
+        turnId: 'turn-1',
+        requesterIds: [ALICE],
+      });
+      expect(await heard.stops.stopByCommand(press('turn-1'))).toEqual({
+        stopped: true,
+        turnId: 'turn-1',
+      });
+      expect(live.signal.aborted).toBe(true);
+      expect(other.signal.aborted).toBe(false);
+    });
+
+    it('publishes nothing when the named turn streams in the process that heard the press', async () => {
+      const { bus, streaming, live } = twoProcesses();
+      const sent: unknown[] = [];
+      bus.subscribe(CONTROL_TOPICS.stop, (payload) => sent.push(payload));
+      expect(await streaming.stops.stopByCommand(press('turn-1'))).toMatchObject({ stopped: true });
+      expect(live.signal.aborted).toBe(true);
+      expect(sent).toEqual([]);
+    });
+  });
+
   it('ignores a malformed stop message', async () => {
     const { bus, live } = twoProcesses();
     await bus.publish(CONTROL_TOPICS.stop, { channelId: CHANNEL, by: 'command' });

@@ -79,30 +79,32 @@ export class CrossProcessStops {
   }
 
   /**
-   * `/stop` and `/reset`: the live turn in the channel, here or in another process. A turn
-   * stopped here is also stopped elsewhere (two processes may each answer one member there).
+   * `/stop`, `/reset` and the Stop button: the live turn in the channel, here or in another
+   * process. A turn stopped here is also stopped elsewhere (two processes may each answer one
+   * member there) — except for the button, which names its one turn (`turnId`).
    */
   async stopByCommand(command: {
     channelId: string;
     authorId: string;
     authorIsModerator: boolean;
-    by: 'command' | 'reset';
+    by: 'command' | 'reset' | 'button';
+    turnId?: string;
   }): Promise<CommandStopDecision> {
     const local = this.options.stops.stopByCommand(command);
     if (!this.options.bus.shared) return local;
     const message = this.stopMessage(command);
+    const foundHere = local.stopped || local.reason !== 'no-live-turn';
+    // The turn a button names is live in one process only: found here, there is no one to tell.
+    if (foundHere && command.turnId !== undefined) return local;
     // A reset needs no answer: its notice says the same whoever stopped what.
-    if (local.stopped || local.reason !== 'no-live-turn' || command.by === 'reset') {
+    if (foundHere || command.by === 'reset') {
       void this.publish(message);
       return local;
     }
     const result = await this.ask(message);
     if (result === undefined) return local;
     if (result.stopped) return { stopped: true, turnId: result.turnId ?? '' };
-    return {
-      stopped: false,
-      reason: result.reason === 'not-requester' ? 'not-requester' : 'already-stopping',
-    };
+    return { stopped: false, reason: commandRefusal(result.reason) };
   }
 
   /**
@@ -155,6 +157,7 @@ export class CrossProcessStops {
       channelId: fields.channelId,
       authorId: fields.authorId,
       authorIsModerator: fields.authorIsModerator,
+      ...(fields.turnId === undefined ? {} : { turnId: fields.turnId }),
       ...(fields.message === undefined ? {} : { message: fields.message }),
     };
   }
@@ -190,7 +193,11 @@ export class CrossProcessStops {
     }
     const message = parsed.data;
     const { stops, instanceId, logger } = this.options;
-    if (message.origin === instanceId || stops.liveTurn(message.channelId) === undefined) return;
+    const live = stops.liveTurn(message.channelId);
+    if (message.origin === instanceId || live === undefined) return;
+    // Only the process streaming the named turn answers a button: another's "nothing live
+    // here" must not be the first answer the presser's process takes.
+    if (message.turnId !== undefined && message.turnId !== live.turnId) return;
     const result = this.decide(message);
     if (result.stopped) {
       logger.info(
@@ -234,4 +241,11 @@ export class CrossProcessStops {
     if (!parsed.success) return;
     this.waiting.get(parsed.data.requestId)?.(parsed.data);
   }
+}
+
+function commandRefusal(
+  reason: StopResult['reason'],
+): 'not-requester' | 'already-stopping' | 'no-live-turn' {
+  if (reason === 'not-requester' || reason === 'no-live-turn') return reason;
+  return 'already-stopping';
 }

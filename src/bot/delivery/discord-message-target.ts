@@ -11,6 +11,7 @@ import {
 } from 'discord.js';
 import {
   type AllowedMentions,
+  type ButtonSpec,
   type MessageEdit,
   type MessageTarget,
   type OutgoingMessage,
@@ -42,16 +43,7 @@ export class DiscordMessageTarget implements MessageTarget {
       options.reply = { messageReference: message.replyTo, failIfNotExists: false };
     }
     if (message.components !== undefined && message.components.length > 0) {
-      options.components = [
-        new ActionRowBuilder<ButtonBuilder>().addComponents(
-          message.components.map((button) =>
-            new ButtonBuilder()
-              .setCustomId(button.customId)
-              .setLabel(button.label)
-              .setStyle(ButtonStyle.Secondary),
-          ),
-        ),
-      ];
+      options.components = buttonRows(message.components);
     }
     try {
       const sent = await this.channel.send(options);
@@ -67,6 +59,7 @@ export class DiscordMessageTarget implements MessageTarget {
       await this.channel.messages.edit(messageId, {
         content: edit.content,
         allowedMentions: toDiscordMentions(edit.allowedMentions),
+        ...(edit.components === undefined ? {} : { components: buttonRows(edit.components) }),
       });
     } catch (error) {
       throw classify(error);
@@ -84,6 +77,21 @@ export class DiscordMessageTarget implements MessageTarget {
   async sendTyping(): Promise<void> {
     await this.channel.sendTyping();
   }
+}
+
+/** One row of the bot's buttons; none at all for an empty list. */
+function buttonRows(buttons: readonly ButtonSpec[]): Array<ActionRowBuilder<ButtonBuilder>> {
+  if (buttons.length === 0) return [];
+  return [
+    new ActionRowBuilder<ButtonBuilder>().addComponents(
+      buttons.map((button) =>
+        new ButtonBuilder()
+          .setCustomId(button.customId)
+          .setLabel(button.label)
+          .setStyle(ButtonStyle.Secondary),
+      ),
+    ),
+  ];
 }
 
 export function toDiscordMentions(mentions: AllowedMentions): {

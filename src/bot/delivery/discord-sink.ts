@@ -2,8 +2,9 @@ import type { Clock } from '../../core/clock.ts';
 import type { Logger } from '../../core/logger.ts';
 import type { DeliveryResult, DeliverySink } from '../../stream/delivery-sink.ts';
 import { DeliveryLedger } from './delivery-ledger.ts';
-import { EditSlots, newNonce, type Slot } from './edit-slots.ts';
-import type { AllowedMentions, MessageTarget } from './message-target.ts';
+import { type Creation, EditSlots, newNonce, type Slot } from './edit-slots.ts';
+import type { AllowedMentions, ButtonSpec, MessageTarget } from './message-target.ts';
+import { ReplyButton } from './reply-button.ts';
 import { StatusLine } from './status-line.ts';
 import type { TypingAllowance } from './typing-allowance.ts';
 import { TypingKeeper } from './typing-keeper.ts';
@@ -27,14 +28,8 @@ export interface DiscordSinkOptions {
    * a later block never lands after a gap without saying so.
    */
   gapNotice: string;
-}
-
-interface Creation {
-  content: string;
-  /** Reused by every retry of this create: Discord then never makes it twice. */
-  nonce: string;
-  /** Whether it may be the reply to the trigger (the gap notice never is). */
-  isReply: boolean;
+  /** The Stop button on the reply's first message while it streams; gone when the turn ends. */
+  stopButton?: ButtonSpec;
 }
 
 /**
@@ -63,6 +58,7 @@ export class DiscordSink implements DeliverySink {
   private readonly stopController = new AbortController();
   private readonly typing: TypingKeeper;
   private readonly ledger: DeliveryLedger;
+  private readonly button: ReplyButton;
   private closed = false;
 
   constructor(options: DiscordSinkOptions) {
@@ -76,6 +72,7 @@ export class DiscordSink implements DeliverySink {
       logger: options.logger,
       channelId: options.target.channelId,
     });
+    this.button = new ReplyButton(options.stopButton);
   }
 
   pushMessage(chunk: string): void {
@@ -116,6 +113,9 @@ export class DiscordSink implements DeliverySink {
   }
 
   async flush(signal?: AbortSignal): Promise<DeliveryResult> {
+    // The reply has ended (complete, stopped or failed): its Stop button goes.
+    this.button.end();
+    this.kick();
     while (this.running !== undefined) {
       if (signal?.aborted) break;
       await this.running;
@@ -138,14 +138,15 @@ export class DiscordSink implements DeliverySink {
       (this.chunks.length > 0 ||
         this.slots.next() !== undefined ||
         this.status.toShow !== undefined ||
-        this.status.cleared())
+        this.status.cleared() ||
+        this.button.removalDue())
     );
   }
 
   private async drain(): Promise<void> {
     while (this.hasWork()) {
       if (this.status.cleared()) {
-        await this.clearStatus();
+        await this.status.clear(this.options);
         continue;
       }
       if (await this.waitForBudget()) await this.writeNext();
@@ -198,6 +199,7 @@ export class DiscordSink implements DeliverySink {
       if (outcome.kind === 'failed') {
         slot.failed = desired;
         this.ledger.lose(outcome.failure, { gap: false });
+        if (slot.id !== undefined) this.button.editFailed(slot.id);
       }
       return;
     }
@@ -206,8 +208,16 @@ export class DiscordSink implements DeliverySink {
       // loss is no gap in the reply (unless Discord refused the channel altogether).
       this.status.shown(status.text);
       const nonce = newNonce();
-      const outcome = await this.attempt(() => this.writeStatus(status.text, nonce));
+      const outcome = await this.attempt(() =>
+        this.status.write(this.options, { content: status.text, nonce }),
+      );
       if (outcome.kind === 'failed') this.ledger.loseStatus(outcome.failure);
+      return;
+    }
+    const removal = this.button.takeRemoval(this.options);
+    // Cosmetic like the status line: a button left behind only answers "nothing to stop".
+    if (removal !== undefined && (await this.attempt(removal)).kind === 'failed') {
+      this.options.logger.debug('stop button left in place');
     }
   }
 
@@ -249,10 +259,13 @@ export class DiscordSink implements DeliverySink {
       await this.options.target.edit(slot.id, {
         content,
         allowedMentions: this.options.allowedMentions,
+        ...this.button.forEdit(slot.id),
       });
+      this.button.edited(slot.id, content);
     } catch (error) {
       const failure = asWriteError(error);
       if (failure.failure !== 'gone' && failure.failure !== 'too_old_to_edit') throw failure;
+      this.button.lost(slot.id);
       // The message was deleted or can no longer be edited: carry on in a fresh one.
       this.options.logger.debug(
         { failure: failure.failure },
@@ -267,32 +280,17 @@ export class DiscordSink implements DeliverySink {
   private async post(creation: Creation): Promise<string> {
     const replyTo =
       creation.isReply && this.messageIds.length === 0 ? this.options.replyTo : undefined;
+    const components = this.button.forCreate();
     const id = await this.options.target.send({
       content: creation.content,
       allowedMentions: this.options.allowedMentions,
       nonce: creation.nonce,
       ...(replyTo === undefined ? {} : { replyTo }),
+      ...(components === undefined ? {} : { components }),
     });
+    this.button.created(id, { content: creation.content, withButton: components !== undefined });
     this.messageIds.push(id);
     this.typing.posted();
     return id;
-  }
-
-  private async writeStatus(status: string, nonce: string): Promise<void> {
-    const allowedMentions = this.options.allowedMentions;
-    if (this.status.messageId === undefined) {
-      const id = await this.options.target.send({ content: status, allowedMentions, nonce });
-      this.status.messageId = id;
-    } else {
-      await this.options.target.edit(this.status.messageId, { content: status, allowedMentions });
-    }
-  }
-
-  private async clearStatus(): Promise<void> {
-    const id = this.status.forget();
-    if (id === undefined) return;
-    await this.options.target.delete(id).catch((error: unknown) => {
-      this.options.logger.debug({ err: error }, 'status message already gone');
-    });
   }
 }

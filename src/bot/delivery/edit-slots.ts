@@ -14,6 +14,15 @@ export interface Slot {
   nonce: string;
 }
 
+/** One message create of the sink (a reply chunk, or the gap notice). */
+export interface Creation {
+  content: string;
+  /** Reused by every retry of this create: Discord then never makes it twice. */
+  nonce: string;
+  /** Whether it may be the reply to the trigger (the gap notice never is). */
+  isReply: boolean;
+}
+
 /** A nonce for one message create (Discord keeps at most 25 characters). */
 export function newNonce(): string {
   return randomBytes(12).toString('base64url');

@@ -13,6 +13,12 @@ export function allowedMentionsFor(options: { allowUserMentions: boolean }): All
   return { parse: options.allowUserMentions ? ['users'] : [], repliedUser: false };
 }
 
+/** One of the bot's own buttons (Retry, Stop). */
+export interface ButtonSpec {
+  customId: string;
+  label: string;
+}
+
 export interface OutgoingMessage {
   content: string;
   allowedMentions: AllowedMentions;
@@ -24,12 +30,14 @@ export interface OutgoingMessage {
    */
   nonce?: string;
   /** Buttons; only the bot's own (e.g. Retry). */
-  components?: ReadonlyArray<{ customId: string; label: string }>;
+  components?: readonly ButtonSpec[];
 }
 
 export interface MessageEdit {
   content: string;
   allowedMentions: AllowedMentions;
+  /** The message's buttons after the edit: `[]` takes them all away; absent leaves them. */
+  components?: readonly ButtonSpec[];
 }
 
 /**

@@ -1,3 +1,6 @@
+import type { Logger } from '../../core/logger.ts';
+import type { AllowedMentions, MessageTarget } from './message-target.ts';
+
 /**
  * The live tool status line of a turn ("Using `search`…"): what is wanted, what waits to be
  * shown and what Discord shows. A status begins a new generation: text queued before it is
@@ -35,11 +38,27 @@ export class StatusLine {
     return this.toShow === undefined && this.desired === undefined && this.written !== undefined;
   }
 
-  /** Forgets the status message (to delete it); its id, if it was ever posted. */
-  forget(): string | undefined {
+  /** Posts the status message, or edits it when it is already there. */
+  async write(
+    sink: { target: MessageTarget; allowedMentions: AllowedMentions },
+    status: { content: string; nonce: string },
+  ): Promise<void> {
+    const { target, allowedMentions } = sink;
+    if (this.messageId === undefined) {
+      this.messageId = await target.send({ ...status, allowedMentions });
+    } else {
+      await target.edit(this.messageId, { content: status.content, allowedMentions });
+    }
+  }
+
+  /** Deletes the status message nobody wants any more, if it was ever posted. */
+  async clear(sink: { target: MessageTarget; logger: Logger }): Promise<void> {
     const id = this.messageId;
     this.messageId = undefined;
     this.written = undefined;
-    return id;
+    if (id === undefined) return;
+    await sink.target.delete(id).catch((error: unknown) => {
+      sink.logger.debug({ err: error }, 'status message already gone');
+    });
   }
 }

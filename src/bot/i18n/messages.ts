@@ -34,6 +34,8 @@ const en = {
   'error.message_too_large':
     'Your message is too long for the model to read ({tokens} tokens). Please shorten it.',
   'button.retry': 'Retry',
+  'button.stop': 'Stop',
+  'note.stop_finished': 'That reply has already finished: there is nothing to stop.',
   'note.channel_unsupported':
     "I can't chat in this kind of channel. Try a text channel, a thread or DMs.",
   'note.queue_full':
@@ -92,6 +94,8 @@ const ja: Record<MessageKey, string> = {
   'error.message_too_large':
     'メッセージが長すぎてモデルが読めません（{tokens}トークン）。短くしてください。',
   'button.retry': '再試行',
+  'button.stop': '停止',
+  'note.stop_finished': 'その返信はもう終わっています。止めるものはありません。',
   'note.channel_unsupported':
     'この種類のチャンネルでは会話できません。テキストチャンネル、スレッド、またはDMでどうぞ。',
   'note.queue_full': 'まだ前のメッセージに返信中です。少し待ってからもう一度どうぞ。',

@@ -116,7 +116,13 @@ export class InteractionHandle {
     if (existing !== undefined) return existing;
     return this.#hub.waitFor(
       (event) => {
-        if (event.type !== 'message-create' || !this.#record.followUpIds.includes(event.message.id))
+        // The create event fires before the service lists the message as a follow-up: match
+        // the interaction it answers (and not its original response) instead.
+        if (
+          event.type !== 'message-create' ||
+          event.message.interaction?.interactionId !== this.#record.id ||
+          event.message.id === this.#record.originalMessageId
+        )
           return undefined;
         const view = this.#view(event.message);
         return predicate(view) ? view : undefined;

@@ -95,7 +95,7 @@ export function describeSeen(verdicts: Measurement['verdicts']): string {
     else {
       const text = message.content.replace(/\s+/g, ' ').slice(0, 48);
       parts.add(
-        `${verdict.outcome}: "${text}${message.content.length > 48 ? '…' : ''}"${message.hasButtons ? ' + Retry' : ''}`,
+        `${verdict.outcome}: "${text}${message.content.length > 48 ? '…' : ''}"${message.hasRetry ? ' + Retry' : ''}`,
       );
     }
   }

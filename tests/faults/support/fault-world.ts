@@ -205,7 +205,7 @@ export class FaultWorld {
         channelId,
         replyTo: message.message_reference?.message_id,
         content: message.content,
-        hasButtons: (message.components?.length ?? 0) > 0,
+        hasRetry: JSON.stringify(message.components ?? []).includes('"custom_id":"retry:'),
       })),
     );
     const verdicts = accountForTriggers({

@@ -36,7 +36,7 @@ const shown = (id: string, replyTo: string | undefined, content: string): Visibl
   channelId: CHANNEL,
   replyTo,
   content,
-  hasButtons: false,
+  hasRetry: false,
 });
 const trigger = (id: string, authorId = 'alice') => ({ id, channelId: CHANNEL, authorId });
 

@@ -29,7 +29,11 @@ export interface VisibleBotMessage {
   /** The message it replies to. */
   replyTo: string | undefined;
   content: string;
-  hasButtons: boolean;
+  /**
+   * It carries a Retry button (a failure notice). Shown in the table only: a Stop button a
+   * reply kept (its removal refused by a fault) changes no verdict, which comes from records.
+   */
+  hasRetry: boolean;
 }
 
 export interface RecordedTurn {

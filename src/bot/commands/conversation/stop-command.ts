@@ -1,4 +1,5 @@
 import { InteractionContextType, SlashCommandBuilder } from 'discord.js';
+import type { Locale } from '../../i18n/locale.ts';
 import { holdsPermission } from '../command-access.ts';
 import { respond } from '../command-replies.ts';
 import { commandText } from '../command-text.ts';
@@ -22,6 +23,17 @@ const text = commandText({
     'already-stopping': 'その返信はすでに止めています。',
   },
 });
+
+/**
+ * What `/stop` answers for a decision; the Stop button answers the same (a press on an ended
+ * reply has its own "nothing to stop" instead of "not writing anything here").
+ */
+export function stopReply(
+  locale: Locale,
+  outcome: 'stopped' | 'not-requester' | 'already-stopping',
+): string {
+  return text.get(locale, outcome);
+}
 
 /**
  * `/stop`: stops the live turn in this channel for the member being answered, a moderator
