@@ -1,8 +1,17 @@
 import { existsSync, readFileSync } from 'node:fs';
-import { isIP } from 'node:net';
 import path from 'node:path';
 import { parseEnv } from 'node:util';
 import { z } from 'zod';
+import {
+  hostSetting,
+  logFormatSetting,
+  logLevelSetting,
+  optionalText,
+  optionalUrl,
+  portSetting,
+  type LogFormat,
+  type LogLevel,
+} from './config-fields.ts';
 import { ConfigError } from './core/errors.ts';
 import { PROVIDER_IDS, type ProviderId } from './core/provider.ts';
 import {
@@ -66,10 +75,8 @@ export interface Config {
 
 export const DEFAULT_SHUTDOWN_GRACE_MS = 15_000;
 
-export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
-export type LogLevel = (typeof LOG_LEVELS)[number];
-export const LOG_FORMATS = ['pretty', 'json'] as const;
-export type LogFormat = (typeof LOG_FORMATS)[number];
+export { LOG_FORMATS, LOG_LEVELS, type LogFormat, type LogLevel } from './config-fields.ts';
+
 export const DEFAULT_METRICS_HOST = '127.0.0.1';
 
 export const DEFAULT_DISCORD_API_URL = 'https://discord.com/api';
@@ -78,26 +85,6 @@ const ENCRYPTION_KEY_BYTES = 32;
 
 const MISSING_TOKEN =
   'is required: the bot token from the Discord developer portal (copy .env.example to .env and set it)';
-
-const optionalText = z
-  .string()
-  .trim()
-  .transform((value) => (value === '' ? undefined : value))
-  .optional();
-
-const optionalUrl = (protocols: readonly string[]) =>
-  optionalText.refine(
-    (value) => value === undefined || hasProtocol(value, protocols),
-    `must be a URL starting with ${protocols.map((protocol) => `${protocol}//`).join(' or ')}`,
-  );
-
-function hasProtocol(value: string, protocols: readonly string[]): boolean {
-  try {
-    return protocols.includes(new URL(value).protocol);
-  } catch {
-    return false;
-  }
-}
 
 const environmentSchema = z.object({
   DISCORD_TOKEN: z.string({ error: MISSING_TOKEN }).trim().min(1, { error: MISSING_TOKEN }),
@@ -128,26 +115,14 @@ const environmentSchema = z.object({
   GOOGLE_GEMINI_BASE_URL: optionalUrl(['http:', 'https:']),
   MCP_CONFIG: optionalText,
   MODEL_CATALOG: optionalText,
-  LOG_LEVEL: optionalText.refine(
-    (value) => value === undefined || (LOG_LEVELS as readonly string[]).includes(value),
-    `must be one of ${LOG_LEVELS.join(', ')}`,
-  ),
-  LOG_FORMAT: optionalText.refine(
-    (value) => value === undefined || (LOG_FORMATS as readonly string[]).includes(value),
-    `must be one of ${LOG_FORMATS.join(', ')}`,
-  ),
+  LOG_LEVEL: logLevelSetting,
+  LOG_FORMAT: logFormatSetting,
   DEV_GUILD_ID: optionalText.refine(
     (value) => value === undefined || SNOWFLAKE.test(value),
     'must be a Discord server id (17–20 digits)',
   ),
-  METRICS_PORT: optionalText.refine(
-    (value) => value === undefined || isPort(value),
-    'must be a port number between 0 (any free port) and 65535',
-  ),
-  METRICS_HOST: optionalText.refine(
-    (value) => value === undefined || isHost(value),
-    'must be an IP address or host name to bind to, e.g. 127.0.0.1 or 0.0.0.0',
-  ),
+  METRICS_PORT: portSetting,
+  METRICS_HOST: hostSetting,
   SHUTDOWN_GRACE_MS: optionalText.refine(
     (value) => value === undefined || (/^\d{1,7}$/.test(value) && Number(value) <= 600_000),
     'must be a whole number of milliseconds from 0 to 600000',
@@ -158,15 +133,6 @@ const environmentSchema = z.object({
   ),
   ...shardingEnvironmentSchema,
 });
-
-export function isPort(value: string): boolean {
-  const port = Number(value);
-  return /^\d+$/.test(value) && port >= 0 && port <= 65_535;
-}
-
-export function isHost(value: string): boolean {
-  return isIP(value) !== 0 || /^[A-Za-z0-9]([A-Za-z0-9.-]*[A-Za-z0-9])?$/.test(value);
-}
 
 function splitList(value: string): string[] {
   return value

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import { optionalText } from './config-fields.ts';
 
 /**
  * The settings that share one REST budget between processes (README "Scaling out"), read by
@@ -7,12 +7,6 @@ import { z } from 'zod';
 export const DEFAULT_GLOBAL_RATE_LIMIT = 50;
 const MAX_GLOBAL_RATE_LIMIT = 100_000;
 export const MAX_PROCESS_COUNT = 1_000;
-
-const optionalText = z
-  .string()
-  .trim()
-  .transform((value) => (value === '' ? undefined : value))
-  .optional();
 
 /** DISCORD_GLOBAL_RATE_LIMIT: Discord's global limit of the bot, 50 unless Discord raised it. */
 export const globalRateLimitSetting = optionalText.refine(

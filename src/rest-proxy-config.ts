@@ -1,14 +1,14 @@
 import { z } from 'zod';
+import { DEFAULT_DISCORD_API_URL, type Environment } from './config.ts';
 import {
-  DEFAULT_DISCORD_API_URL,
-  isHost,
-  isPort,
-  LOG_FORMATS,
-  LOG_LEVELS,
-  type Environment,
+  hostSetting,
+  logFormatSetting,
+  logLevelSetting,
+  optionalUrl,
+  portSetting,
   type LogFormat,
   type LogLevel,
-} from './config.ts';
+} from './config-fields.ts';
 import { ConfigError } from './core/errors.ts';
 import { DEFAULT_GLOBAL_RATE_LIMIT, globalRateLimitSetting } from './rest-budget-settings.ts';
 
@@ -28,34 +28,13 @@ export interface RestProxyConfig {
 export const DEFAULT_REST_PROXY_PORT = 8080;
 export const DEFAULT_REST_PROXY_HOST = '127.0.0.1';
 
-const optionalText = z
-  .string()
-  .trim()
-  .transform((value) => (value === '' ? undefined : value))
-  .optional();
-
 const restProxySchema = z.object({
-  DISCORD_API_URL: optionalText.refine(
-    (value) => value === undefined || /^https?:\/\/[^/]/.test(value),
-    'must be a URL starting with http:// or https://',
-  ),
-  REST_PROXY_PORT: optionalText.refine(
-    (value) => value === undefined || isPort(value),
-    'must be a port number between 0 (any free port) and 65535',
-  ),
-  REST_PROXY_HOST: optionalText.refine(
-    (value) => value === undefined || isHost(value),
-    'must be an IP address or host name to bind to, e.g. 127.0.0.1 or 0.0.0.0',
-  ),
+  DISCORD_API_URL: optionalUrl(['http:', 'https:']),
+  REST_PROXY_PORT: portSetting,
+  REST_PROXY_HOST: hostSetting,
   DISCORD_GLOBAL_RATE_LIMIT: globalRateLimitSetting,
-  LOG_LEVEL: optionalText.refine(
-    (value) => value === undefined || (LOG_LEVELS as readonly string[]).includes(value),
-    `must be one of ${LOG_LEVELS.join(', ')}`,
-  ),
-  LOG_FORMAT: optionalText.refine(
-    (value) => value === undefined || (LOG_FORMATS as readonly string[]).includes(value),
-    `must be one of ${LOG_FORMATS.join(', ')}`,
-  ),
+  LOG_LEVEL: logLevelSetting,
+  LOG_FORMAT: logFormatSetting,
 });
 
 /**

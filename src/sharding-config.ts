@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import { optionalText } from './config-fields.ts';
 import type { ProcessShards } from './core/process-shards.ts';
 
 /**
@@ -44,12 +44,6 @@ export function shardBindings(sharding: ShardingConfig): Record<string, string> 
   if (sharding.role === 'single') return {};
   return { shard: sharding.role === 'manager' ? 'manager' : sharding.shardIds.join(',') };
 }
-
-const optionalText = z
-  .string()
-  .trim()
-  .transform((value) => (value === '' ? undefined : value))
-  .optional();
 
 const SHARD_ID_LIST = /^\d+(-\d+)?(,\d+(-\d+)?)*$/;
 const WHOLE_NUMBER = /^\d{1,6}$/;
