@@ -26,6 +26,21 @@ const OWNED_PACKAGES = [
   { label: 'the MCP SDK', modules: ['@modelcontextprotocol/sdk'], owner: 'src/tools/mcp/' },
 ];
 
+/** What the composition root (src/index.ts, src/shard-manager.ts …) and its phases may wire. */
+const COMPOSITION = [
+  'core',
+  'root',
+  'startup',
+  'bot',
+  'stream',
+  'humanizer',
+  'providers',
+  'tools',
+  'db',
+  'metrics',
+  'security',
+];
+
 /**
  * Layer → layers it may import (relative imports). `root` is src/*.ts (composition root, config,
  * logger); `startup` is src/startup/ (the composition root's phases).
@@ -40,33 +55,9 @@ const LAYER_DEPENDENCIES = {
   metrics: ['core', 'metrics'],
   security: ['core', 'security'],
   bot: ['core', 'bot', 'stream', 'humanizer', 'providers', 'tools', 'db', 'metrics', 'security'],
-  root: [
-    'core',
-    'root',
-    'startup',
-    'bot',
-    'stream',
-    'humanizer',
-    'providers',
-    'tools',
-    'db',
-    'metrics',
-    'security',
-  ],
+  root: COMPOSITION,
   // The composition root's phases, taken out of src/index.ts: only it imports them.
-  startup: [
-    'core',
-    'root',
-    'startup',
-    'bot',
-    'stream',
-    'humanizer',
-    'providers',
-    'tools',
-    'db',
-    'metrics',
-    'security',
-  ],
+  startup: COMPOSITION,
 };
 
 const PURE_LAYERS = new Set(['stream', 'humanizer', 'core']);
