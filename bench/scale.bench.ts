@@ -184,8 +184,9 @@ async function measure(mode: ScaleMode, processes: number): Promise<Measurement>
     const finished = await finishedTurns(bots, CHANNELS * (MEASURED_ROUNDS + 1) - lost);
     const answered = new Set(finished.flat().map((record) => String(record['messageId'])));
     const report = await world.call('report', { channelIds, paragraphs: 1 });
-    const extraReplies = report.writesPerChannel.reduce(
-      (sum, writes) => sum + Math.max(0, writes - MEASURED_ROUNDS),
+    // A one-paragraph reply is one message: any more in a channel answered a message twice.
+    const extraReplies = report.createsPerChannel.reduce(
+      (sum, creates) => sum + Math.max(0, creates - MEASURED_ROUNDS),
       0,
     );
     const globalLimitHits = await world.call('globalLimitHits', null);

@@ -71,6 +71,7 @@ const countingSink = (): DeliverySink & { count: number } => ({
   setTyping: () => undefined,
   setStatus: () => undefined,
   discardPending: () => undefined,
+  endOfReply: () => undefined,
   flush: () => Promise.resolve({ messageIds: [], failure: undefined }),
 });
 

@@ -56,6 +56,8 @@ export interface RoundReport {
   rateLimitedBy: Record<string, number>;
   /** Creates and edits on each channel's messages routes, in `channelIds` order. */
   writesPerChannel: number[];
+  /** Messages created in each channel (by the bot: only it writes), in `channelIds` order. */
+  createsPerChannel: number[];
   /** Channels whose bot messages show every paragraph of the round's reply. */
   completeChannels: number;
 }

@@ -26,6 +26,7 @@ import {
 import { seedStoredTurns } from './stored-turns.ts';
 
 const MESSAGE_WRITE = /^\/channels\/(\d+)\/messages(?:\/\d+)?$/;
+const MESSAGE_CREATE = /^\/channels\/(\d+)\/messages$/;
 const DELTA_SIZE = 24;
 /** A bot that never answers fails the bench instead of hanging it. */
 const FIRST_WRITE_DEADLINE_MS = 120_000;
@@ -164,11 +165,18 @@ function mentionEach(round: MentionRound, deadlineMs: number): Promise<number>[]
 function report(input: { channelIds: string[]; paragraphs: number }): RoundReport {
   const { discord } = ready();
   const paragraphs = replyParagraphs(input.paragraphs);
-  const writes = discord
+  const writeRequests = discord
     .requests()
-    .filter((entry) => entry.method === 'POST' || entry.method === 'PATCH')
-    .map((entry) => MESSAGE_WRITE.exec(entry.path)?.[1])
-    .filter((channelId) => channelId !== undefined);
+    .filter((entry) => entry.method === 'POST' || entry.method === 'PATCH');
+  const channelsOf = (entries: typeof writeRequests, route: RegExp): string[] =>
+    entries.map((entry) => route.exec(entry.path)?.[1]).filter((id) => id !== undefined);
+  const writes = channelsOf(writeRequests, MESSAGE_WRITE);
+  const creates = channelsOf(
+    writeRequests.filter((entry) => entry.method === 'POST'),
+    MESSAGE_CREATE,
+  );
+  const countIn = (ids: string[], channelId: string): number =>
+    ids.filter((id) => id === channelId).length;
   const completeChannels = input.channelIds.filter((channelId) => {
     const shown = discord
       .readChannel(channelId)
@@ -186,9 +194,8 @@ function report(input: { channelIds: string[]; paragraphs: number }): RoundRepor
   return {
     rateLimited: discord.requests({ status: 429 }).length,
     rateLimitedBy,
-    writesPerChannel: input.channelIds.map(
-      (channelId) => writes.filter((written) => written === channelId).length,
-    ),
+    writesPerChannel: input.channelIds.map((channelId) => countIn(writes, channelId)),
+    createsPerChannel: input.channelIds.map((channelId) => countIn(creates, channelId)),
     completeChannels,
   };
 }

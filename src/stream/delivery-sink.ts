@@ -43,6 +43,12 @@ export interface DeliverySink {
   /** Drops everything queued but not yet sent (a stop). */
   discardPending(): void;
   /**
+   * The reply's last content is being handed over (it follows at once): nothing meant only
+   * for a reply still running, such as its Stop button, is worth adding to a new message, and
+   * the next edit may already take it away.
+   */
+  endOfReply(): void;
+  /**
    * Waits until every queued write is done (or failed for good) and answers what was
    * delivered. Rejects only when `signal` aborted the wait.
    */

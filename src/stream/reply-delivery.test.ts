@@ -143,3 +143,72 @@ function splitEvery(text: string, size: number): string[] {
     parts.push(text.slice(index, index + size));
   return parts;
 }
+
+describe('the end of the reply', () => {
+  const ends = (sink: RecordingSink): string[] =>
+    sink.calls
+      .filter((call) => call.type === 'push' || call.type === 'update' || call.type === 'end')
+      .map((call) => (call.type === 'end' ? 'end' : call.type));
+
+  it('is announced just before the last message, not before the earlier ones', async () => {
+    const sink = await deliverDeltas(['First.\n\nSecond.\n\nThird', ' and last.']);
+    expect(ends(sink)).toEqual(['push', 'push', 'end', 'push']);
+    expect(sink.messages.at(-1)).toBe('Third and last.');
+  });
+
+  it('waits for paced messages: it comes with the last one, after its typing pause', async () => {
+    const clock = new ManualClock();
+    const { sink, delivery } = pacedDelivery(2, clock);
+    delivery.acceptFinal([...blocksOf('First.\n\nSecond one.')]);
+    const done = delivery.complete();
+    await clock.advance(0);
+    expect(ends(sink)).toEqual(['push']);
+    await clock.advance(2000);
+    await done;
+    expect(ends(sink)).toEqual(['push', 'end', 'push']);
+  });
+
+  it('comes at once when the last message was already handed over (nothing in the tail)', () => {
+    const sink = new RecordingSink();
+    const plan = humanizerPlan(1);
+    const delivery = new ReplyDelivery({
+      sink,
+      mode: 'messages',
+      plan,
+      messageLimit: 2000,
+      pacing,
+      clock: new ManualClock(),
+      random: () => 0.5,
+      previewIntervalMs: 0,
+    });
+    for (const block of blocksOf('Only paragraph.')) delivery.accept(block);
+    delivery.acceptFinal([]);
+    expect(ends(sink)).toEqual(['push', 'end']);
+  });
+
+  it('in edit mode precedes the final growth of the message', async () => {
+    const sink = await deliverDeltas(['Hello ', 'there.\n\nHow ', 'are you?'], {
+      mode: 'edit',
+      streamOptions: { editPreviewIntervalMs: 1000 },
+    });
+    expect(sink.calls.slice(-3)).toEqual([
+      { type: 'end' },
+      { type: 'update', content: 'Hello there.\n\nHow are you?' },
+      { type: 'seal' },
+    ]);
+  });
+
+  it('is never announced after a stop', () => {
+    const clock = new ManualClock();
+    const { sink, delivery } = pacedDelivery(2, clock);
+    delivery.stop();
+    delivery.acceptFinal([...blocksOf('Too late.')]);
+    expect(ends(sink)).toEqual([]);
+  });
+});
+
+function blocksOf(text: string) {
+  const plan = humanizerPlan(2);
+  const buffer = new SemanticBlockBuffer(blockPolicyFor(plan, resolveStreamOptions()));
+  return [...buffer.push(text), ...buffer.finish()];
+}

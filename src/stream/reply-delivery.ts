@@ -34,6 +34,10 @@ export class ReplyDelivery {
   private readonly pacingController = new AbortController();
   private queue: Promise<void> = Promise.resolve();
   private delivered = 0;
+  /** Chunks accepted but not yet handed to the sink (paced ones wait their typing time). */
+  private pending = 0;
+  /** The model has nothing more to say: the last pending chunk ends the reply. */
+  private inputEnded = false;
   private stopped = false;
   private lastPreviewAt = Number.NEGATIVE_INFINITY;
 
@@ -61,14 +65,25 @@ export class ReplyDelivery {
       this.growing.append(block);
       return;
     }
-    const rendered = renderFenced(block);
-    if (rendered === '') return;
-    for (const chunk of chunkMessage(
-      this.options.plan.rewrite(rendered),
-      this.options.messageLimit,
-    )) {
-      this.send(chunk);
+    this.sendAll(this.chunksOf(block));
+  }
+
+  /**
+   * The reply's last blocks (the model has nothing more to say): the sink hears `endOfReply`
+   * just before the last content reaches it, so a reply that ends in the message being
+   * written never gets a Stop button that one more edit would have to take away.
+   */
+  acceptFinal(blocks: readonly Block[]): void {
+    if (this.stopped) return;
+    this.inputEnded = true;
+    if (this.growing !== undefined) {
+      this.options.sink.endOfReply();
+      for (const block of blocks) this.growing.append(block);
+      return;
     }
+    const chunks = blocks.flatMap((block) => this.chunksOf(block));
+    if (chunks.length === 0 && this.pending === 0) this.options.sink.endOfReply();
+    this.sendAll(chunks);
   }
 
   /** Edit mode at degrees 0–1: show the text still being scanned, at most every interval. */
@@ -99,6 +114,18 @@ export class ReplyDelivery {
     if (!this.stopped) this.growing?.seal();
   }
 
+  private chunksOf(block: Block): string[] {
+    const rendered = renderFenced(block);
+    if (rendered === '') return [];
+    return chunkMessage(this.options.plan.rewrite(rendered), this.options.messageLimit);
+  }
+
+  private sendAll(chunks: readonly string[]): void {
+    // Counted first: a chunk knows it is the last one when the count reaches zero.
+    this.pending += chunks.length;
+    for (const chunk of chunks) this.send(chunk);
+  }
+
   private send(chunk: string): void {
     const { plan, clock, random, pacing } = this.options;
     if (!plan.typingPacing) {
@@ -121,8 +148,10 @@ export class ReplyDelivery {
   }
 
   private deliver(chunk: string): void {
+    this.pending -= 1;
     if (this.stopped) return;
     const { mode, sink } = this.options;
+    if (this.inputEnded && this.pending === 0) sink.endOfReply();
     this.handOver(() => {
       if (mode === 'messages') {
         sink.pushMessage(chunk);

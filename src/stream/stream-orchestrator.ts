@@ -222,7 +222,10 @@ export class StreamOrchestrator {
       if (step.outcome === 'stopped')
         return { status: 'stopped', error: undefined, texts, messages };
       // The tail is delivered also when the provider failed mid-reply: it was written.
-      for (const block of buffer.finish()) delivery.accept(block);
+      const tail = buffer.finish();
+      const last = step.outcome === 'failed' || step.toolCalls.length === 0 || toolsRefused;
+      if (last) delivery.acceptFinal(tail);
+      else for (const block of tail) delivery.accept(block);
       if (step.outcome === 'failed')
         return { status: 'failed', error: step.error, texts, messages };
       if (step.toolCalls.length === 0)

@@ -184,4 +184,23 @@ describe('the Stop button, end to end', { timeout: 60_000 }, () => {
       expect(botPings(discord)).toEqual([]);
     });
   }
+
+  it('posts: a one-paragraph reply, complete when it is posted, never gets the button nor an edit', async () => {
+    const { discord, llm, bot } = started();
+    const { channel, alice } = place('posts');
+    llm.enqueue(textScript(`Short and sweet: ${'a thought about pasta '.repeat(12)}`));
+    const trigger = discord.postMessage({
+      authorId: alice.id,
+      channelId: channel.id,
+      content: `<@${discord.botUserId}> one line please`,
+    });
+    expect((await waitForTurn(bot, trigger.id)).json?.['status']).toBe('complete');
+    const route = new RegExp(`^/channels/${channel.id}/messages`);
+    const created = discord.requests({ method: 'POST', route });
+    expect(created.map((entry) => JSON.stringify(entry.body)).join()).not.toContain('custom_id');
+    expect(discord.requests({ method: 'PATCH', route })).toEqual([]);
+    expect(botMessagesIn(discord, channel.id).map((message) => message.content)).toEqual([
+      expect.stringContaining('Short and sweet'),
+    ]);
+  });
 });

@@ -112,6 +112,10 @@ export class DiscordSink implements DeliverySink {
     this.kick();
   }
 
+  endOfReply(): void {
+    this.button.end();
+  }
+
   async flush(signal?: AbortSignal): Promise<DeliveryResult> {
     // The reply has ended (complete, stopped or failed): its Stop button goes.
     this.button.end();

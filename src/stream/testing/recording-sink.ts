@@ -8,6 +8,7 @@ export type SinkCall =
   | { type: 'typing'; active: boolean }
   | { type: 'status'; status: string | undefined }
   | { type: 'discard' }
+  | { type: 'end' }
   | { type: 'flush' };
 
 /**
@@ -51,6 +52,10 @@ export class RecordingSink implements DeliverySink {
 
   discardPending(): void {
     this.calls.push({ type: 'discard' });
+  }
+
+  endOfReply(): void {
+    this.calls.push({ type: 'end' });
   }
 
   async flush(signal?: AbortSignal): Promise<DeliveryResult> {

@@ -43,7 +43,7 @@ export async function deliverDeltas(
     for (const block of buffer.push(delta)) delivery.accept(block);
     delivery.preview(() => buffer.preview());
   }
-  for (const block of buffer.finish()) delivery.accept(block);
+  delivery.acceptFinal(buffer.finish());
   await delivery.complete();
   return sink;
 }
