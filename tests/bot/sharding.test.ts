@@ -34,6 +34,8 @@ import {
 
 /** The issue's bound for a killed shard process to answer its guilds again. */
 const RECOVERY_BOUND_MS = 30_000;
+/** The issue's "200 channels streaming at once across the shards". */
+const STREAMING_CHANNELS = 200;
 const serverUrl = testServerUrl();
 
 describe.skipIf(serverUrl === undefined)(
@@ -43,7 +45,7 @@ describe.skipIf(serverUrl === undefined)(
       let stage: Stage | undefined;
       let manager: BotProcess;
       beforeAll(async () => {
-        stage = await startStage();
+        stage = await startStage({ globalLimitTimeScale: 1 });
         manager = startManager(stage, { SHARD_COUNT: 'auto', METRICS_PORT: '0' });
         for (const shardId of [0, 1, 2, 3]) await waitForReadyProcess(manager, String(shardId));
       });
@@ -80,6 +82,36 @@ describe.skipIf(serverUrl === undefined)(
         expect(botMessagesIn(discord, dm.id).map((message) => message.content)).toEqual([
           'Hello in private!',
         ]);
+      });
+
+      it('streams into 200 channels at once across the 4 shards with no global 429', async () => {
+        const { discord, llm } = stage as Stage;
+        const channels = spreadChannels(stage as Stage, STREAMING_CHANNELS);
+        const paragraphs = ['First, a thought.', 'Then another one.', 'And a last word.'];
+        llm.handle(() => textScript(paragraphs.join('\n\n')));
+        const refusedBefore = discord.globalRateLimitHits();
+        const triggers = channels.map(({ channelId, memberId }) =>
+          discord.postMessage({
+            authorId: memberId,
+            channelId,
+            content: `<@${discord.botUserId}> tell me three things`,
+          }),
+        );
+        await Promise.all(triggers.map((trigger) => anyTurnFinished([manager], trigger.id)));
+        expect(triggers.map((trigger) => turnsFor([manager], trigger.id))).toEqual(
+          triggers.map(() => 1),
+        );
+        const shown = channels.map(({ channelId }) =>
+          botMessagesIn(discord, channelId)
+            .map((message) => message.content)
+            .join('\n'),
+        );
+        expect(
+          shown.filter((text) => paragraphs.every((part) => text.includes(part))),
+        ).toHaveLength(STREAMING_CHANNELS);
+        // Each shard process paces at 40 / 4 per second. Control: DISCORD_GLOBAL_RATE_LIMIT=200
+        // (50 per process) earned 604 global 429s here.
+        expect(discord.globalRateLimitHits() - refusedBefore).toBe(0);
       });
 
       it('/doctor says which shard and process answered', async () => {
@@ -173,3 +205,16 @@ describe.skipIf(serverUrl === undefined)(
     });
   },
 );
+
+/** `count` new channels dealt round-robin over the shards' guilds, each with its own member. */
+function spreadChannels(stage: Stage, count: number): { channelId: string; memberId: string }[] {
+  const { discord, world } = stage;
+  return Array.from({ length: count }, (_, index) => {
+    const guild = world.guilds[index % world.guilds.length];
+    if (guild === undefined) throw new Error('no guilds');
+    const member = discord.createUser({ username: `streamer-${index}` });
+    discord.addMember({ guildId: guild.id, userId: member.id });
+    const channel = discord.createChannel({ guildId: guild.id, name: `stream-${index}` });
+    return { channelId: channel.id, memberId: member.id };
+  });
+}

@@ -25,9 +25,14 @@ export interface Stage {
   world: ShardedWorld;
 }
 
-export async function startStage(): Promise<Stage> {
+/**
+ * `globalLimitTimeScale: 1` keeps Discord's global 50 requests/s at real time (route buckets
+ * stay 10× faster), for a test of the global budget.
+ */
+export async function startStage(options: { globalLimitTimeScale?: number } = {}): Promise<Stage> {
   const discord = await startFakeDiscord({
     rateLimitTimeScale: 0.1,
+    ...options,
     waitTimeoutMs: 120_000,
     recommendedShards: SHARD_COUNT,
     maxConcurrency: MAX_CONCURRENCY,
