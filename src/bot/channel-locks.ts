@@ -1,5 +1,5 @@
 import { Mutex } from 'async-mutex';
-import type { Clock } from '../core/clock.ts';
+import { type Clock, WAIT_CANCELLED } from '../core/clock.ts';
 
 /** A held channel lock. Releasing is idempotent and only ever releases THIS holder's lock. */
 export interface ChannelLease {
@@ -95,6 +95,6 @@ export class ChannelLocks {
     this.options.clock
       .sleep(this.options.holdTimeoutMs, controller.signal)
       .then(onTimeout, () => undefined);
-    return { cancel: () => controller.abort() };
+    return { cancel: () => controller.abort(WAIT_CANCELLED) };
   }
 }

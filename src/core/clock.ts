@@ -9,6 +9,13 @@ export interface Clock {
 /** A random number in [0, 1). Injected so jitter is reproducible in tests. */
 export type RandomSource = () => number;
 
+/**
+ * The reason for aborting a signal that only cancels a wait (a timer, a wake-up): one shared
+ * AbortError, since `abort()` without a reason builds a new DOMException, stack and all, and
+ * some of these run several times per turn.
+ */
+export const WAIT_CANCELLED = new DOMException('The wait was cancelled', 'AbortError');
+
 export function abortError(signal?: AbortSignal): Error {
   const reason: unknown = signal?.reason;
   if (reason instanceof Error && reason.name === 'AbortError') return reason;

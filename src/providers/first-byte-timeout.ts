@@ -1,4 +1,4 @@
-import type { Clock } from '../core/clock.ts';
+import { type Clock, WAIT_CANCELLED } from '../core/clock.ts';
 import { ProviderError } from '../core/errors.ts';
 import type { ProviderId } from '../core/provider.ts';
 
@@ -49,6 +49,6 @@ export async function openWithin<Opened>(
   try {
     return await Promise.race([opening, expired]);
   } finally {
-    timer.abort();
+    timer.abort(WAIT_CANCELLED);
   }
 }

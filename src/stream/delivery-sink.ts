@@ -1,4 +1,4 @@
-import type { Clock } from '../core/clock.ts';
+import { type Clock, WAIT_CANCELLED } from '../core/clock.ts';
 import type { DeliveryError } from '../core/errors.ts';
 import type { Logger } from '../core/logger.ts';
 
@@ -72,6 +72,6 @@ export async function flushWithin(
   try {
     return await sink.flush(timeout.signal);
   } finally {
-    timer.abort();
+    timer.abort(WAIT_CANCELLED);
   }
 }

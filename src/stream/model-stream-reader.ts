@@ -1,4 +1,4 @@
-import type { Clock } from '../core/clock.ts';
+import { type Clock, WAIT_CANCELLED } from '../core/clock.ts';
 import type { StreamPart } from '../core/stream-part.ts';
 
 export type NextPart =
@@ -63,7 +63,7 @@ export class ModelStreamReader {
 
   /** Stops the watchdog and asks the stream to end (without waiting for it). */
   close(): void {
-    this.watchdog.abort();
+    this.watchdog.abort(WAIT_CANCELLED);
     this.signal.removeEventListener('abort', this.onAbort);
     this.terminal ??= { kind: 'end' };
     void Promise.resolve()
@@ -86,7 +86,7 @@ export class ModelStreamReader {
   private settle(result: NextPart): void {
     if (this.terminal !== undefined) return;
     this.terminal = result;
-    this.watchdog.abort();
+    this.watchdog.abort(WAIT_CANCELLED);
     const waiting = this.waiting;
     this.waiting = undefined;
     waiting?.(result);

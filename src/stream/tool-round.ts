@@ -1,5 +1,5 @@
 import type { ToolCallPart, ToolResultPart } from '../core/chat.ts';
-import type { Clock } from '../core/clock.ts';
+import { type Clock, WAIT_CANCELLED } from '../core/clock.ts';
 import { ToolError } from '../core/errors.ts';
 import type { ToolContext, ToolExecutor, ToolResult } from '../core/tool.ts';
 import type { ToolCallMetric, ToolCallOutcome } from './turn-metrics.ts';
@@ -126,7 +126,7 @@ async function execute(
     });
     return await Promise.race([running, timedOut, stopped]);
   } finally {
-    timer.abort();
+    timer.abort(WAIT_CANCELLED);
     controller.abort(); // a timed-out tool is told to stop; a finished one does not care
     signal.removeEventListener('abort', onAbort);
   }

@@ -1,4 +1,4 @@
-import type { Clock } from '../../core/clock.ts';
+import { type Clock, WAIT_CANCELLED } from '../../core/clock.ts';
 import type { MessageTarget } from './message-target.ts';
 import type { TypingAllowance } from './typing-allowance.ts';
 
@@ -35,14 +35,14 @@ export class TypingKeeper {
         this.#loop = undefined;
       });
     } else {
-      this.#wake.abort();
+      this.#wake.abort(WAIT_CANCELLED);
     }
   }
 
   /** A post cleared the indicator: show it again shortly if generation goes on. */
   posted(): void {
     this.#lastSentAt = this.#clock.now() - TYPING_REFRESH_MS + TYPING_AFTER_POST_MS;
-    this.#wake.abort();
+    this.#wake.abort(WAIT_CANCELLED);
   }
 
   /** Stops, and resolves once the loop has ended. */
