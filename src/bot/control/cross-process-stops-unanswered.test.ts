@@ -153,3 +153,41 @@ describe('CrossProcessStops when the streaming process does not answer in time',
     expect(isStopRequest(live.signal.reason)).toBe(true);
   });
 });
+
+describe('CrossProcessStops when the stop cannot be sent, or is slow to go', () => {
+  it('does not say it was sent: the old answer stands', async () => {
+    const bus = new LocalControlBus({ shared: true });
+    bus.publish = () => Promise.reject(new Error('database away'));
+    const clock = new ManualClock();
+    const stops = new CrossProcessStops({
+      stops: new StopRegistry(),
+      bus,
+      clock,
+      logger: silentLogger,
+      instanceId: 'instance-b',
+      streamingElsewhere: () => Promise.resolve(true),
+    });
+    const asking = stops.stopByCommand(stop());
+    await settle();
+    await clock.advance(REMOTE_STOP_ANSWER_MS);
+    expect(await asking).toEqual({ stopped: false, reason: 'no-live-turn' });
+  });
+
+  it('says it was sent while the NOTIFY is still on its way (slow, not failed)', async () => {
+    const bus = new LocalControlBus({ shared: true });
+    bus.publish = () => new Promise<void>(() => undefined);
+    const clock = new ManualClock();
+    const stops = new CrossProcessStops({
+      stops: new StopRegistry(),
+      bus,
+      clock,
+      logger: silentLogger,
+      instanceId: 'instance-b',
+      streamingElsewhere: () => Promise.resolve(true),
+    });
+    const asking = stops.stopByCommand(stop());
+    await settle();
+    await clock.advance(REMOTE_STOP_ANSWER_MS);
+    expect(await asking).toEqual({ stopped: false, reason: 'unconfirmed' });
+  });
+});

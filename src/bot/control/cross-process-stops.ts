@@ -17,7 +17,7 @@ import {
   type StopMessage,
   type StopResult,
 } from './control-messages.ts';
-import type { StreamingQuery } from './streaming-elsewhere.ts';
+import { unconfirmedIfStreaming, type StreamingQuery } from './streaming-elsewhere.ts';
 
 /**
  * How long a process waits for the one streaming a channel's reply to answer a stop. Only a
@@ -192,45 +192,39 @@ export class CrossProcessStops {
     const answered = new Promise<StopResult>((resolve) =>
       this.waiting.set(message.requestId, resolve),
     );
+    let failed = false;
     try {
       const first = await Promise.race([
-        this.publish(message).then(() => answered),
+        this.publish(message).then((published) => {
+          failed = !published;
+          return answered;
+        }),
         this.options.clock.sleep(this.options.answerWaitMs, timeout.signal).then(() => undefined),
       ]);
       if (first !== undefined) return first;
-      return await Promise.race([answered, this.streamingThere(message)]);
+      // A stop that could not be sent is not "sent, unconfirmed" (one still being sent is).
+      if (failed) return undefined;
+      const { streamingElsewhere, logger, answerWaitMs } = this.options;
+      if (streamingElsewhere === undefined) return undefined;
+      return await Promise.race([
+        answered,
+        unconfirmedIfStreaming(message, { streamingElsewhere, logger, answerWaitMs }),
+      ]);
     } finally {
       timeout.abort();
       this.waiting.delete(message.requestId);
     }
   }
 
-  /** After silence: `unconfirmed` when the journal shows a live turn another process streams. */
-  private async streamingThere(message: StopMessage): Promise<'unconfirmed' | undefined> {
-    const { streamingElsewhere, logger } = this.options;
-    if (streamingElsewhere === undefined) return undefined;
-    const query = {
-      channelId: message.channelId,
-      ...(message.turnId === undefined ? {} : { turnId: message.turnId }),
-    };
-    try {
-      if (!(await streamingElsewhere(query))) return undefined;
-    } catch (error) {
-      // Unknown: the old answer (nothing live) stands; the stop was sent all the same.
-      logger.warn({ err: error, ...query }, 'could not look for a reply streaming elsewhere');
-      return undefined;
-    }
-    logger.info(
-      { ...query, by: message.by, waitedMs: this.options.answerWaitMs },
-      'a stop sent to another process is not confirmed yet',
+  /** False when the stop could not be sent (it reached no other process). */
+  private async publish(message: StopMessage): Promise<boolean> {
+    return this.options.bus.publish(CONTROL_TOPICS.stop, message).then(
+      () => true,
+      (error: unknown) => {
+        this.options.logger.warn({ err: error }, 'could not send a stop to the other processes');
+        return false;
+      },
     );
-    return 'unconfirmed';
-  }
-
-  private async publish(message: StopMessage): Promise<void> {
-    await this.options.bus.publish(CONTROL_TOPICS.stop, message).catch((error: unknown) => {
-      this.options.logger.warn({ err: error }, 'could not send a stop to the other processes');
-    });
   }
 
   private onStopMessage(payload: unknown): void {

@@ -1,5 +1,7 @@
+import type { Logger } from '../../core/logger.ts';
 import type { Database } from '../../db/database.ts';
 import { streamingOwnersIn } from '../../db/turn-repository.ts';
+import type { StopMessage } from './control-messages.ts';
 
 /** Which turn a stop is for: the channel's live one, or (the Stop button) one turn only. */
 export interface StreamingQuery {
@@ -41,4 +43,35 @@ export function streamingElsewhere(
     }
     return false;
   };
+}
+
+/**
+ * After a stop's answer wait passed in silence: `unconfirmed` when another process streams the
+ * turn it is for (it hears the stop late and still applies it), else undefined — nothing live,
+ * as before. A journal that cannot be read leaves that old answer (logged).
+ */
+export async function unconfirmedIfStreaming(
+  message: StopMessage,
+  options: {
+    streamingElsewhere: (query: StreamingQuery) => Promise<boolean>;
+    logger: Logger;
+    answerWaitMs: number;
+  },
+): Promise<'unconfirmed' | undefined> {
+  const { logger } = options;
+  const query = {
+    channelId: message.channelId,
+    ...(message.turnId === undefined ? {} : { turnId: message.turnId }),
+  };
+  try {
+    if (!(await options.streamingElsewhere(query))) return undefined;
+  } catch (error) {
+    logger.warn({ err: error, ...query }, 'could not look for a reply streaming elsewhere');
+    return undefined;
+  }
+  logger.info(
+    { ...query, by: message.by, waitedMs: options.answerWaitMs },
+    'a stop sent to another process is not confirmed yet',
+  );
+  return 'unconfirmed';
 }
