@@ -12,6 +12,7 @@ import type { SlashCommand } from './commands/slash-command.ts';
 import { CONTROL_TOPICS } from './control/control-messages.ts';
 import { announcer } from './control/control-subscriptions.ts';
 import { CrossProcessStops } from './control/cross-process-stops.ts';
+import { streamingElsewhere } from './control/streaming-elsewhere.ts';
 import { DailyBudget } from './daily-budget.ts';
 import { WriteBudgets } from './delivery/write-budgets.ts';
 import type { DiscordBotOptions } from './discord-bot-options.ts';
@@ -51,7 +52,19 @@ export function createBotServices(
   const stops = new StopRegistry();
   const bus = options.bus ?? new LocalControlBus();
   const announce = announcer({ bus, logger });
-  const crossProcessStops = new CrossProcessStops({ stops, bus, clock, logger, instanceId });
+  const crossProcessStops = new CrossProcessStops({
+    stops,
+    bus,
+    clock,
+    logger,
+    instanceId,
+    streamingElsewhere: streamingElsewhere({
+      db,
+      instanceId,
+      isAlive: (other) => options.isAlive(other),
+      canJudgePeers: () => options.canJudgePeers(),
+    }),
+  });
   const settings = new SettingsCache({
     load: (scopeId) => loadScopeSettings(db, scopeId),
     clock,

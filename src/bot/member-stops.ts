@@ -72,6 +72,12 @@ export class MemberStops {
       logger.info({ channelId, turnId: decision.request.turnId }, 'stopped by a member');
       return true;
     }
+    // Sent to the process streaming the reply, which has not answered yet: it applies the stop
+    // when it hears it (and acknowledges in persona), so this message is a stop, not a question.
+    if (decision?.reason === 'unconfirmed') {
+      logger.info({ channelId }, 'a stop was sent to the process streaming the reply');
+      return true;
+    }
     // The same stop heard twice (relayed by another process, and here): one stop, no withdrawal.
     if (
       decision?.reason === 'already-stopping' &&

@@ -55,14 +55,19 @@ export class LocalControlBus implements ControlBus {
     return () => set.delete(listener);
   }
 
-  /** Hands a received message to the topic's listeners, each isolated from the others. */
-  deliver(topic: string, payload: unknown): void {
-    for (const listener of [...(this.listeners.get(topic) ?? [])]) {
+  /**
+   * Hands a received message to the topic's listeners, each isolated from the others. False
+   * when nobody here listens to the topic (one a newer version added, or not yet subscribed).
+   */
+  deliver(topic: string, payload: unknown): boolean {
+    const listeners = [...(this.listeners.get(topic) ?? [])];
+    for (const listener of listeners) {
       try {
         listener(payload);
       } catch (error) {
         this.onListenerError(error, topic);
       }
     }
+    return listeners.length > 0;
   }
 }

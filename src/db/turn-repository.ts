@@ -18,6 +18,8 @@ export interface UserTurnInput {
   pinnedBy?: string;
 }
 
+const UUID_PATTERN = /^[\da-f]{8}-[\da-f]{4}-[\da-f]{4}-[\da-f]{4}-[\da-f]{12}$/i;
+
 /** The first user turns of a conversation (after a /reset) are pinned automatically (seed 000). */
 export const AUTO_PINNED_USER_TURNS = 3;
 
@@ -126,6 +128,30 @@ export async function streamingInstances(db: Database): Promise<Array<string | n
     .selectDistinct({ instanceId: conversationTurns.instanceId })
     .from(conversationTurns)
     .where(eq(conversationTurns.status, 'streaming'));
+  return rows.map((row) => row.instanceId);
+}
+
+/**
+ * The processes that own a channel's turns still marked `streaming` (null: a turn without an
+ * owner), or with `turnId` that one turn's. A process that did not hear a stop's answer asks
+ * this before it says nothing was live (CrossProcessStops).
+ */
+export async function streamingOwnersIn(
+  db: Database,
+  query: { channelId: string; turnId?: string },
+): Promise<Array<string | null>> {
+  // Turn ids are UUIDs (the column's type): another id (a forged button) names no turn.
+  if (query.turnId !== undefined && !UUID_PATTERN.test(query.turnId)) return [];
+  const rows = await db
+    .select({ instanceId: conversationTurns.instanceId })
+    .from(conversationTurns)
+    .where(
+      and(
+        eq(conversationTurns.status, 'streaming'),
+        eq(conversationTurns.channelId, query.channelId),
+        query.turnId === undefined ? undefined : eq(conversationTurns.id, query.turnId),
+      ),
+    );
   return rows.map((row) => row.instanceId);
 }
 

@@ -1,14 +1,14 @@
 import { randomBytes } from 'node:crypto';
 import type { SQL } from 'drizzle-orm';
 import pg from 'pg';
-import { silentLogger } from '../../src/core/logger.ts';
+import { silentLogger, type Logger } from '../../src/core/logger.ts';
 import { openDatabase, type DatabaseHandle } from '../../src/db/database.ts';
 
 /** A database backend the suite runs against. */
 export interface TestBackend {
   name: 'pglite' | 'postgres';
-  /** A fresh, empty, isolated database (not yet migrated). */
-  open(): Promise<TestDatabase>;
+  /** A fresh, empty, isolated database (not yet migrated); it logs to `logger` (silent). */
+  open(options?: { logger?: Logger }): Promise<TestDatabase>;
 }
 
 export interface TestDatabase extends DatabaseHandle {
@@ -20,8 +20,9 @@ export interface TestDatabase extends DatabaseHandle {
 
 const pgliteBackend: TestBackend = {
   name: 'pglite',
-  async open() {
-    const handle = await openDatabase({ kind: 'pglite', dataDir: undefined, logger: silentLogger });
+  async open(options = {}) {
+    const logger = options.logger ?? silentLogger;
+    const handle = await openDatabase({ kind: 'pglite', dataDir: undefined, logger });
     return {
       ...handle,
       dispose: () => handle.close(),
@@ -33,7 +34,7 @@ const pgliteBackend: TestBackend = {
 function postgresBackend(serverUrl: string): TestBackend {
   return {
     name: 'postgres',
-    async open() {
+    async open(options = {}) {
       const name = `tomodachi_test_${randomBytes(6).toString('hex')}`;
       await withAdmin(serverUrl, (admin) => admin.query(`create database ${name}`));
       const url = new URL(serverUrl);
@@ -41,7 +42,7 @@ function postgresBackend(serverUrl: string): TestBackend {
       const handle = await openDatabase({
         kind: 'postgres',
         url: url.toString(),
-        logger: silentLogger,
+        logger: options.logger ?? silentLogger,
         poolSize: 4,
       });
       return {

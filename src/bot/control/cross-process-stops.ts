@@ -17,6 +17,7 @@ import {
   type StopMessage,
   type StopResult,
 } from './control-messages.ts';
+import { unconfirmedIfStreaming, type StreamingQuery } from './streaming-elsewhere.ts';
 
 /**
  * How long a process waits for the one streaming a channel's reply to answer a stop. Only a
@@ -33,7 +34,20 @@ export interface CrossProcessStopsOptions {
   logger: Logger;
   instanceId: string;
   answerWaitMs?: number;
+  /**
+   * Whether another process streams a turn there (the turns journal, its owner alive): asked
+   * when no answer came within the wait. Without it, silence means nothing was live.
+   */
+  streamingElsewhere?: (query: StreamingQuery) => Promise<boolean>;
 }
+
+/**
+ * What a stop heard here became. `unconfirmed`: no process answered in time, yet another one
+ * streams a reply there — the stop was sent, and that process applies it when it hears it.
+ */
+export type UnconfirmedStop = { stopped: false; reason: 'unconfirmed' };
+export type CrossProcessStopDecision = CommandStopDecision | UnconfirmedStop;
+export type CrossProcessMessageDecision = StopDecision | UnconfirmedStop;
 
 /**
  * Stops that reach the process streaming the reply, whichever process heard them. This
@@ -89,7 +103,7 @@ export class CrossProcessStops {
     authorIsModerator: boolean;
     by: 'command' | 'reset' | 'button';
     turnId?: string;
-  }): Promise<CommandStopDecision> {
+  }): Promise<CrossProcessStopDecision> {
     const local = this.options.stops.stopByCommand(command);
     if (!this.options.bus.shared) return local;
     const message = this.stopMessage(command);
@@ -102,6 +116,7 @@ export class CrossProcessStops {
       return local;
     }
     const result = await this.ask(message);
+    if (result === 'unconfirmed') return { stopped: false, reason: 'unconfirmed' };
     if (result === undefined) return local;
     if (result.stopped) return { stopped: true, turnId: result.turnId ?? '' };
     return { stopped: false, reason: commandRefusal(result.reason) };
@@ -109,10 +124,13 @@ export class CrossProcessStops {
 
   /**
    * A stop said in the channel that this process has no live turn for: undefined when no
-   * other process answered (nothing live anywhere), else its decision. The caller checked
-   * that the message is a stop at all.
+   * other process answered and none streams there (nothing live anywhere), `unconfirmed` when
+   * one streams there but did not answer in time, else its decision. The caller checked that
+   * the message is a stop at all.
    */
-  async considerElsewhere(candidate: StopCandidate): Promise<StopDecision | undefined> {
+  async considerElsewhere(
+    candidate: StopCandidate,
+  ): Promise<CrossProcessMessageDecision | undefined> {
     if (!this.options.bus.shared) return undefined;
     if (candidate.content.length > STOP_MESSAGE_MAX_CHARACTERS) return undefined;
     const result = await this.ask(
@@ -128,6 +146,7 @@ export class CrossProcessStops {
       }),
     );
     if (result === undefined) return undefined;
+    if (result === 'unconfirmed') return { stopped: false, reason: 'unconfirmed' };
     if (result.stopped) {
       return {
         stopped: true,
@@ -162,16 +181,34 @@ export class CrossProcessStops {
     };
   }
 
-  /** Publishes a stop and waits for the first answer, or for REMOTE_STOP_ANSWER_MS. */
-  private async ask(message: StopMessage): Promise<StopResult | undefined> {
+  /**
+   * Publishes a stop and waits for the first answer, or for REMOTE_STOP_ANSWER_MS. Silence
+   * is not yet "nothing live": the turns journal may show another process streaming there
+   * (busy, or its NOTIFY slow), which then hears the stop late and still applies it —
+   * `unconfirmed`. An answer that comes while the journal is read still wins.
+   */
+  private async ask(message: StopMessage): Promise<StopResult | 'unconfirmed' | undefined> {
     const timeout = new AbortController();
     const answered = new Promise<StopResult>((resolve) =>
       this.waiting.set(message.requestId, resolve),
     );
+    let failed = false;
     try {
-      return await Promise.race([
-        this.publish(message).then(() => answered),
+      const first = await Promise.race([
+        this.publish(message).then((published) => {
+          failed = !published;
+          return answered;
+        }),
         this.options.clock.sleep(this.options.answerWaitMs, timeout.signal).then(() => undefined),
+      ]);
+      if (first !== undefined) return first;
+      // A stop that could not be sent is not "sent, unconfirmed" (one still being sent is).
+      if (failed) return undefined;
+      const { streamingElsewhere, logger, answerWaitMs } = this.options;
+      if (streamingElsewhere === undefined) return undefined;
+      return await Promise.race([
+        answered,
+        unconfirmedIfStreaming(message, { streamingElsewhere, logger, answerWaitMs }),
       ]);
     } finally {
       timeout.abort();
@@ -179,10 +216,15 @@ export class CrossProcessStops {
     }
   }
 
-  private async publish(message: StopMessage): Promise<void> {
-    await this.options.bus.publish(CONTROL_TOPICS.stop, message).catch((error: unknown) => {
-      this.options.logger.warn({ err: error }, 'could not send a stop to the other processes');
-    });
+  /** False when the stop could not be sent (it reached no other process). */
+  private async publish(message: StopMessage): Promise<boolean> {
+    return this.options.bus.publish(CONTROL_TOPICS.stop, message).then(
+      () => true,
+      (error: unknown) => {
+        this.options.logger.warn({ err: error }, 'could not send a stop to the other processes');
+        return false;
+      },
+    );
   }
 
   private onStopMessage(payload: unknown): void {

@@ -50,6 +50,8 @@ export class PgliteControlBus implements ControlBus {
       this.logger.warn({ bytes: text.length }, 'ignored a malformed control message');
       return;
     }
-    this.local.deliver(envelope.topic, envelope.payload);
+    // A topic of a newer version (a rolling deploy) is no fault: nobody here needs it.
+    if (!this.local.deliver(envelope.topic, envelope.payload))
+      this.logger.debug({ topic: envelope.topic }, 'ignored a control message of an unknown topic');
   }
 }

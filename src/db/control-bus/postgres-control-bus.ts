@@ -91,7 +91,12 @@ export class PostgresControlBus implements ControlBus {
       this.options.logger.warn({ bytes: text.length }, 'ignored a malformed control message');
       return;
     }
-    this.local.deliver(envelope.topic, envelope.payload);
+    // A topic of a newer version (a rolling deploy) is no fault: nobody here needs it.
+    if (!this.local.deliver(envelope.topic, envelope.payload))
+      this.options.logger.debug(
+        { topic: envelope.topic },
+        'ignored a control message of an unknown topic',
+      );
   }
 
   private onLost(client: pg.Client, error: Error | undefined): void {

@@ -13,6 +13,8 @@ const text = commandText({
     'not-requester':
       'Only the member I am answering or a moderator (**Manage Messages**) can stop this reply.',
     'already-stopping': 'That reply is already stopping.',
+    unconfirmed:
+      '⏳ Stop sent. Another of my processes is writing that reply and has not confirmed yet; it stops the reply when the stop reaches it.',
   },
   ja: {
     description: 'このチャンネルで書いている返信を止める',
@@ -21,16 +23,20 @@ const text = commandText({
     'not-requester':
       'この返信を止められるのは、返信相手のメンバーかモデレーター（**メッセージの管理**）だけです。',
     'already-stopping': 'その返信はすでに止めています。',
+    unconfirmed:
+      '⏳ 停止を送りました。この返信は別のプロセスが書いていて、まだ確認が返ってきていません。停止が届きしだい返信を止めます。',
   },
 });
 
 /**
  * What `/stop` answers for a decision; the Stop button answers the same (a press on an ended
- * reply has its own "nothing to stop" instead of "not writing anything here").
+ * reply has its own "nothing to stop" instead of "not writing anything here"). `unconfirmed`:
+ * the process streaming the reply did not answer in time (CrossProcessStops) — never "nothing
+ * to stop" for a reply that is in fact live.
  */
 export function stopReply(
   locale: Locale,
-  outcome: 'stopped' | 'not-requester' | 'already-stopping',
+  outcome: 'stopped' | 'not-requester' | 'already-stopping' | 'unconfirmed',
 ): string {
   return text.get(locale, outcome);
 }
