@@ -118,7 +118,8 @@ export class MessageRouter {
 
   /**
    * A message whose claim this process took over after a restart (it was never answered): it
-   * goes through intake like a new one, without counting against the member's rate again.
+   * goes through intake like a new one, without counting against the member's rate again; the
+   * bot-loop guard counts (or refuses) it as a live one (`TriggerDetector.detectRecovered`).
    */
   recover(message: Message): void {
     const inbound = toInboundMessage(message, this.options.botUserId);
@@ -184,8 +185,12 @@ export class MessageRouter {
       const addressForms = botAddressForms(message, settings.triggerWords);
       if (await this.memberStops.stopOrWithdraw({ inbound, addressForms, isModerator })) return;
 
-      reason =
-        this.options.detector.detect(inbound, settings) ?? (recovered ? 'mention' : undefined);
+      const { detector } = this.options;
+      reason = recovered
+        ? detector.detectRecovered(inbound, settings)
+        : detector.detect(inbound, settings);
+      // A recovered message the loop guard refuses is settled: it will not be answered.
+      if (reason === undefined && recovered) this.options.settle?.([message.id]);
       if (reason === undefined || !this.accepting) return;
       const limit = {
         // The message is the key: every process that hears it counts it once.
