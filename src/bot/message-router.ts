@@ -9,6 +9,7 @@ import { claimMessage } from '../db/claim-repository.ts';
 import { ensureScope } from '../db/scope-settings-repository.ts';
 import type { StopRegistry } from '../stream/stop-registry.ts';
 import { botAddressForms } from './bot-address-forms.ts';
+import { recallBotRun } from './bot-run-history.ts';
 import type { ChannelHistory } from './channel-history.ts';
 import { ChannelIntake } from './channel-intake.ts';
 import type { ChannelTurnScheduler } from './channel-turn-scheduler.ts';
@@ -186,6 +187,7 @@ export class MessageRouter {
       if (await this.memberStops.stopOrWithdraw({ inbound, addressForms, isModerator })) return;
 
       const { detector } = this.options;
+      await recallBotRun({ ...this.options, inbound, settings });
       reason = recovered
         ? detector.detectRecovered(inbound, settings)
         : detector.detect(inbound, settings);

@@ -44,6 +44,24 @@ export class TriggerDetector {
     return this.guarded(message, settings, () => this.reasonFor(message, settings) ?? 'mention');
   }
 
+  /**
+   * Whether the guard has no run for the channel of another bot's message it is about to judge
+   * (a restart, or a channel forgotten): `restoreRun` then gives it the one read back.
+   */
+  lacksRun(message: InboundMessage, settings: ScopeSettings): boolean {
+    return (
+      message.authorIsBot &&
+      message.authorId !== this.botUserId &&
+      isSwitchOn(settings, ANSWER_BOTS_FLAG) &&
+      !this.botRuns.has(message.channelId)
+    );
+  }
+
+  /** The bot messages answered in a row in a channel, as read back from its history. */
+  restoreRun(channelId: string, messageIds: readonly string[]): void {
+    if (!this.botRuns.has(channelId)) this.botRuns.set(channelId, [...messageIds]);
+  }
+
   private guarded(
     message: InboundMessage,
     settings: ScopeSettings,
@@ -51,7 +69,7 @@ export class TriggerDetector {
   ): TriggerReason | undefined {
     if (message.authorId === this.botUserId) return undefined;
     if (!message.authorIsBot) {
-      this.botRuns.delete(message.channelId);
+      this.botRuns.set(message.channelId, []);
       return reasonFor();
     }
     // Two bots that answer each other would talk forever, at the scope's expense.

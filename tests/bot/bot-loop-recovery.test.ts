@@ -98,4 +98,43 @@ describe('the bot-loop guard across a restart', () => {
       true,
     ]);
   });
+
+  it('keeps the count across a restart: the fourth reply to a bot in a row waits for a person', async () => {
+    harness = await startHarness<World>({
+      setup: buildWorld,
+      seed: (db, world) =>
+        updateScopeSettings(
+          db,
+          { id: world.guild.id, kind: 'guild' },
+          { featureFlags: { answerBots: true } },
+        ).then(() => undefined),
+    });
+    const { discord, llm, bot, world } = harness;
+    llm.handle(() => textScript('Beep, answered.'));
+    const post = (authorId: string, content: string) =>
+      discord.postMessage({
+        authorId,
+        channelId: world.channel.id,
+        content: `<@${discord.botUserId}> ${content}`,
+      });
+    for (const index of [1, 2, 3]) await waitForTurn(bot, post(world.robo.id, `ping ${index}`).id);
+    expect(await bot.stop({ timeoutMs: 60_000 })).toEqual({ code: 0, signal: null });
+    bot.restart();
+    await bot.waitUntilConnected({ timeoutMs: 120_000 });
+
+    const fourth = post(world.robo.id, 'ping 4');
+    const person = post(world.alice.id, 'hello?');
+    await waitForTurn(bot, person.id);
+    const fifth = post(world.robo.id, 'ping 5');
+    await waitForTurn(bot, fifth.id);
+    const answered = (messageId: string) =>
+      botMessagesIn(discord, world.channel.id).some(
+        (message) => message.message_reference?.message_id === messageId,
+      );
+    expect([fourth, person, fifth].map((message) => answered(message.id))).toEqual([
+      false,
+      true,
+      true,
+    ]);
+  });
 });
