@@ -10,6 +10,8 @@ export interface HistoryMessage {
   content: string;
   createdAt: number;
   attachments: readonly InboundAttachment[];
+  /** The message it replies to, if any (how the bot-loop guard reads its count back). */
+  replyToMessageId?: string | undefined;
 }
 
 export interface ChannelHistoryOptions {

@@ -53,6 +53,7 @@ export function toHistoryMessage(message: Message): HistoryMessage {
     content: readableContent(message),
     createdAt: message.createdTimestamp,
     attachments: attachmentsOf(message),
+    replyToMessageId: message.reference?.messageId ?? undefined,
   };
 }
 

@@ -9,6 +9,7 @@ import { claimMessage } from '../db/claim-repository.ts';
 import { ensureScope } from '../db/scope-settings-repository.ts';
 import type { StopRegistry } from '../stream/stop-registry.ts';
 import { botAddressForms } from './bot-address-forms.ts';
+import { recallBotRun } from './bot-run-history.ts';
 import type { ChannelHistory } from './channel-history.ts';
 import { ChannelIntake } from './channel-intake.ts';
 import type { ChannelTurnScheduler } from './channel-turn-scheduler.ts';
@@ -118,7 +119,8 @@ export class MessageRouter {
 
   /**
    * A message whose claim this process took over after a restart (it was never answered): it
-   * goes through intake like a new one, without counting against the member's rate again.
+   * goes through intake like a new one, without counting against the member's rate again; the
+   * bot-loop guard counts (or refuses) it as a live one (`TriggerDetector.detectRecovered`).
    */
   recover(message: Message): void {
     const inbound = toInboundMessage(message, this.options.botUserId);
@@ -184,8 +186,13 @@ export class MessageRouter {
       const addressForms = botAddressForms(message, settings.triggerWords);
       if (await this.memberStops.stopOrWithdraw({ inbound, addressForms, isModerator })) return;
 
-      reason =
-        this.options.detector.detect(inbound, settings) ?? (recovered ? 'mention' : undefined);
+      const { detector } = this.options;
+      await recallBotRun({ ...this.options, inbound, settings });
+      reason = recovered
+        ? detector.detectRecovered(inbound, settings)
+        : detector.detect(inbound, settings);
+      // A recovered message the loop guard refuses is settled: it will not be answered.
+      if (reason === undefined && recovered) this.options.settle?.([message.id]);
       if (reason === undefined || !this.accepting) return;
       const limit = {
         // The message is the key: every process that hears it counts it once.

@@ -24,6 +24,18 @@ function message(overrides: Partial<InboundMessage> = {}): InboundMessage {
   };
 }
 
+let botMessages = 0;
+/** Another bot's message mentioning the bot, with a new id each time. */
+function nextBotMessage(overrides: Partial<InboundMessage> = {}): InboundMessage {
+  botMessages += 1;
+  return message({
+    id: String(600000000000000000n + BigInt(botMessages)),
+    authorIsBot: true,
+    mentionsBot: true,
+    ...overrides,
+  });
+}
+
 function settings(overrides: Partial<ScopeSettings> = {}): ScopeSettings {
   return { ...defaultScopeSettings('400000000000000001'), ...overrides };
 }
@@ -53,7 +65,7 @@ describe('TriggerDetector', () => {
     const detector = new TriggerDetector(BOT);
     const allowed = settings({ featureFlags: { answerBots: true } });
     const fromBot = message({ authorIsBot: true, mentionsBot: true });
-    const answered = () => detector.detect(fromBot, allowed);
+    const answered = () => detector.detect(nextBotMessage(), allowed);
     expect([answered(), answered(), answered(), answered(), answered()]).toEqual([
       'mention',
       'mention',
@@ -75,6 +87,46 @@ describe('TriggerDetector', () => {
       'mention',
       undefined,
     ]);
+  });
+
+  it('counts a bot message once however often it is heard (a backfill overlapping the gateway)', () => {
+    const detector = new TriggerDetector(BOT);
+    const allowed = settings({ featureFlags: { answerBots: true } });
+    const first = nextBotMessage();
+    const heard = [first, first, nextBotMessage(), nextBotMessage(), nextBotMessage()];
+    expect(heard.map((bot) => detector.detect(bot, allowed))).toEqual([
+      'mention',
+      'mention',
+      'mention',
+      'mention',
+      undefined,
+    ]);
+  });
+
+  it('judges a message recovered after a restart by the same loop guard, and counts it', () => {
+    const allowed = settings({ featureFlags: { answerBots: true } });
+    // A fresh process: recovered messages whose reason did not survive (an every-N count) count.
+    const restarted = new TriggerDetector(BOT);
+    const unaddressed = () => nextBotMessage({ mentionsBot: false });
+    expect([1, 2, 3].map(() => restarted.detectRecovered(unaddressed(), allowed))).toEqual([
+      'mention',
+      'mention',
+      'mention',
+    ]);
+    expect(restarted.detect(nextBotMessage(), allowed)).toBeUndefined();
+    expect(restarted.detectRecovered(nextBotMessage(), allowed)).toBeUndefined();
+    // A person's recovered message resets the run, as a live one does.
+    expect(restarted.detectRecovered(message(), allowed)).toBe('mention');
+    expect(restarted.detect(nextBotMessage(), allowed)).toBe('mention');
+    // With answer-bots off, a recovered bot message is not answered either.
+    expect(new TriggerDetector(BOT).detectRecovered(nextBotMessage(), settings())).toBeUndefined();
+
+    // A peer's claim recovered by a process that heard (and counted) the message live: one turn.
+    const peer = new TriggerDetector(BOT);
+    const [first, second, third] = [nextBotMessage(), nextBotMessage(), nextBotMessage()];
+    for (const bot of [first, second, third]) expect(peer.detect(bot, allowed)).toBe('mention');
+    expect(peer.detectRecovered(second, allowed)).toBe('mention');
+    expect(peer.detect(nextBotMessage(), allowed)).toBeUndefined();
   });
 
   it('does not count a bot message it would not answer anyway', () => {

@@ -69,4 +69,24 @@ describe('built-in tools', () => {
         .map((spec) => spec.name),
     ).not.toContain('set_reminder');
   });
+
+  it("tell the model whose time zone they read: the server's in a guild, the member's in a DM", () => {
+    const dm = { ...GUILD_CONTEXT, guildId: undefined, scopeId: GUILD_CONTEXT.userId };
+    const descriptions = (context: ToolContext) =>
+      Object.fromEntries(
+        registry()
+          .specs(context)
+          .filter((spec) => spec.name === 'current_time' || spec.name === 'set_reminder')
+          .map((spec) => [spec.name, spec.description]),
+      );
+    const inGuild = descriptions(GUILD_CONTEXT);
+    const inDm = descriptions(dm);
+    for (const name of ['current_time', 'set_reminder']) {
+      expect(inGuild[name], name).toContain("this server's time zone");
+      expect(inDm[name], name).toContain(
+        "this member's own time zone (set with /config timezone in this DM; UTC if unset)",
+      );
+      expect(inDm[name], name).not.toContain('server');
+    }
+  });
 });

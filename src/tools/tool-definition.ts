@@ -35,8 +35,11 @@ export interface ToolInvocation {
  */
 export interface ToolDefinition<Input = unknown> {
   name: string;
-  /** What the model reads to decide when to call it. */
-  description: string;
+  /**
+   * What the model reads to decide when to call it; a function when it depends on where the
+   * tool runs (a guild or a DM), read for each request's context.
+   */
+  description: string | ((context: ToolContext) => string);
   /** Validates the model's arguments (`safeParse`); the JSON Schema is derived from it. */
   input: z.ZodType<Input>;
   /** The schema shown to the model when it is not derived from `input` (MCP tools). */

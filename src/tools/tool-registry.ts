@@ -90,7 +90,8 @@ export class ToolRegistry implements ToolExecutor {
       .filter((tool) => unavailableReason(tool.name, tool.availability, context) === undefined)
       .map((tool) => ({
         name: tool.name,
-        description: tool.description,
+        description:
+          typeof tool.description === 'string' ? tool.description : tool.description(context),
         inputSchema: this.#schemaOf(tool),
       }))
       .sort((left, right) => left.name.localeCompare(right.name));

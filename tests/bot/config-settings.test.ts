@@ -11,7 +11,12 @@ import { modelLookup } from '../support/llm-stand-in/model-routes.ts';
 import type { RecordedRequest } from '../support/llm-stand-in/recorded-request.ts';
 import { textScript } from '../support/llm-stand-in/script.ts';
 import { startHarness, waitForTurn, type BotHarness } from './support/bot-harness.ts';
-import { chatRequests, offeredTools } from './support/chat-requests.ts';
+import {
+  chatRequests,
+  offeredToolDescription,
+  offeredTools,
+  toolResultTexts,
+} from './support/chat-requests.ts';
 import { commandsRegistered } from './support/slash-commands.ts';
 
 const SERVER_KEY = 'sk-server-own-key-0a1b2c3d4e5f6a7b';
@@ -252,5 +257,40 @@ describe('configuration settings', () => {
     expect(await reply({ ...autoreply, subcommand: 'every', options: { n: 0 } })).toBe(
       'I no longer answer every Nth message.',
     );
+  });
+
+  it('tells the model the DM time zone is the member’s own, and the tool names the zone it used', async () => {
+    const { discord, llm, bot } = harness;
+    const admin = newAdmin();
+    const dm = discord.openDirectMessage(admin.userId);
+    const inDm = { userId: admin.userId, channelId: dm.id, command: 'config' };
+    expect(
+      await reply({ ...inDm, subcommand: 'timezone', options: { zone: 'Asia/Tokyo' } }),
+    ).toContain('Asia/Tokyo');
+    const before = chatRequests(llm.requests).length;
+    llm.enqueue(
+      {
+        steps: [
+          { type: 'tool-calls', calls: [{ id: 'call_1', name: 'current_time', arguments: '{}' }] },
+          { type: 'finish', reason: 'tool_calls' },
+        ],
+      },
+      textScript('It is evening in Tokyo.'),
+    );
+    const asked = discord.postMessage({
+      authorId: admin.userId,
+      channelId: dm.id,
+      content: 'time?',
+    });
+    await waitForTurn(bot, asked.id);
+    const [first, second] = chatRequests(llm.requests).slice(before);
+    expect(offeredToolDescription(first, 'current_time')).toContain(
+      "this member's own time zone (set with /config timezone in this DM; UTC if unset)",
+    );
+    expect(offeredToolDescription(first, 'set_reminder')).not.toContain('server');
+    expect(toolResultTexts(second).join()).toContain('in Asia/Tokyo (UTC+09:00)');
+
+    const mentioned = await mention('and here?');
+    expect(offeredToolDescription(mentioned, 'current_time')).toContain("this server's time zone");
   });
 });

@@ -13,6 +13,7 @@ import { LlmStandIn } from '../support/llm-stand-in/llm-stand-in.ts';
 import { textScript } from '../support/llm-stand-in/script.ts';
 import { startBot, type BotProcess } from '../support/scenario-runner.ts';
 import { scratchDatabase, type ScratchDatabase } from './support/scratch-database.ts';
+import { commandsRegistered } from './support/slash-commands.ts';
 import {
   botMessagesIn,
   createWorld,
@@ -161,5 +162,47 @@ describe('gateway closes, on the real bot', { timeout: 180_000 }, () => {
       (message) => message.content === 'One more answer.',
     );
     expect(replies).toHaveLength(1);
+  });
+
+  it('holds messages backfilled after a fresh session to the bot-loop limit, as live ones', async () => {
+    await commandsRegistered(discord, bot);
+    const robo = discord.createUser({ username: 'robo', bot: true });
+    discord.addMember({ guildId: world.guild.id, userId: robo.id });
+    await discord
+      .invokeSlashCommand({
+        userId: world.guild.ownerId,
+        channelId: world.channel.id,
+        command: 'config',
+        subcommand: 'answer-bots',
+        options: { enabled: true },
+      })
+      .waitForOriginal();
+    llm.handle(() => textScript('Beep.'));
+    const fromRobo = (content: string) =>
+      discord.postMessage({
+        authorId: robo.id,
+        channelId: world.channel.id,
+        content: `<@${discord.botUserId}> ${content}`,
+      }).id;
+    await waitForTurn(bot, fromRobo('one'), TURN_CEILING_MS);
+    await waitForTurn(bot, fromRobo('two'), TURN_CEILING_MS);
+    const isBackfill = (line: { text: string }) => /backfilled messages/.test(line.text);
+    const earlier = new Set(bot.logs().filter(isBackfill));
+    const backfilled = bot.waitForLog((line) => isBackfill(line) && !earlier.has(line), {
+      timeoutMs: TURN_CEILING_MS,
+    });
+    discord.gateway.closeConnections(1000);
+    // Sent in the gap: only the backfill brings them; the first is the third reply in a row.
+    const [third, fourth] = [fromRobo('three'), fromRobo('four')];
+    await backfilled;
+    await waitForTurn(bot, third, TURN_CEILING_MS);
+    // A person's message after them is answered (and resets the count) in channel order.
+    await waitForTurn(bot, mention('and me?', 'Yes, you.'), TURN_CEILING_MS);
+    const answered = (messageId: string) =>
+      botMessagesIn(discord, world.channel.id).some(
+        (message) => message.message_reference?.message_id === messageId,
+      );
+    expect([answered(third), answered(fourth)]).toEqual([true, false]);
+    llm.handle(undefined);
   });
 });

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { Clock } from '../../core/clock.ts';
 import { defineTool, type ToolDefinition } from '../tool-definition.ts';
+import { whoseTimeZone } from './time-zone-owner.ts';
 import { formatZoned, isValidTimeZone } from './zoned-time.ts';
 
 export const DEFAULT_TIME_ZONE = 'UTC';
@@ -9,8 +10,8 @@ export const DEFAULT_TIME_ZONE = 'UTC';
 export function createCurrentTimeTool(options: { clock: Clock }): ToolDefinition {
   return defineTool({
     name: 'current_time',
-    description:
-      'Get the current date and time. Without arguments it uses this server\'s time zone; pass an IANA time zone (e.g. "Asia/Tokyo") for another place.',
+    description: (context) =>
+      `Get the current date and time. Without arguments it uses ${whoseTimeZone(context)}; pass an IANA time zone (e.g. "Asia/Tokyo") for another place.`,
     input: z.strictObject({
       timeZone: z
         .string()

@@ -7,6 +7,7 @@ import { defineTool, type ToolDefinition } from '../tool-definition.ts';
 import { actingMember, MEMBER_ARGUMENT_DESCRIPTION } from './acting-member.ts';
 import { scopeOfContext } from './context-scope.ts';
 import { DEFAULT_TIME_ZONE } from './current-time-tool.ts';
+import { whoseTimeZone } from './time-zone-owner.ts';
 import { formatZoned, isValidTimeZone, zonedLocalToEpoch } from './zoned-time.ts';
 
 export interface ReminderLimits {
@@ -41,8 +42,8 @@ export function createSetReminderTool(options: {
   const limits = { ...REMINDER_LIMITS, ...options.limits };
   return defineTool({
     name: 'set_reminder',
-    description:
-      'Remind the person you are answering of something later, in this channel. Give either inMinutes or at (a local date-time in this server\'s time zone, e.g. "2026-03-01T09:00", or with an offset).',
+    description: (context) =>
+      `Remind the person you are answering of something later, in this channel. Give either inMinutes or at (a local date-time in ${whoseTimeZone(context)}, e.g. "2026-03-01T09:00", or with an offset).`,
     input: z
       .strictObject({
         message: z
