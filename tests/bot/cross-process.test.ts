@@ -415,7 +415,15 @@ describe.skipIf(SKIPPED !== '')(`two bot processes on one PostgreSQL${SKIPPED}`,
       ),
     );
     expect(answered.map((trigger) => trigger.id)).toEqual(triggers.slice(0, 2).map((t) => t.id));
-    expect(chatRequests(llm.requests).length - before).toBe(3); // two of carol's, dave's
+    // Carol's two and dave's: three model calls, or two when the channel's coalesce policy
+    // answered a message that arrived during a live reply together with the next one. A
+    // refused message never costs one.
+    const modelCalls = chatRequests(llm.requests).length - before;
+    expect(modelCalls).toBeGreaterThanOrEqual(2);
+    expect(modelCalls).toBeLessThanOrEqual(3);
+    const asked = JSON.stringify(chatRequests(llm.requests).slice(before));
+    for (const text of ['quick question 0', 'quick question 1', 'and me?'])
+      expect(asked, `${text} reached the model`).toContain(text);
     const notices = botMessagesIn(discord, channel.id).filter(isNotice);
     const noticed = notices.map((notice) => notice.message_reference?.message_id);
     expect(new Set(noticed).size, 'one notice per refused message at most').toBe(noticed.length);
