@@ -3,12 +3,16 @@ import type { SQL } from 'drizzle-orm';
 import pg from 'pg';
 import { silentLogger } from '../../src/core/logger.ts';
 import { openDatabase, type DatabaseHandle } from '../../src/db/database.ts';
+import type { QueryObserver } from '../../src/db/query-timing.ts';
 
 /** A database backend the suite runs against. */
 export interface TestBackend {
   name: 'pglite' | 'postgres';
-  /** A fresh, empty, isolated database (not yet migrated). */
-  open(): Promise<TestDatabase>;
+  /**
+   * A fresh, empty, isolated database (not yet migrated). `onQuery` is told about every
+   * statement the driver runs (transaction control included): tests that count round trips.
+   */
+  open(options?: { onQuery?: QueryObserver }): Promise<TestDatabase>;
 }
 
 export interface TestDatabase extends DatabaseHandle {
@@ -20,8 +24,13 @@ export interface TestDatabase extends DatabaseHandle {
 
 const pgliteBackend: TestBackend = {
   name: 'pglite',
-  async open() {
-    const handle = await openDatabase({ kind: 'pglite', dataDir: undefined, logger: silentLogger });
+  async open(options) {
+    const handle = await openDatabase({
+      kind: 'pglite',
+      dataDir: undefined,
+      logger: silentLogger,
+      ...(options?.onQuery === undefined ? {} : { onQuery: options.onQuery }),
+    });
     return {
       ...handle,
       dispose: () => handle.close(),
@@ -33,7 +42,7 @@ const pgliteBackend: TestBackend = {
 function postgresBackend(serverUrl: string): TestBackend {
   return {
     name: 'postgres',
-    async open() {
+    async open(options) {
       const name = `tomodachi_test_${randomBytes(6).toString('hex')}`;
       await withAdmin(serverUrl, (admin) => admin.query(`create database ${name}`));
       const url = new URL(serverUrl);
@@ -43,6 +52,7 @@ function postgresBackend(serverUrl: string): TestBackend {
         url: url.toString(),
         logger: silentLogger,
         poolSize: 4,
+        ...(options?.onQuery === undefined ? {} : { onQuery: options.onQuery }),
       });
       return {
         ...handle,
