@@ -119,18 +119,30 @@ export interface ContextMemories {
 
 /**
  * What the bot puts into a turn's context: the scope's server memories and the personal
- * memories of the author of the message being answered — never anyone else's.
+ * memories of the author of the message being answered — never anyone else's. One statement
+ * (the two owners' reads, each bounded, sent as a union): it runs on every turn.
  */
 export async function memoriesForContext(
   db: Database,
   options: { scopeId: string; authorId: string; limitPerKind?: number },
 ): Promise<ContextMemories> {
   const limit = options.limitPerKind ?? 100;
-  const [server, personal] = await Promise.all([
-    selectMemories(db, options.scopeId, { kind: 'server' }, limit),
-    selectMemories(db, options.scopeId, { kind: 'user', ownerId: options.authorId }, limit),
-  ]);
-  return { server, personal };
+  const read = (owner: MemoryOwner) =>
+    db
+      .select()
+      .from(memories)
+      .where(ownedBy(options.scopeId, owner))
+      .orderBy(asc(memories.createdAt), asc(memories.id))
+      .limit(limit);
+  const rows = await read({ kind: 'server' })
+    .unionAll(read({ kind: 'user', ownerId: options.authorId }))
+    // A union keeps no order of its own: each owner's memories again oldest first.
+    .orderBy(asc(memories.createdAt), asc(memories.id));
+  const sorted = rows.map(fromRow);
+  return {
+    server: sorted.filter((memory) => memory.kind === 'server'),
+    personal: sorted.filter((memory) => memory.kind === 'user'),
+  };
 }
 
 async function selectMemories(
