@@ -3,9 +3,8 @@ import type { Logger } from '../core/logger.ts';
 import type { ScopeSettings } from '../core/settings.ts';
 import type { ToolContext, ToolExecutor } from '../core/tool.ts';
 import type { Database } from '../db/database.ts';
-import { memoriesForContext } from '../db/memory-repository.ts';
 import { contextTurnsSinceReset, type ContextTurnLimits } from '../db/context-turn-repository.ts';
-import { conversationStartOf } from '../db/summary-repository.ts';
+import { turnStartOf } from '../db/turn-start-repository.ts';
 import type { ResolvedModel } from '../providers/provider-factory.ts';
 import type { ModelInfo } from '../providers/model-catalog.ts';
 import { createTokenCounter, type TokenCounter } from '../providers/token-counter.ts';
@@ -53,8 +52,8 @@ function counterFor(info: ModelInfo): TokenCounter {
 }
 
 /**
- * Gathers what a turn's request is made of: three reads, sent at once — the stored turns, the
- * reset marker with the summary, and the memories.
+ * Gathers what a turn's request is made of: two reads, sent at once — the stored turns, and the
+ * reset marker with the summary and the memories.
  */
 export async function prepareTurn(options: {
   db: Database;
@@ -72,10 +71,10 @@ export async function prepareTurn(options: {
   const last = options.batch.at(-1);
   if (last === undefined) throw new Error('a turn needs at least one trigger');
   const channelId = last.message.channelId;
-  const [window, { resetAt, summary }, memories, stored] = await Promise.all([
+  const [window, { resetAt, summary, memories }, stored] = await Promise.all([
     options.history.recent(channelId),
-    conversationStartOf(options.db, channelId),
-    memoriesForContext(options.db, {
+    turnStartOf(options.db, {
+      channelId,
       scopeId: options.settings.scopeId,
       authorId: last.message.authorId,
     }),

@@ -1,6 +1,6 @@
 import { and, asc, count, eq, gt, sql, type SQL } from 'drizzle-orm';
 import type { Database } from './database.ts';
-import { channelSummaries, conversationTurns, resetMarkers } from './schema.ts';
+import { channelSummaries, conversationTurns } from './schema.ts';
 import { resetAtOf, sinceReset } from './reset-marker-filter.ts';
 
 export type ChannelSummary = typeof channelSummaries.$inferSelect;
@@ -23,47 +23,6 @@ export async function summaryOf(
       ),
     );
   return row;
-}
-
-/** Where a channel's conversation starts: its last /reset and its rolling summary's text. */
-export interface ConversationStart {
-  resetAt: Date | undefined;
-  /** The summary as {@link summaryOf} finds it. */
-  summary: string | undefined;
-}
-
-/**
- * The channel's reset marker and its summary's text in one statement (a turn's context needs
- * both): a reset racing the read is seen by both or by neither.
- */
-export async function conversationStartOf(
-  db: Database,
-  channelId: string,
-): Promise<ConversationStart> {
-  const resetAt = db
-    .select({ resetAt: resetMarkers.resetAt })
-    .from(resetMarkers)
-    .where(eq(resetMarkers.channelId, channelId));
-  const summary = db
-    .select({ content: channelSummaries.content })
-    .from(channelSummaries)
-    .where(
-      and(
-        eq(channelSummaries.channelId, channelId),
-        sinceReset(db, { column: channelSummaries.coveredUntil, channelId }),
-      ),
-    );
-  // Milliseconds as a double: both drivers return a number (a timestamp's form differs).
-  const result: unknown = await db.execute(
-    sql`select (extract(epoch from (${resetAt})) * 1000)::float8 as reset_at_ms,
-      (${summary}) as summary`,
-  );
-  const [row] = (result as { rows: { reset_at_ms: number | null; summary: string | null }[] }).rows;
-  const resetAtMs = row?.reset_at_ms ?? undefined;
-  return {
-    resetAt: resetAtMs === undefined ? undefined : new Date(Math.floor(resetAtMs)),
-    summary: row?.summary ?? undefined,
-  };
 }
 
 /**
