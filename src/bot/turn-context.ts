@@ -3,10 +3,8 @@ import type { Logger } from '../core/logger.ts';
 import type { ScopeSettings } from '../core/settings.ts';
 import type { ToolContext, ToolExecutor } from '../core/tool.ts';
 import type { Database } from '../db/database.ts';
-import { memoriesForContext } from '../db/memory-repository.ts';
 import { contextTurnsSinceReset, type ContextTurnLimits } from '../db/context-turn-repository.ts';
-import { summaryOf } from '../db/summary-repository.ts';
-import { resetMarkerOf } from '../db/turn-repository.ts';
+import { turnStartOf } from '../db/turn-start-repository.ts';
 import type { ResolvedModel } from '../providers/provider-factory.ts';
 import type { ModelInfo } from '../providers/model-catalog.ts';
 import { createTokenCounter, type TokenCounter } from '../providers/token-counter.ts';
@@ -53,7 +51,10 @@ function counterFor(info: ModelInfo): TokenCounter {
   return counter;
 }
 
-/** Gathers what a turn's request is made of: one read each of turns, reset marker and memories. */
+/**
+ * Gathers what a turn's request is made of: two reads, sent at once — the stored turns, and the
+ * reset marker with the summary and the memories.
+ */
 export async function prepareTurn(options: {
   db: Database;
   history: ChannelHistory;
@@ -70,15 +71,14 @@ export async function prepareTurn(options: {
   const last = options.batch.at(-1);
   if (last === undefined) throw new Error('a turn needs at least one trigger');
   const channelId = last.message.channelId;
-  const [window, resetAt, memories, stored, summary] = await Promise.all([
+  const [window, { resetAt, summary, memories }, stored] = await Promise.all([
     options.history.recent(channelId),
-    resetMarkerOf(options.db, channelId),
-    memoriesForContext(options.db, {
+    turnStartOf(options.db, {
+      channelId,
       scopeId: options.settings.scopeId,
       authorId: last.message.authorId,
     }),
     contextTurnsSinceReset(options.db, channelId, STORED_TURNS),
-    summaryOf(options.db, channelId),
   ]);
   const triggerIds = new Set(options.batch.map((trigger) => trigger.message.id));
   const history = toConversationEntries({
@@ -120,7 +120,7 @@ export async function prepareTurn(options: {
   const { settings } = options;
   return {
     history,
-    summary: summary?.content,
+    summary,
     system: buildSystemPrompt({
       personaName: settings.personaName,
       personaInstructions: settings.personaInstructions,

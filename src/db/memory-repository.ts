@@ -110,6 +110,9 @@ export async function deleteMemory(
   return deleted.length > 0;
 }
 
+/** Of each kind, the oldest this many enter a turn's context. */
+const CONTEXT_MEMORIES_PER_KIND = 100;
+
 export interface ContextMemories {
   /** The scope's shared memories (none in a DM unless stored there). */
   server: Memory[];
@@ -119,18 +122,44 @@ export interface ContextMemories {
 
 /**
  * What the bot puts into a turn's context: the scope's server memories and the personal
- * memories of the author of the message being answered — never anyone else's.
+ * memories of the author of the message being answered — never anyone else's. One statement
+ * (the two owners' reads, each bounded, sent as a union); a turn sends it inside its first read
+ * (turn-start-repository.ts).
  */
 export async function memoriesForContext(
   db: Database,
   options: { scopeId: string; authorId: string; limitPerKind?: number },
 ): Promise<ContextMemories> {
-  const limit = options.limitPerKind ?? 100;
-  const [server, personal] = await Promise.all([
-    selectMemories(db, options.scopeId, { kind: 'server' }, limit),
-    selectMemories(db, options.scopeId, { kind: 'user', ownerId: options.authorId }, limit),
-  ]);
-  return { server, personal };
+  return splitContextMemories((await contextMemoriesQuery(db, options)).map(fromRow));
+}
+
+/** The read of {@link memoriesForContext}, unexecuted (a turn's first read embeds it). */
+export function contextMemoriesQuery(
+  db: Database,
+  options: { scopeId: string; authorId: string; limitPerKind?: number },
+) {
+  const limit = options.limitPerKind ?? CONTEXT_MEMORIES_PER_KIND;
+  const read = (owner: MemoryOwner) =>
+    db
+      .select()
+      .from(memories)
+      .where(ownedBy(options.scopeId, owner))
+      .orderBy(asc(memories.createdAt), asc(memories.id))
+      .limit(limit);
+  return (
+    read({ kind: 'server' })
+      .unionAll(read({ kind: 'user', ownerId: options.authorId }))
+      // A union keeps no order of its own: each owner's memories again oldest first.
+      .orderBy(asc(memories.createdAt), asc(memories.id))
+  );
+}
+
+/** Memories in their order, server and personal apart. */
+export function splitContextMemories(sorted: readonly Memory[]): ContextMemories {
+  return {
+    server: sorted.filter((memory) => memory.kind === 'server'),
+    personal: sorted.filter((memory) => memory.kind === 'user'),
+  };
 }
 
 async function selectMemories(

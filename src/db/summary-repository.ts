@@ -1,4 +1,4 @@
-import { and, asc, eq, gt, sql } from 'drizzle-orm';
+import { and, asc, count, eq, gt, sql, type SQL } from 'drizzle-orm';
 import type { Database } from './database.ts';
 import { channelSummaries, conversationTurns } from './schema.ts';
 import { resetAtOf, sinceReset } from './reset-marker-filter.ts';
@@ -61,6 +61,39 @@ export async function clearSummary(db: Database, channelId: string): Promise<voi
   await db.delete(channelSummaries).where(eq(channelSummaries.channelId, channelId));
 }
 
+/**
+ * How many complete turns the channel has beyond its summary's coverage (or its reset marker),
+ * counted up to `atMost`: the summarizer's check after every turn, which reads no turn. The
+ * summary is looked up inside the statement, as {@link summaryOf} finds it.
+ */
+export async function unsummarizedTurns(
+  db: Database,
+  options: { channelId: string; atMost: number },
+): Promise<number> {
+  const coverage = db
+    .select({ coveredUntil: channelSummaries.coveredUntil })
+    .from(channelSummaries)
+    .where(
+      and(
+        eq(channelSummaries.channelId, options.channelId),
+        sinceReset(db, { column: channelSummaries.coveredUntil, channelId: options.channelId }),
+      ),
+    );
+  const pending = db
+    .select({ one: sql`1` })
+    .from(conversationTurns)
+    .where(
+      and(
+        completeTurnsOf(db, options.channelId),
+        sql`${conversationTurns.createdAt} > coalesce((${coverage}), '-infinity'::timestamptz)`,
+      ),
+    )
+    .limit(options.atMost)
+    .as('pending');
+  const [row] = await db.select({ turns: count() }).from(pending);
+  return row?.turns ?? 0;
+}
+
 /** A stored turn as the summarizer reads it. */
 export interface TurnToSummarize {
   role: 'user' | 'assistant';
@@ -87,12 +120,19 @@ export async function turnsAfter(
     .from(conversationTurns)
     .where(
       and(
-        eq(conversationTurns.channelId, options.channelId),
-        sql`${conversationTurns.status} in ('complete', 'stopped')`,
-        sinceReset(db, { column: conversationTurns.createdAt, channelId: options.channelId }),
+        completeTurnsOf(db, options.channelId),
         options.after === undefined ? undefined : gt(conversationTurns.createdAt, options.after),
       ),
     )
     .orderBy(asc(conversationTurns.createdAt), asc(conversationTurns.id))
     .limit(options.limit);
+}
+
+/** The channel's turns a summary may fold in: complete or stopped, since its reset marker. */
+function completeTurnsOf(db: Database, channelId: string): SQL | undefined {
+  return and(
+    eq(conversationTurns.channelId, channelId),
+    sql`${conversationTurns.status} in ('complete', 'stopped')`,
+    sinceReset(db, { column: conversationTurns.createdAt, channelId }),
+  );
 }

@@ -415,12 +415,20 @@ describe.skipIf(SKIPPED !== '')(`two bot processes on one PostgreSQL${SKIPPED}`,
       ),
     );
     expect(answered.map((trigger) => trigger.id)).toEqual(triggers.slice(0, 2).map((t) => t.id));
-    // Carol's two and dave's: three model calls, or two when the channel's coalesce policy
-    // answered a message that arrived during a live reply together with the next one. A
-    // refused message never costs one.
+    // Each of carol's two allowed messages was taken by one process only.
+    const acceptances = (id: string) =>
+      processes
+        .flatMap((process) => process.bot.logs())
+        .filter(
+          (line) => line.json?.['msg'] === 'message accepted' && line.json['messageId'] === id,
+        ).length;
+    expect(triggers.slice(0, 2).map((trigger) => acceptances(trigger.id))).toEqual([1, 1]);
+    // Two of carol's and dave's: three turns, or two when dave's message arrived while carol's
+    // first was answered and was coalesced with her second.
     const modelCalls = chatRequests(llm.requests).length - before;
     expect(modelCalls).toBeGreaterThanOrEqual(2);
     expect(modelCalls).toBeLessThanOrEqual(3);
+    // A refused message never costs a model call; every allowed one reaches the model.
     const asked = JSON.stringify(chatRequests(llm.requests).slice(before));
     for (const text of ['quick question 0', 'quick question 1', 'and me?'])
       expect(asked, `${text} reached the model`).toContain(text);

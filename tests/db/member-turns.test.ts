@@ -16,9 +16,11 @@ const START = Date.UTC(2026, 0, 5, 12, 0, 0);
 describe.each(testBackends())('member turns on $name', (backend) => {
   let database: TestDatabase;
   let members = 0;
+  /** Every statement the driver ran since the database was migrated. */
+  const statements: string[] = [];
 
   beforeAll(async () => {
-    database = await backend.open();
+    database = await backend.open({ onQuery: (sample) => statements.push(sample.operation) });
     await database.migrate();
   });
   afterAll(() => database.dispose());
@@ -72,6 +74,16 @@ describe.each(testBackends())('member turns on $name', (backend) => {
       Array.from({ length: 10 }, (_unused, index) => ask(`burst-${index}`, index)),
     );
     expect(verdicts.filter((verdict) => verdict.allowed)).toHaveLength(3);
+  });
+
+  it('decides each message in one statement, refusals and repeated keys included', async () => {
+    const ask = member(1);
+    const before = statements.length;
+    expect(await ask('first', 0)).toEqual({ allowed: true });
+    expect(await ask('first', 5)).toEqual({ allowed: true });
+    expect(await ask('second', 1_000)).toEqual({ allowed: false, retryAfterMs: 59_000 });
+    expect(await ask('second', 1_500)).toEqual({ allowed: false, retryAfterMs: 58_500 });
+    expect(statements.slice(before)).toEqual(['select', 'select', 'select', 'select']);
   });
 
   it('keeps members and scopes apart, and forgets turns outside every window', async () => {

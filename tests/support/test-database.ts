@@ -3,12 +3,17 @@ import type { SQL } from 'drizzle-orm';
 import pg from 'pg';
 import { silentLogger, type Logger } from '../../src/core/logger.ts';
 import { openDatabase, type DatabaseHandle } from '../../src/db/database.ts';
+import type { QueryObserver } from '../../src/db/query-timing.ts';
 
 /** A database backend the suite runs against. */
 export interface TestBackend {
   name: 'pglite' | 'postgres';
-  /** A fresh, empty, isolated database (not yet migrated); it logs to `logger` (silent). */
-  open(options?: { logger?: Logger }): Promise<TestDatabase>;
+  /**
+   * A fresh, empty, isolated database (not yet migrated); it logs to `logger` (silent).
+   * `onQuery` is told about every statement the driver runs (transaction control included):
+   * tests that count round trips.
+   */
+  open(options?: { logger?: Logger; onQuery?: QueryObserver }): Promise<TestDatabase>;
 }
 
 export interface TestDatabase extends DatabaseHandle {
@@ -21,8 +26,12 @@ export interface TestDatabase extends DatabaseHandle {
 const pgliteBackend: TestBackend = {
   name: 'pglite',
   async open(options = {}) {
-    const logger = options.logger ?? silentLogger;
-    const handle = await openDatabase({ kind: 'pglite', dataDir: undefined, logger });
+    const handle = await openDatabase({
+      kind: 'pglite',
+      dataDir: undefined,
+      logger: options.logger ?? silentLogger,
+      ...(options.onQuery === undefined ? {} : { onQuery: options.onQuery }),
+    });
     return {
       ...handle,
       dispose: () => handle.close(),
@@ -44,6 +53,7 @@ function postgresBackend(serverUrl: string): TestBackend {
         url: url.toString(),
         logger: options.logger ?? silentLogger,
         poolSize: 4,
+        ...(options.onQuery === undefined ? {} : { onQuery: options.onQuery }),
       });
       return {
         ...handle,

@@ -2,7 +2,12 @@ import type { Logger } from '../../core/logger.ts';
 import type { ScopeSettings } from '../../core/settings.ts';
 import type { Database } from '../../db/database.ts';
 import { openApiKey } from '../../db/scope-settings-repository.ts';
-import { saveSummary, summaryOf, turnsAfter } from '../../db/summary-repository.ts';
+import {
+  saveSummary,
+  summaryOf,
+  turnsAfter,
+  unsummarizedTurns,
+} from '../../db/summary-repository.ts';
 import type { ProviderFactory } from '../../providers/provider-factory.ts';
 import type { SecretBox } from '../../security/secret-box.ts';
 import type { DailyBudget } from '../daily-budget.ts';
@@ -58,18 +63,29 @@ export class RollingSummarizer {
     await this.#running.get(channelId);
   }
 
+  /** How many of `pending` turns (oldest first, at most a call's worth) one call folds in. */
+  #foldCount(pending: number): number {
+    return pending === MAX_TURNS_PER_CALL + this.#options.keepRecent
+      ? MAX_TURNS_PER_CALL
+      : Math.max(0, pending - this.#options.keepRecent);
+  }
+
   async #update(target: { channelId: string; scopeId: string }): Promise<void> {
     const { db, logger } = this.#options;
+    const readAtMost = MAX_TURNS_PER_CALL + this.#options.keepRecent;
+    // The check after every turn counts; the turns are read only once a call is due.
+    const unsummarized = await unsummarizedTurns(db, {
+      channelId: target.channelId,
+      atMost: readAtMost,
+    });
+    if (this.#foldCount(unsummarized) < this.#options.everyTurns) return;
     const summary = await summaryOf(db, target.channelId);
     const pending = await turnsAfter(db, {
       channelId: target.channelId,
       after: summary?.coveredUntil,
-      limit: MAX_TURNS_PER_CALL + this.#options.keepRecent,
+      limit: readAtMost,
     });
-    const fold =
-      pending.length === MAX_TURNS_PER_CALL + this.#options.keepRecent
-        ? pending.slice(0, MAX_TURNS_PER_CALL)
-        : pending.slice(0, Math.max(0, pending.length - this.#options.keepRecent));
+    const fold = pending.slice(0, this.#foldCount(pending.length));
     if (fold.length < this.#options.everyTurns) return;
     const last = fold.at(-1);
     if (last === undefined) return;

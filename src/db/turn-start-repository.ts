@@ -1,0 +1,88 @@
+import { and, eq, sql } from 'drizzle-orm';
+import type { Database } from './database.ts';
+import {
+  contextMemoriesQuery,
+  splitContextMemories,
+  type ContextMemories,
+  type Memory,
+  type MemoryKind,
+} from './memory-repository.ts';
+import { sinceReset } from './reset-marker-filter.ts';
+import { channelSummaries, resetMarkers } from './schema.ts';
+
+/** What a turn's context starts from besides its stored turns. */
+export interface TurnStart {
+  /** The channel's last /reset. */
+  resetAt: Date | undefined;
+  /** The channel's rolling summary, as summaryOf finds it. */
+  summary: string | undefined;
+  /** As memoriesForContext reads them. */
+  memories: ContextMemories;
+}
+
+/** A memory as the statement sends it: one JSON array, created_at in milliseconds. */
+type MemoryTuple = [
+  id: string,
+  kind: MemoryKind,
+  ownerId: string | null,
+  authorId: string,
+  content: string,
+  createdAtMs: number,
+];
+
+/**
+ * The channel's reset marker, its summary's text and the memories the turn's author and scope
+ * bring, in one statement (every turn needs all three): a reset racing the read is seen by the
+ * marker and the summary alike, or by neither.
+ */
+export async function turnStartOf(
+  db: Database,
+  options: { channelId: string; scopeId: string; authorId: string; limitPerKind?: number },
+): Promise<TurnStart> {
+  const { channelId } = options;
+  const resetAt = db
+    .select({ resetAt: resetMarkers.resetAt })
+    .from(resetMarkers)
+    .where(eq(resetMarkers.channelId, channelId));
+  const summary = db
+    .select({ content: channelSummaries.content })
+    .from(channelSummaries)
+    .where(
+      and(
+        eq(channelSummaries.channelId, channelId),
+        sinceReset(db, { column: channelSummaries.coveredUntil, channelId }),
+      ),
+    );
+  const memories = contextMemoriesQuery(db, options);
+  // Milliseconds as doubles: both drivers return numbers (a timestamp's form differs).
+  const result: unknown = await db.execute(sql`
+    select (extract(epoch from (${resetAt})) * 1000)::float8 as reset_at_ms,
+      (${summary}) as summary,
+      (select coalesce(json_agg(json_build_array(m.id, m.kind, m.owner_id, m.author_id,
+        m.content, (extract(epoch from m.created_at) * 1000)::float8)
+        order by m.created_at, m.id), '[]'::json)
+        from (${memories}) as m) as memories`);
+  const [row] = (
+    result as {
+      rows: { reset_at_ms: number | null; summary: string | null; memories: MemoryTuple[] }[];
+    }
+  ).rows;
+  const resetAtMs = row?.reset_at_ms ?? undefined;
+  return {
+    resetAt: resetAtMs === undefined ? undefined : new Date(Math.floor(resetAtMs)),
+    summary: row?.summary ?? undefined,
+    memories: splitContextMemories((row?.memories ?? []).map(fromTuple)),
+  };
+}
+
+function fromTuple(tuple: MemoryTuple): Memory {
+  const [id, kind, ownerId, authorId, content, createdAtMs] = tuple;
+  return {
+    id,
+    kind,
+    ownerId: ownerId ?? undefined,
+    authorId,
+    content,
+    createdAt: new Date(Math.floor(createdAtMs)),
+  };
+}

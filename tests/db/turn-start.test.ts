@@ -1,0 +1,80 @@
+/**
+ * A turn's first read: the channel's reset marker, its rolling summary and the memories of the
+ * scope and the author, in one statement.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { addMemory, memoriesForContext } from '../../src/db/memory-repository.ts';
+import { ensureScope } from '../../src/db/scope-settings-repository.ts';
+import { saveSummary } from '../../src/db/summary-repository.ts';
+import { turnStartOf } from '../../src/db/turn-start-repository.ts';
+import { setResetMarker } from '../../src/db/turn-repository.ts';
+import { testBackends, type TestDatabase } from '../support/test-database.ts';
+
+const SCOPE = '143456789012345680';
+const ALICE = 'alice';
+const BOB = 'bob';
+
+describe.each(testBackends())('the turn start on $name', (backend) => {
+  let database: TestDatabase;
+  const statements: string[] = [];
+
+  beforeAll(async () => {
+    database = await backend.open({ onQuery: (sample) => statements.push(sample.operation) });
+    await database.migrate();
+    await ensureScope(database.db, SCOPE, 'guild');
+  });
+  afterAll(() => database.dispose());
+
+  it('reads the reset marker and the summary since it, in one statement', async () => {
+    const channelId = '243456789012345680';
+    const start = async () => {
+      const before = statements.length;
+      const read = await turnStartOf(database.db, { channelId, scopeId: SCOPE, authorId: ALICE });
+      expect(statements.length - before).toBe(1);
+      return { resetAt: read.resetAt, summary: read.summary };
+    };
+    expect(await start()).toEqual({ resetAt: undefined, summary: undefined });
+    await saveSummary(database.db, {
+      channelId,
+      scopeId: SCOPE,
+      content: 'so far',
+      coveredUntil: new Date('2026-01-01T00:00:00Z'),
+      coveredTurns: 20,
+      previousCoveredUntil: undefined,
+    });
+    expect(await start()).toEqual({ resetAt: undefined, summary: 'so far' });
+    const resetAt = new Date('2026-01-02T03:04:05.678Z');
+    await setResetMarker(database.db, { channelId, scopeId: SCOPE, resetBy: '1', resetAt });
+    expect(await start()).toEqual({ resetAt, summary: undefined });
+  });
+
+  it('brings the same memories memoriesForContext reads, in the same order', async () => {
+    const add = (owner: string, content: string) =>
+      addMemory(database.db, {
+        scope: { id: SCOPE, kind: 'guild' },
+        owner: owner === 'server' ? { kind: 'server' } : { kind: 'user', ownerId: owner },
+        authorId: owner === 'server' ? ALICE : owner,
+        content,
+        limit: 50,
+      });
+    const channelId = '243456789012345681';
+    const empty = await turnStartOf(database.db, { channelId, scopeId: SCOPE, authorId: ALICE });
+    expect(empty.memories).toEqual({ server: [], personal: [] });
+    for (let index = 0; index < 3; index += 1) {
+      await add('server', `server fact ${index}`);
+      await add(ALICE, `alice fact ${index}`);
+      await add(BOB, `bob fact ${index}`);
+    }
+    const options = { scopeId: SCOPE, authorId: ALICE, limitPerKind: 2 };
+    const read = await turnStartOf(database.db, { channelId, ...options });
+    expect(read.memories).toEqual(await memoriesForContext(database.db, options));
+    expect(read.memories.server.map((memory) => memory.content)).toEqual([
+      'server fact 0',
+      'server fact 1',
+    ]);
+    expect(read.memories.personal.map((memory) => memory.content)).toEqual([
+      'alice fact 0',
+      'alice fact 1',
+    ]);
+  });
+});
