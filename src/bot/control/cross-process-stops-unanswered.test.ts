@@ -155,9 +155,10 @@ describe('CrossProcessStops when the streaming process does not answer in time',
 });
 
 describe('CrossProcessStops when the stop cannot be sent, or is slow to go', () => {
-  it('does not say it was sent: the old answer stands', async () => {
+  /** A stop asked by a process whose publish does `publish`; the journal shows a live reply. */
+  async function askWithPublish(publish: () => Promise<void>) {
     const bus = new LocalControlBus({ shared: true });
-    bus.publish = () => Promise.reject(new Error('database away'));
+    bus.publish = publish;
     const clock = new ManualClock();
     const stops = new CrossProcessStops({
       stops: new StopRegistry(),
@@ -170,24 +171,20 @@ describe('CrossProcessStops when the stop cannot be sent, or is slow to go', () 
     const asking = stops.stopByCommand(stop());
     await settle();
     await clock.advance(REMOTE_STOP_ANSWER_MS);
-    expect(await asking).toEqual({ stopped: false, reason: 'no-live-turn' });
+    return asking;
+  }
+
+  it('does not say it was sent: the old answer stands', async () => {
+    expect(await askWithPublish(() => Promise.reject(new Error('database away')))).toEqual({
+      stopped: false,
+      reason: 'no-live-turn',
+    });
   });
 
   it('says it was sent while the NOTIFY is still on its way (slow, not failed)', async () => {
-    const bus = new LocalControlBus({ shared: true });
-    bus.publish = () => new Promise<void>(() => undefined);
-    const clock = new ManualClock();
-    const stops = new CrossProcessStops({
-      stops: new StopRegistry(),
-      bus,
-      clock,
-      logger: silentLogger,
-      instanceId: 'instance-b',
-      streamingElsewhere: () => Promise.resolve(true),
+    expect(await askWithPublish(() => new Promise<void>(() => undefined))).toEqual({
+      stopped: false,
+      reason: 'unconfirmed',
     });
-    const asking = stops.stopByCommand(stop());
-    await settle();
-    await clock.advance(REMOTE_STOP_ANSWER_MS);
-    expect(await asking).toEqual({ stopped: false, reason: 'unconfirmed' });
   });
 });
