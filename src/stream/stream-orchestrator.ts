@@ -1,12 +1,11 @@
-import type { ChatMessage, ToolCallPart, ToolResultPart } from '../core/chat.ts';
+import type { ChatMessage, ToolResultPart } from '../core/chat.ts';
 import type { Clock, RandomSource } from '../core/clock.ts';
-import { BotError, ProviderError } from '../core/errors.ts';
+import { BotError } from '../core/errors.ts';
 import { silentLogger, type Logger } from '../core/logger.ts';
-import type { ProviderId } from '../core/provider.ts';
-import type { FinishReason } from '../core/stream-part.ts';
 import { humanizerPlan } from '../humanizer/humanizer-plan.ts';
 import { SemanticBlockBuffer } from './block-buffer.ts';
 import { flushWithin } from './delivery-sink.ts';
+import { emptyReplyError, toolLimitRefusal } from './loop-endings.ts';
 import { runModelStep, type ModelStepResult } from './model-step.ts';
 import { ReplyDelivery } from './reply-delivery.ts';
 import { isStopRequest } from './stop-registry.ts';
@@ -25,9 +24,6 @@ export interface StreamOrchestratorDependencies {
   logger?: Logger;
   options?: Partial<StreamOptions>;
 }
-
-const TOOL_LIMIT_MESSAGE =
-  'Tool limit reached for this reply: no more tools can run. Answer now with what you have.';
 
 /**
  * One turn: model stream → reasoning set aside → text through block buffer → humanizer →
@@ -239,7 +235,7 @@ export class StreamOrchestrator {
         consecutiveToolErrors < this.options.maxConsecutiveToolErrors;
       const results = canRun
         ? await this.runTools(turn, step, { ...state, iteration })
-        : step.toolCalls.map((call) => refusal(call));
+        : step.toolCalls.map((call) => toolLimitRefusal(call));
       if (!canRun) {
         toolsRefused = true;
         metrics.toolLimitReached = true;
@@ -291,27 +287,6 @@ interface LoopResult {
   error: BotError | undefined;
   texts: string[];
   messages: ChatMessage[];
-}
-
-/** Nothing to show is a failure the member should hear about (with a Retry), not silence. */
-function emptyReplyError(finishReason: FinishReason | null, provider: ProviderId): ProviderError {
-  const filtered = finishReason === 'content_filter';
-  return new ProviderError({
-    kind: filtered ? 'content_filter' : 'model',
-    message: 'the model returned an empty reply',
-    retryable: !filtered,
-    provider,
-  });
-}
-
-function refusal(call: ToolCallPart): ToolResultPart {
-  return {
-    type: 'tool-result',
-    callId: call.id,
-    name: call.name,
-    output: TOOL_LIMIT_MESSAGE,
-    isError: true,
-  };
 }
 
 function summary(metrics: TurnMetrics): Record<string, unknown> {
