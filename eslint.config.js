@@ -31,14 +31,14 @@ export default tseslint.config(
   },
   {
     files: ['src/**/*.ts'],
-    ignores: ['src/config.ts', 'src/**/*.test.ts'],
+    ignores: ['src/app/config/config.ts', 'src/**/*.test.ts'],
     rules: {
       'no-restricted-properties': [
         'error',
         {
           object: 'process',
           property: 'env',
-          message: 'Only src/config.ts reads the environment.',
+          message: 'Only src/app/config/config.ts reads the environment.',
         },
       ],
     },

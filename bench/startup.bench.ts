@@ -1,6 +1,6 @@
 /**
  * Start-up as an operator meets it (issue 15), the real `npm start` command line
- * (`node --import ./scripts/check-runtime.mjs src/index.ts`) in a child process:
+ * (`node --import ./scripts/check-runtime.mjs src/main.ts`) in a child process:
  *
  * 1. A configuration error (a bad LOG_LEVEL): from spawn to exit. The configuration is checked
  *    before the SDKs load, so the operator hears about a typo at once. Target ≤ 1 s.
@@ -20,7 +20,7 @@ import { percentile, type BenchRow } from './bench-kit.ts';
 import { LoopbackWorld } from './support/loopback-world-client.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const START_ARGUMENTS = ['--import', './scripts/check-runtime.mjs', 'src/index.ts'];
+const START_ARGUMENTS = ['--import', './scripts/check-runtime.mjs', 'src/main.ts'];
 const RUNS = 3;
 const TARGETS = { configErrorMs: 1_000, firstStartMs: 8_000 };
 /** A start that has not connected by then is reported as failed, not waited for forever. */

@@ -4,10 +4,10 @@
  */
 import type { HumanizerDegree } from '../src/core/settings.ts';
 import { humanizerPlan } from '../src/humanizer/humanizer-plan.ts';
-import { SemanticBlockBuffer } from '../src/stream/block-buffer.ts';
-import type { DeliverySink } from '../src/stream/delivery-sink.ts';
-import { ReplyDelivery } from '../src/stream/reply-delivery.ts';
-import { blockPolicyFor, resolveStreamOptions } from '../src/stream/stream-options.ts';
+import { SemanticBlockBuffer } from '../src/stream/blocks/block-buffer.ts';
+import type { DeliverySink } from '../src/stream/reply/delivery-sink.ts';
+import { ReplyDelivery } from '../src/stream/reply/reply-delivery.ts';
+import { blockPolicyFor, resolveStreamOptions } from '../src/stream/turn/stream-options.ts';
 import { systemClock } from '../src/core/clock.ts';
 import { medianMs, type BenchRow } from './bench-kit.ts';
 

@@ -26,11 +26,11 @@ const OWNED_PACKAGES = [
   { label: 'the MCP SDK', modules: ['@modelcontextprotocol/sdk'], owner: 'src/tools/mcp/' },
 ];
 
-/** What the composition root (src/index.ts, src/shard-manager.ts …) and its phases may wire. */
-const COMPOSITION = [
+/** Everything: the composition root (src/main.ts) and its application layer may wire it all. */
+const EVERYTHING = [
   'core',
   'root',
-  'startup',
+  'app',
   'bot',
   'stream',
   'humanizer',
@@ -42,25 +42,39 @@ const COMPOSITION = [
 ];
 
 /**
- * Layer → layers it may import (relative imports). `root` is src/*.ts (composition root, config,
- * logger); `startup` is src/startup/ (the composition root's phases).
+ * Layer → layers it may import (relative imports). A layer is a folder of src/ (or, where a
+ * folder has stages of its own, `folder/stage`); an entry allows that layer and its stages.
+ * `root` is src/main.ts, `app` is src/app/ (config, logging, the process's lifecycle).
+ * Inside src/stream the stages run one way: blocks ← reply ← turn, stop on its own.
  */
 const LAYER_DEPENDENCIES = {
   core: ['core'],
   humanizer: ['core', 'humanizer'],
-  stream: ['core', 'stream', 'humanizer'],
+  stream: ['core', 'humanizer', 'stream'],
+  'stream/blocks': ['core', 'humanizer', 'stream/blocks'],
+  'stream/reply': ['core', 'humanizer', 'stream/blocks', 'stream/reply'],
+  'stream/stop': ['core', 'stream/stop'],
+  'stream/turn': ['core', 'humanizer', 'stream'],
+  'stream/testing': ['core', 'humanizer', 'stream'],
   providers: ['core', 'providers'],
   db: ['core', 'db', 'security'],
   tools: ['core', 'tools', 'db'],
   metrics: ['core', 'metrics'],
   security: ['core', 'security'],
   bot: ['core', 'bot', 'stream', 'humanizer', 'providers', 'tools', 'db', 'metrics', 'security'],
-  root: COMPOSITION,
-  // The composition root's phases, taken out of src/index.ts: only it imports them.
-  startup: COMPOSITION,
+  app: EVERYTHING,
+  root: EVERYTHING,
 };
 
-const PURE_LAYERS = new Set(['stream', 'humanizer', 'core']);
+/** Folders whose stages are layers of their own. */
+const STAGED = new Set(['stream']);
+
+const PURE_LAYERS = ['stream', 'humanizer', 'core'];
+
+/** @param {string} layer @param {string} entry */
+function within(layer, entry) {
+  return layer === entry || layer.startsWith(`${entry}/`);
+}
 
 /** @param {string} source @param {string} name */
 function matchesPackage(source, name) {
@@ -73,7 +87,9 @@ function layerOf(file, root) {
   const relative = path.relative(root, path.resolve(file)).split(path.sep).join('/');
   if (!relative.startsWith('src/')) return undefined;
   const parts = relative.slice('src/'.length).split('/');
-  return parts.length === 1 ? 'root' : parts[0];
+  if (parts.length === 1) return 'root';
+  const top = parts[0] ?? '';
+  return STAGED.has(top) && parts.length > 2 ? `${top}/${parts[1]}` : top;
 }
 
 /** @type {import('eslint').Rule.RuleModule} */
@@ -95,15 +111,15 @@ const rule = {
       if (source.startsWith('.')) {
         const target = layerOf(path.resolve(path.dirname(filename), source), root);
         const allowed = layer ? LAYER_DEPENDENCIES[layer] : undefined;
-        if (layer && target && allowed && !allowed.includes(target)) {
+        if (layer && target && allowed && !allowed.some((entry) => within(target, entry))) {
           context.report({
             node,
-            message: `src/${layer} must not import from src/${target === 'root' ? '*.ts' : target} (allowed: ${allowed.join(', ')})`,
+            message: `src/${layer} must not import from src/${target === 'root' ? 'main.ts' : target} (allowed: ${allowed.join(', ')})`,
           });
         }
         return;
       }
-      if (layer && PURE_LAYERS.has(layer)) {
+      if (layer && PURE_LAYERS.some((pure) => within(layer, pure))) {
         context.report({
           node,
           message: `src/${layer} is pure: it must not import '${source}' (inject what it needs instead)`,

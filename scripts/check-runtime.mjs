@@ -43,7 +43,7 @@ export function runtimeAdvice(facts) {
   if (facts.bundledInstalled) {
     lines.push(
       'The project brings its own Node: start it with `npm start`, or call',
-      `  ${path.join(root, 'node_modules/.bin/node')} src/index.ts`,
+      `  ${path.join(root, 'node_modules/.bin/node')} src/main.ts`,
       '(under systemd or pm2, use that path as the interpreter).',
     );
   } else {

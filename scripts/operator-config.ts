@@ -1,8 +1,13 @@
-import { parseConfig, processEnvironment, secretValues, type Config } from '../src/config.ts';
+import {
+  parseConfig,
+  processEnvironment,
+  secretValues,
+  type Config,
+} from '../src/app/config/config.ts';
 import { ConfigError } from '../src/core/errors.ts';
 import type { Logger } from '../src/core/logger.ts';
 import type { BackupTarget } from '../src/db/backup/backup.ts';
-import { createLogger } from '../src/logger.ts';
+import { createLogger } from '../src/app/logging/logger.ts';
 
 /**
  * The bot's own configuration (environment over `.env`, parsed by config.ts) for the operator

@@ -4,13 +4,13 @@
  * place (README "Scaling out"). REST_PROXY_PORT (8080), REST_PROXY_HOST (127.0.0.1) and
  * DISCORD_API_URL (the upstream, https://discord.com/api) configure it; it needs no token.
  */
-import { startRestProxy } from '../src/bot/rest-proxy-server.ts';
-import { processEnvironment } from '../src/config.ts';
+import { startRestProxy } from '../src/bot/rest/rest-proxy-server.ts';
+import { processEnvironment } from '../src/app/config/config.ts';
 import { systemClock } from '../src/core/clock.ts';
 import { ConfigError } from '../src/core/errors.ts';
-import { prettyLogs } from '../src/log-privacy.ts';
-import { createLogger } from '../src/logger.ts';
-import { parseRestProxyConfig, type RestProxyConfig } from '../src/rest-proxy-config.ts';
+import { prettyLogs } from '../src/app/logging/log-privacy.ts';
+import { createLogger } from '../src/app/logging/logger.ts';
+import { parseRestProxyConfig, type RestProxyConfig } from '../src/app/config/rest-proxy-config.ts';
 
 /** Requests still queued when this passes after SIGTERM are dropped (their callers retry). */
 const SHUTDOWN_DEADLINE_MS = 10_000;

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 
-const ENTRYPOINT = path.resolve('src/index.ts');
+const ENTRYPOINT = path.resolve('src/main.ts');
 const RECORD_IMPORTS = path.resolve('tests/support/record-imports.ts');
 const RUNTIME_CHECK = path.resolve('scripts/check-runtime.mjs');
 /** A ceiling for a start on a busy machine, waited for as the process's exit. */
@@ -82,7 +82,7 @@ describe('first run', { timeout: EXIT_CEILING_MS + 10_000 }, () => {
     expect(result.status).toBe(1);
     expect(result.stderr).toMatch(/LOG_LEVEL/);
     const loaded = readFileSync(record, 'utf8');
-    expect(loaded).toMatch(/src\/config\.ts/);
+    expect(loaded).toMatch(/src\/app\/config\/config\.ts/);
     for (const name of HEAVY_PACKAGES) expect(loaded).not.toContain(`node_modules/${name}`);
     console.log(`configuration error reported ${elapsedMs} ms after spawn`);
   });

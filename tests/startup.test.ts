@@ -3,7 +3,7 @@ import path from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { makeTemporaryFolder, removeTemporaryFolder } from './support/test-resources.ts';
 
-const ENTRYPOINT = path.resolve('src/index.ts');
+const ENTRYPOINT = path.resolve('src/main.ts');
 
 function start(environment: Record<string, string>): ReturnType<typeof spawnSync> {
   const directory = makeTemporaryFolder('start-');

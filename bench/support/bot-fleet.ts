@@ -1,5 +1,5 @@
 /**
- * Real bot processes (`node src/index.ts`, what `npm start` runs) and the REST proxy
+ * Real bot processes (`node src/main.ts`, what `npm start` runs) and the REST proxy
  * (`node scripts/rest-proxy.ts`) for `bench/scale.bench.ts`: started with an environment,
  * their JSON log lines read, their /metrics scraped, and stopped with SIGTERM (SIGKILL if they
  * hang). Every process started here is ended by `stopAll`.

@@ -1,22 +1,22 @@
 /**
- * The real bot in the bench's own process, wired the way src/index.ts wires it: database
+ * The real bot in the bench's own process, wired the way src/main.ts wires it: database
  * (migrated, liveness held, abandoned turns failed), a real discord.js client, the real
  * ProviderFactory pointed at the LLM stand-in, the real tools with the reminder scheduler
  * running, SecretBox, metrics and a pino logger at info (to a file, as stdout would carry it).
- * What index.ts adds and a bench does not need: config parsing, the metrics HTTP server, the
+ * What main.ts adds and a bench does not need: config parsing, the metrics HTTP server, the
  * once-a-minute maintenance and signal handlers.
  */
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import pino from 'pino';
 import { DiscordBot } from '../../src/bot/discord-bot.ts';
-import { GlobalRequestPacer } from '../../src/bot/global-request-pacer.ts';
-import { createDiscordClient } from '../../src/bot/discord-client.ts';
-import { DiscordToolActions } from '../../src/bot/discord-tool-actions.ts';
+import { GlobalRequestPacer } from '../../src/bot/rest/global-request-pacer.ts';
+import { createDiscordClient } from '../../src/bot/client/discord-client.ts';
+import { DiscordToolActions } from '../../src/bot/client/discord-tool-actions.ts';
 import { systemClock } from '../../src/core/clock.ts';
 import { openDatabase } from '../../src/db/database.ts';
 import { failAbandonedTurns } from '../../src/db/turn-recovery.ts';
-import { createLogger } from '../../src/logger.ts';
+import { createLogger } from '../../src/app/logging/logger.ts';
 import { PrometheusMetrics } from '../../src/metrics/prometheus-metrics.ts';
 import { ModelCatalog } from '../../src/providers/model-catalog.ts';
 import { ProviderFactory } from '../../src/providers/provider-factory.ts';

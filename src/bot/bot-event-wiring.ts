@@ -2,12 +2,12 @@ import { RESTEvents, type Client, type Interaction } from 'discord.js';
 import type { Clock } from '../core/clock.ts';
 import type { Logger } from '../core/logger.ts';
 import type { BotMetrics } from '../core/metrics.ts';
-import type { ChannelHistory } from './channel-history.ts';
+import type { ChannelHistory } from './context/channel-history.ts';
 import { readBucket, type WriteBudgets } from './delivery/write-budgets.ts';
-import { reportDiscordResponses } from './discord-rest-metrics.ts';
-import { guardEvent } from './gateway-tolerance.ts';
-import type { MessageRouter } from './message-router.ts';
-import { attachSessionBackfill } from './session-backfill-wiring.ts';
+import { reportDiscordResponses } from './client/discord-rest-metrics.ts';
+import { guardEvent } from './client/gateway-tolerance.ts';
+import type { MessageRouter } from './intake/message-router.ts';
+import { attachSessionBackfill } from './recovery/session-backfill-wiring.ts';
 
 const MESSAGE_ROUTE = /^\/channels\/(\d+)\/messages(?:\/\d+)?$/;
 

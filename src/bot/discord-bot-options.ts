@@ -7,13 +7,13 @@ import type { ToolExecutor } from '../core/tool.ts';
 import type { Database } from '../db/database.ts';
 import type { ProviderFactory } from '../providers/provider-factory.ts';
 import type { SecretBox } from '../security/secret-box.ts';
-import type { StreamOrchestratorDependencies } from '../stream/stream-orchestrator.ts';
+import type { StreamOrchestratorDependencies } from '../stream/turn/stream-orchestrator.ts';
 import type { ToolCatalog } from '../tools/tool-catalog.ts';
 import type { SlashCommand } from './commands/slash-command.ts';
 import type { ProcessShards } from './sharding/channel-ownership.ts';
-import type { Download } from './trigger-attachments.ts';
+import type { Download } from './context/trigger-attachments.ts';
 
-/** What the composition root (src/index.ts) hands the bot. */
+/** What the composition root (src/main.ts) hands the bot. */
 export interface DiscordBotOptions {
   client: Client;
   db: Database;

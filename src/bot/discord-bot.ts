@@ -1,27 +1,27 @@
 import type { Client } from 'discord.js';
 import { noMetrics, type BotMetrics } from '../core/metrics.ts';
 import { releaseClaims } from '../db/claim-repository.ts';
-import type { StopRegistry } from '../stream/stop-registry.ts';
+import type { StopRegistry } from '../stream/stop/stop-registry.ts';
 import { attachBotEvents } from './bot-event-wiring.ts';
 import { createBotServices, type BotServices } from './bot-services.ts';
-import type { ChannelHistory } from './channel-history.ts';
-import { ChannelLocks } from './channel-locks.ts';
-import type { ChannelSettingsCache } from './channel-settings-cache.ts';
-import { ChannelTurnScheduler } from './channel-turn-scheduler.ts';
+import type { ChannelHistory } from './context/channel-history.ts';
+import { ChannelLocks } from './turns/channel-locks.ts';
+import type { ChannelSettingsCache } from './settings/channel-settings-cache.ts';
+import { ChannelTurnScheduler } from './turns/channel-turn-scheduler.ts';
 import { registerCommands } from './commands/command-registration.ts';
 import { registeredDefinitions } from './commands/slash-command.ts';
 import { followOtherProcesses } from './control/control-subscriptions.ts';
-import type { CrossProcessStops } from './control/cross-process-stops.ts';
+import type { CrossProcessStops } from './stops/cross-process-stops.ts';
 import type { DiscordBotOptions } from './discord-bot-options.ts';
 import { handleInteraction } from './interaction-handler.ts';
-import type { DatabaseStep, MessageRouter } from './message-router.ts';
-import { outageHold } from './outage-hold.ts';
-import type { SettingsCache } from './settings-cache.ts';
+import type { DatabaseStep, MessageRouter } from './intake/message-router.ts';
+import { outageHold } from './intake/outage-hold.ts';
+import type { SettingsCache } from './settings/settings-cache.ts';
 import { channelOnShards } from './sharding/channel-ownership.ts';
-import type { Trigger } from './trigger.ts';
-import { createTurnPipeline } from './turn-pipeline.ts';
-import type { TurnRunner } from './turn-runner.ts';
-import { recoverUnanswered } from './unanswered-recovery.ts';
+import type { Trigger } from './intake/trigger.ts';
+import { createTurnPipeline } from './turns/turn-pipeline.ts';
+import type { TurnRunner } from './turns/turn-runner.ts';
+import { recoverUnanswered } from './recovery/unanswered-recovery.ts';
 
 export type { DiscordBotOptions } from './discord-bot-options.ts';
 
@@ -153,7 +153,7 @@ export class DiscordBot {
 
   /**
    * Answers member messages owed by a process that stopped (or handed back at its shutdown):
-   * run once connected, then periodically (index.ts maintenance). Never throws.
+   * run once connected, then periodically (main.ts maintenance). Never throws.
    */
   async recoverUnanswered(): Promise<void> {
     const router = this.router;

@@ -2,11 +2,11 @@ import type { Interaction } from 'discord.js';
 import type { Logger } from '../core/logger.ts';
 import type { Database } from '../db/database.ts';
 import type { CommandRouter } from './commands/command-router.ts';
-import type { CrossProcessStops } from './control/cross-process-stops.ts';
-import type { DatabaseStep, MessageRouter } from './message-router.ts';
-import { handleRetryButton, isRetryButton } from './retry-button.ts';
-import type { SettingsCache } from './settings-cache.ts';
-import { handleStopButton, isStopButton } from './stop-button.ts';
+import type { CrossProcessStops } from './stops/cross-process-stops.ts';
+import type { DatabaseStep, MessageRouter } from './intake/message-router.ts';
+import { handleRetryButton, isRetryButton } from './intake/retry-button.ts';
+import type { SettingsCache } from './settings/settings-cache.ts';
+import { handleStopButton, isStopButton } from './stops/stop-button.ts';
 
 export interface InteractionHandlerOptions {
   commandRouter: CommandRouter;

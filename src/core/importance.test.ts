@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { IMPORTANCE_CORPUS, type ImportanceLabel } from './importance-corpus.ts';
+import { IMPORTANCE_CORPUS, type ImportanceLabel } from '../../tests/corpora/importance-corpus.ts';
 import { HIGH_IMPORTANCE, IMPORTANCE_RULES, importanceOf, scoreImportance } from './importance.ts';
 
 const LOW_IMPORTANCE = 0.4;

@@ -1,5 +1,5 @@
 /**
- * Issue 13, cross-process state: two real bot processes (`node src/index.ts`) on one
+ * Issue 13, cross-process state: two real bot processes (`node src/main.ts`) on one
  * PostgreSQL database and one loopback gateway. The loopback Discord delivers each interaction
  * to one gateway session, as Discord does, so a test chooses which process hears a command:
  * the one that does NOT stream the reply. Needs TEST_DATABASE_URL; skipped (and says why)

@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DAILY_BUDGET_REFRESH_MS, DailyBudget } from '../../src/bot/daily-budget.ts';
+import { DAILY_BUDGET_REFRESH_MS, DailyBudget } from '../../src/bot/limits/daily-budget.ts';
 import { ensureScope } from '../../src/db/scope-settings-repository.ts';
 import { addDailyUsage, dailyUsage } from '../../src/db/usage-repository.ts';
 import { ManualClock } from '../../src/stream/testing/manual-clock.ts';

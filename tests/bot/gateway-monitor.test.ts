@@ -6,8 +6,8 @@
 import { Client, Partials, SimpleShardingStrategy, type Message } from 'discord.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Logger } from '../../src/core/logger.ts';
-import { GatewayMonitor } from '../../src/bot/gateway-monitor.ts';
-import { attachSessionBackfill } from '../../src/bot/session-backfill-wiring.ts';
+import { GatewayMonitor } from '../../src/bot/client/gateway-monitor.ts';
+import { attachSessionBackfill } from '../../src/bot/recovery/session-backfill-wiring.ts';
 import { GatewayHealth } from '../../src/metrics/gateway-health.ts';
 import { ManualClock } from '../../src/stream/testing/manual-clock.ts';
 import { systemClock } from '../../src/core/clock.ts';

@@ -14,7 +14,7 @@ import { startBot, type BotProcess, type LogLine } from '../support/scenario-run
 import { createWorld } from './support/bot-harness.ts';
 import { scratchDatabase, type ScratchDatabase } from './support/scratch-database.ts';
 
-const ENTRYPOINT = path.resolve(import.meta.dirname, '../../src/index.ts');
+const ENTRYPOINT = path.resolve(import.meta.dirname, '../../src/main.ts');
 /** A ceiling for the exit after the failure, waited for as an event. */
 const EXIT_CEILING_MS = 10_000;
 /** Ceilings for a start on a busy machine (loading the SDKs, opening the embedded database). */

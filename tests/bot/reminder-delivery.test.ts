@@ -5,7 +5,7 @@
  */
 import type { Client } from 'discord.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DiscordToolActions } from '../../src/bot/discord-tool-actions.ts';
+import { DiscordToolActions } from '../../src/bot/client/discord-tool-actions.ts';
 import type { Reminder } from '../../src/db/reminder-repository.ts';
 import { ReminderClaimLostError } from '../../src/tools/reminders/reminder-scheduler.ts';
 import { connectClient } from '../fake-discord/discord-js-harness.ts';

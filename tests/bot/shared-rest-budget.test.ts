@@ -15,8 +15,8 @@
 import { fork } from 'node:child_process';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { processRequestsPerSecond } from '../../src/bot/global-request-pacer.ts';
-import { startRestProxy, type RunningRestProxy } from '../../src/bot/rest-proxy-server.ts';
+import { processRequestsPerSecond } from '../../src/bot/rest/global-request-pacer.ts';
+import { startRestProxy, type RunningRestProxy } from '../../src/bot/rest/rest-proxy-server.ts';
 import { systemClock } from '../../src/core/clock.ts';
 import { silentLogger, type Logger } from '../../src/core/logger.ts';
 import { startFakeDiscord, type FakeDiscord } from '../fake-discord/fake-discord.ts';

@@ -15,12 +15,12 @@ import { CONTROL_TOPICS } from '../../src/bot/control/control-messages.ts';
 import {
   CrossProcessStops,
   REMOTE_STOP_ANSWER_MS,
-} from '../../src/bot/control/cross-process-stops.ts';
-import { streamingElsewhere } from '../../src/bot/control/streaming-elsewhere.ts';
-import { BusyProcessBus } from '../../src/bot/control/testing/busy-process-bus.ts';
+} from '../../src/bot/stops/cross-process-stops.ts';
+import { streamingElsewhere } from '../../src/bot/stops/streaming-elsewhere.ts';
+import { BusyProcessBus } from '../../src/bot/stops/testing/busy-process-bus.ts';
 import { ensureScope } from '../../src/db/scope-settings-repository.ts';
 import { startAssistantTurn } from '../../src/db/turn-repository.ts';
-import { StopRegistry } from '../../src/stream/stop-registry.ts';
+import { StopRegistry } from '../../src/stream/stop/stop-registry.ts';
 import { ManualClock } from '../../src/stream/testing/manual-clock.ts';
 import { testBackends, type TestDatabase } from '../support/test-database.ts';
 import { eventually } from '../tools/support/eventually.ts';

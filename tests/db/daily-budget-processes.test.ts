@@ -3,13 +3,13 @@
  * that every process adds to (each turn's tokens added once, by the process that ran it); a
  * process's cached tally is dropped as soon as another announces spending over the bus.
  */
-import { ChannelSettingsCache } from '../../src/bot/channel-settings-cache.ts';
+import { ChannelSettingsCache } from '../../src/bot/settings/channel-settings-cache.ts';
 import { noChannelOverrides } from '../../src/core/channel-settings.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { followOtherProcesses, announcer } from '../../src/bot/control/control-subscriptions.ts';
 import { CONTROL_TOPICS } from '../../src/bot/control/control-messages.ts';
-import { DailyBudget } from '../../src/bot/daily-budget.ts';
-import { SettingsCache } from '../../src/bot/settings-cache.ts';
+import { DailyBudget } from '../../src/bot/limits/daily-budget.ts';
+import { SettingsCache } from '../../src/bot/settings/settings-cache.ts';
 import { LocalControlBus } from '../../src/core/control-bus.ts';
 import { silentLogger } from '../../src/core/logger.ts';
 import { defaultScopeSettings } from '../../src/core/settings.ts';

@@ -48,7 +48,7 @@ describe('the container image', () => {
     expect(stage.join('\n')).toMatch(/apt-get install [^\n]*\btini\b/);
     expect(stage).toContain('ENTRYPOINT ["/usr/bin/tini", "--"]');
     const command = stage.find((line) => line.startsWith('CMD '));
-    expect(command).toMatch(/^CMD \["node", .*"src\/index\.ts"\]$/);
+    expect(command).toMatch(/^CMD \["node", .*"src\/main\.ts"\]$/);
   });
 
   it('keeps its data in a volume owned by the runtime user', () => {

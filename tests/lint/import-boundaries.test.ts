@@ -36,6 +36,18 @@ tester.run('import-boundaries', rule, {
       code: "import { SecretBox } from '../security/secret-box.ts';",
       filename: file('src/db/repo.ts'),
     },
+    {
+      code: "import { chunkMessage } from '../reply/chunker.ts';",
+      filename: file('src/stream/turn/stream-orchestrator.ts'),
+    },
+    {
+      code: "import { loadConfig } from './app/config/config.ts';",
+      filename: file('src/main.ts'),
+    },
+    {
+      code: "import { DiscordBot } from '../../bot/discord-bot.ts';",
+      filename: file('src/app/lifecycle/discord-phase.ts'),
+    },
   ],
   invalid: [
     {
@@ -91,6 +103,26 @@ tester.run('import-boundaries', rule, {
       errors: 1,
     },
     { code: "export * from '../bot/x.ts';", filename: file('src/db/x.ts'), errors: 1 },
+    {
+      code: "import type { Config } from '../../app/config/config.ts';",
+      filename: file('src/bot/intake/x.ts'),
+      errors: 1,
+    },
+    {
+      code: "import { ReplyDelivery } from '../reply/reply-delivery.ts';",
+      filename: file('src/stream/blocks/block-buffer.ts'),
+      errors: 1,
+    },
+    {
+      code: "import { StopRegistry } from '../stop/stop-registry.ts';",
+      filename: file('src/stream/reply/chunker.ts'),
+      errors: 1,
+    },
+    {
+      code: "import { readFile } from 'node:fs';",
+      filename: file('src/stream/stop/stop-registry.ts'),
+      errors: 1,
+    },
     { code: "const m = await import('discord.js');", filename: file('src/tools/x.ts'), errors: 1 },
   ],
 });

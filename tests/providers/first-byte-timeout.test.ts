@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ProviderError } from '../../src/core/errors.ts';
 import type { ProviderId } from '../../src/core/provider.ts';
 import { ProviderFactory } from '../../src/providers/provider-factory.ts';
-import { StreamOrchestrator } from '../../src/stream/stream-orchestrator.ts';
+import { StreamOrchestrator } from '../../src/stream/turn/stream-orchestrator.ts';
 import { ManualClock } from '../../src/stream/testing/manual-clock.ts';
 import { RecordingJournal } from '../../src/stream/testing/recording-journal.ts';
 import { RecordingSink } from '../../src/stream/testing/recording-sink.ts';

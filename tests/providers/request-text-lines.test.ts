@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ChatMessage, ChatRequest } from '../../src/core/chat.ts';
-import { buildStopAcknowledgementRequest } from '../../src/stream/stop-acknowledgement.ts';
+import { buildStopAcknowledgementRequest } from '../../src/stream/stop/stop-acknowledgement.ts';
 import { LlmStandIn } from '../support/llm-stand-in/llm-stand-in.ts';
 import { asArray, asObject } from '../support/llm-stand-in/recorded-request.ts';
 import { textScript, type StandInVendor } from '../support/llm-stand-in/script.ts';

@@ -3,7 +3,7 @@
  * the global limit at Discord's real 50 requests per second.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { startRestProxy, type RunningRestProxy } from '../../src/bot/rest-proxy-server.ts';
+import { startRestProxy, type RunningRestProxy } from '../../src/bot/rest/rest-proxy-server.ts';
 import { systemClock } from '../../src/core/clock.ts';
 import { silentLogger, type Logger } from '../../src/core/logger.ts';
 import { startFakeDiscord, type FakeDiscord } from '../fake-discord/fake-discord.ts';

@@ -4,9 +4,9 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { StreamPart } from '../../src/core/stream-part.ts';
-import { buildStopAcknowledgementRequest } from '../../src/stream/stop-acknowledgement.ts';
-import { createStopPhraseMatcher } from '../../src/stream/stop-phrases.ts';
-import { StopRegistry, type StopCandidate } from '../../src/stream/stop-registry.ts';
+import { buildStopAcknowledgementRequest } from '../../src/stream/stop/stop-acknowledgement.ts';
+import { createStopPhraseMatcher } from '../../src/stream/stop/stop-phrases.ts';
+import { StopRegistry, type StopCandidate } from '../../src/stream/stop/stop-registry.ts';
 import { settle } from '../../src/stream/testing/manual-clock.ts';
 import { stepEnd, textDeltas } from '../../src/stream/testing/scripted-chat-model.ts';
 import { deliverDeltas } from '../../src/stream/testing/text-pipeline.ts';

@@ -1,5 +1,5 @@
 /**
- * Runs the bot's REAL entrypoint (`node src/index.ts`, what `npm start` runs) as a child
+ * Runs the bot's REAL entrypoint (`node src/main.ts`, what `npm start` runs) as a child
  * process against the loopback Discord — and, through `env`, against the LLM stand-in — for
  * end-to-end scenarios: start, wait until connected, stop gracefully, kill hard, restart on
  * the same data, read the logs.
@@ -24,7 +24,7 @@ import {
 
 export type { LogLine };
 
-const ENTRYPOINT = path.resolve(import.meta.dirname, '../../src/index.ts');
+const ENTRYPOINT = path.resolve(import.meta.dirname, '../../src/main.ts');
 /**
  * A ceiling, not an expectation: waits resolve on the event itself. A busy 2-core machine
  * (other suites, other engineers) was seen taking over two minutes to start one (load average

@@ -7,7 +7,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DatabaseTurnJournal } from '../../src/bot/database-turn-journal.ts';
+import { DatabaseTurnJournal } from '../../src/bot/turns/database-turn-journal.ts';
 import type { ToolResultPart } from '../../src/core/chat.ts';
 import { silentLogger } from '../../src/core/logger.ts';
 import type { ProviderId } from '../../src/core/provider.ts';
@@ -17,7 +17,7 @@ import { ensureScope } from '../../src/db/scope-settings-repository.ts';
 import { toolCallsOfTurn } from '../../src/db/tool-call-repository.ts';
 import { recentTurns } from '../../src/db/turn-repository.ts';
 import { ProviderFactory } from '../../src/providers/provider-factory.ts';
-import { StreamOrchestrator, type TurnOutcome } from '../../src/stream/stream-orchestrator.ts';
+import { StreamOrchestrator, type TurnOutcome } from '../../src/stream/turn/stream-orchestrator.ts';
 import { ManualClock } from '../../src/stream/testing/manual-clock.ts';
 import { RecordingSink } from '../../src/stream/testing/recording-sink.ts';
 import { createTools, type Tools } from '../../src/tools/create-tools.ts';

@@ -7,7 +7,7 @@ import type {
 } from 'discord.js';
 import { resolveLocale } from '../i18n/locale.ts';
 import { translate } from '../i18n/messages.ts';
-import { newIncidentId } from '../user-facing-error.ts';
+import { newIncidentId } from '../i18n/user-facing-error.ts';
 import { namedPermissionOf, requirePermission, scopeOf } from './command-access.ts';
 import type { CommandCooldowns } from './command-cooldowns.ts';
 import { CommandRefusal, respond } from './command-replies.ts';

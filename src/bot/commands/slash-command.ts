@@ -15,9 +15,9 @@ import type { ProviderFactory } from '../../providers/provider-factory.ts';
 import type { SecretBox } from '../../security/secret-box.ts';
 import type { ToolCatalog } from '../../tools/tool-catalog.ts';
 import type { Locale } from '../i18n/locale.ts';
-import type { ChannelSettingsCache } from '../channel-settings-cache.ts';
-import type { SettingsCache } from '../settings-cache.ts';
-import type { CrossProcessStops } from '../control/cross-process-stops.ts';
+import type { ChannelSettingsCache } from '../settings/channel-settings-cache.ts';
+import type { SettingsCache } from '../settings/settings-cache.ts';
+import type { CrossProcessStops } from '../stops/cross-process-stops.ts';
 
 /** Cooldowns are kept per user and category, so a burst of /config edits does not block /help. */
 export type CommandCategory = 'config' | 'conversation' | 'info' | 'diagnostics';

@@ -4,9 +4,9 @@ import { CONTROL_BUS_RESUMED, LocalControlBus } from '../../core/control-bus.ts'
 import { silentLogger } from '../../core/logger.ts';
 import { defaultScopeSettings } from '../../core/settings.ts';
 import { ManualClock, settle } from '../../stream/testing/manual-clock.ts';
-import { ChannelSettingsCache } from '../channel-settings-cache.ts';
-import { DailyBudget } from '../daily-budget.ts';
-import { SettingsCache } from '../settings-cache.ts';
+import { ChannelSettingsCache } from '../settings/channel-settings-cache.ts';
+import { DailyBudget } from '../limits/daily-budget.ts';
+import { SettingsCache } from '../settings/settings-cache.ts';
 import { announcer, followOtherProcesses } from './control-subscriptions.ts';
 import { CONTROL_TOPICS } from './control-messages.ts';
 

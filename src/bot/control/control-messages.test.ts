@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { LocalControlBus } from '../../core/control-bus.ts';
 import { silentLogger } from '../../core/logger.ts';
-import { StopRegistry } from '../../stream/stop-registry.ts';
+import { StopRegistry } from '../../stream/stop/stop-registry.ts';
 import { ManualClock } from '../../stream/testing/manual-clock.ts';
 import {
   CONTROL_TOPICS,
@@ -9,7 +9,7 @@ import {
   stopMessageSchema,
   stopResultSchema,
 } from './control-messages.ts';
-import { CrossProcessStops } from './cross-process-stops.ts';
+import { CrossProcessStops } from '../stops/cross-process-stops.ts';
 
 const CHANNEL = '100000000000000001';
 const ALICE = '200000000000000001';

@@ -1,8 +1,8 @@
 import { CONTROL_BUS_RESUMED, type ControlBus } from '../../core/control-bus.ts';
 import type { Logger } from '../../core/logger.ts';
-import type { DailyBudget } from '../daily-budget.ts';
-import type { ChannelSettingsCache } from '../channel-settings-cache.ts';
-import type { SettingsCache } from '../settings-cache.ts';
+import type { DailyBudget } from '../limits/daily-budget.ts';
+import type { ChannelSettingsCache } from '../settings/channel-settings-cache.ts';
+import type { SettingsCache } from '../settings/settings-cache.ts';
 import {
   CONTROL_TOPICS,
   channelSettingsChangedSchema,

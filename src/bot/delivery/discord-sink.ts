@@ -1,6 +1,6 @@
 import type { Clock } from '../../core/clock.ts';
 import type { Logger } from '../../core/logger.ts';
-import type { DeliveryResult, DeliverySink } from '../../stream/delivery-sink.ts';
+import type { DeliveryResult, DeliverySink } from '../../stream/reply/delivery-sink.ts';
 import { DeliveryLedger } from './delivery-ledger.ts';
 import { type Creation, EditSlots, newNonce, type Slot } from './edit-slots.ts';
 import type { AllowedMentions, ButtonSpec, MessageTarget } from './message-target.ts';

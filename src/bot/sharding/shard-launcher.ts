@@ -20,7 +20,7 @@ const READY_DEADLINE_MS = 120_000;
 const EXIT_MARGIN_MS = 15_000;
 
 export interface ShardLauncherOptions {
-  /** The bot's entrypoint each child runs (src/index.ts). */
+  /** The bot's entrypoint each child runs (src/main.ts). */
   entrypoint: string;
   /** Node flags for the children (the manager's own: type stripping, heap, runtime check). */
   execArgv: readonly string[];
@@ -45,7 +45,7 @@ export interface ShardLauncher {
 
 /**
  * `npm start` with SHARD_COUNT: discord.js's ShardingManager forks one child per
- * SHARDS_PER_PROCESS shards of SHARD_IDS, each running the normal bot (src/index.ts) for its
+ * SHARDS_PER_PROCESS shards of SHARD_IDS, each running the normal bot (src/main.ts) for its
  * shards. The manager runs no bot and opens no database. Its own parts on top of discord.js:
  * children start in IDENTIFY order (`IdentifyGate`, by max_concurrency key), a dead child is
  * restarted with exponential backoff (discord.js's respawn is immediate and is turned off), and

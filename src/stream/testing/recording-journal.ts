@@ -1,4 +1,4 @@
-import type { TurnJournal, TurnJournalEnd, TurnJournalStart } from '../turn-journal.ts';
+import type { TurnJournal, TurnJournalEnd, TurnJournalStart } from '../turn/turn-journal.ts';
 
 /** A TurnJournal that records its calls, for asserting "one start, exactly one finish". */
 export class RecordingJournal implements TurnJournal {

@@ -1,5 +1,5 @@
 import type { DeliveryError } from '../../core/errors.ts';
-import type { DeliveryResult, DeliverySink } from '../delivery-sink.ts';
+import type { DeliveryResult, DeliverySink } from '../reply/delivery-sink.ts';
 
 export type SinkCall =
   | { type: 'push'; chunk: string }

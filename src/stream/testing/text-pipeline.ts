@@ -1,9 +1,13 @@
 import type { Clock } from '../../core/clock.ts';
 import type { DeliveryMode, HumanizerDegree } from '../../core/settings.ts';
 import { humanizerPlan } from '../../humanizer/humanizer-plan.ts';
-import { SemanticBlockBuffer } from '../block-buffer.ts';
-import { ReplyDelivery } from '../reply-delivery.ts';
-import { blockPolicyFor, resolveStreamOptions, type StreamOptions } from '../stream-options.ts';
+import { SemanticBlockBuffer } from '../blocks/block-buffer.ts';
+import { ReplyDelivery } from '../reply/reply-delivery.ts';
+import {
+  blockPolicyFor,
+  resolveStreamOptions,
+  type StreamOptions,
+} from '../turn/stream-options.ts';
 import { RecordingSink } from './recording-sink.ts';
 
 /** A clock whose sleeps end at once: for tests about WHAT is sent, not when. */

@@ -1,8 +1,8 @@
 import type { ChatRequest } from '../../core/chat.ts';
 import type { ToolContext } from '../../core/tool.ts';
-import { StreamOrchestrator, type TurnRun } from '../stream-orchestrator.ts';
-import type { StreamOptions } from '../stream-options.ts';
-import type { TurnEvent } from '../tool-round.ts';
+import { StreamOrchestrator, type TurnRun } from '../turn/stream-orchestrator.ts';
+import type { StreamOptions } from '../turn/stream-options.ts';
+import type { TurnEvent } from '../turn/tool-round.ts';
 import { FakeToolExecutor, type ToolHandler } from './fake-tool-executor.ts';
 import { ManualClock } from './manual-clock.ts';
 import { RecordingJournal } from './recording-journal.ts';

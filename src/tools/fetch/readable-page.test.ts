@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { readablePage } from './readable-page.ts';
 
 const fixture = (name: string) =>
-  readFileSync(new URL(`./fixtures/${name}.html`, import.meta.url), 'utf8');
+  readFileSync(new URL(`../../../tests/corpora/pages/${name}.html`, import.meta.url), 'utf8');
 const read = (html: string, maxChars = 12_000) =>
   readablePage(html, { url: 'https://example.com/docs/configuration', maxChars });
 

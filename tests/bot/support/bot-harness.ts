@@ -31,7 +31,7 @@ export const TEST_API_KEY = 'sk-test-operator-key-0123456789';
 export const TEST_MODEL = 'gpt-5.4-mini';
 
 /**
- * The real bot process (`node src/index.ts`) against the loopback Discord and the LLM
+ * The real bot process (`node src/main.ts`) against the loopback Discord and the LLM
  * stand-in (OpenAI wire format), on the embedded database in a fresh DATA_DIR — or, in the
  * `e2e-postgres` project, on a fresh database of the TEST_DATABASE_URL server. `seed` writes
  * to that database before the bot starts (settings a slash command would otherwise set).

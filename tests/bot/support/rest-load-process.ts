@@ -5,8 +5,8 @@
  * takes one `RestLoad` message, answers with the number of posts that failed, and exits.
  */
 import { Routes } from 'discord.js';
-import { createDiscordClient } from '../../../src/bot/discord-client.ts';
-import { GlobalRequestPacer } from '../../../src/bot/global-request-pacer.ts';
+import { createDiscordClient } from '../../../src/bot/client/discord-client.ts';
+import { GlobalRequestPacer } from '../../../src/bot/rest/global-request-pacer.ts';
 import { systemClock } from '../../../src/core/clock.ts';
 
 export interface RestLoad {

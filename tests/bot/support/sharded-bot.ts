@@ -17,7 +17,7 @@ import type { LlmStandIn } from '../../support/llm-stand-in/llm-stand-in.ts';
 import type { BotProcess, LogLine } from '../../support/scenario-runner.ts';
 import { botMessagesIn } from './bot-harness.ts';
 
-const ENTRYPOINT = path.resolve(import.meta.dirname, '../../../src/index.ts');
+const ENTRYPOINT = path.resolve(import.meta.dirname, '../../../src/main.ts');
 
 export interface ShardedWorld {
   member: { id: string };

@@ -1,5 +1,5 @@
 /**
- * One fault file's world: the REAL bot process (`node src/index.ts` through the env contract,
+ * One fault file's world: the REAL bot process (`node src/main.ts` through the env contract,
  * via the bot harness) against the loopback Discord and the LLM stand-in, a guild per delivery
  * mode, three members, a fresh channel per row — and the measurements every row reports: what
  * became of each mention (turn-accounting.ts), records left `streaming`, and whether the

@@ -5,7 +5,7 @@ import type { ProviderId } from '../../../core/provider.ts';
 import type { ModelChoice } from '../../../providers/provider-factory.ts';
 import type { Locale } from '../../i18n/locale.ts';
 import { isMessageKey, translate } from '../../i18n/messages.ts';
-import { secretErrorKey } from '../../user-facing-error.ts';
+import { secretErrorKey } from '../../i18n/user-facing-error.ts';
 import { CommandRefusal } from '../command-replies.ts';
 import type { CommandServices } from '../slash-command.ts';
 

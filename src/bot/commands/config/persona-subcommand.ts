@@ -8,7 +8,7 @@ import {
 } from 'discord.js';
 import { applyChannelOverrides } from '../../../core/channel-settings.ts';
 import type { Locale } from '../../i18n/locale.ts';
-import { DEFAULT_PERSONA_INSTRUCTIONS, DEFAULT_PERSONA_NAME } from '../../persona.ts';
+import { DEFAULT_PERSONA_INSTRUCTIONS, DEFAULT_PERSONA_NAME } from '../../context/persona.ts';
 import { requirePermission } from '../command-access.ts';
 import { commandText } from '../command-text.ts';
 import { CommandRefusal, respond } from '../command-replies.ts';

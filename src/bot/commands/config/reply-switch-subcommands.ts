@@ -2,7 +2,7 @@ import {
   ALLOW_USER_MENTIONS_FLAG,
   ANSWER_BOTS_FLAG,
   type ReplySwitch,
-} from '../../reply-switches.ts';
+} from '../../settings/reply-switches.ts';
 import { commandText } from '../command-text.ts';
 import { respond } from '../command-replies.ts';
 import type { ConfigSubcommand } from './config-subcommand.ts';

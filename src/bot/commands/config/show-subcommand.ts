@@ -9,9 +9,13 @@ import {
 import { defaultScopeSettings, type ScopeSettings } from '../../../core/settings.ts';
 import { loadChannelOverrides } from '../../../db/channel-settings-repository.ts';
 import { dailyUsage } from '../../../db/usage-repository.ts';
-import { ALLOW_USER_MENTIONS_FLAG, ANSWER_BOTS_FLAG, isSwitchOn } from '../../reply-switches.ts';
+import {
+  ALLOW_USER_MENTIONS_FLAG,
+  ANSWER_BOTS_FLAG,
+  isSwitchOn,
+} from '../../settings/reply-switches.ts';
 import type { Locale } from '../../i18n/locale.ts';
-import { DEFAULT_PERSONA_NAME } from '../../persona.ts';
+import { DEFAULT_PERSONA_NAME } from '../../context/persona.ts';
 import { commandText } from '../command-text.ts';
 import { respond } from '../command-replies.ts';
 import type { CommandContext } from '../slash-command.ts';

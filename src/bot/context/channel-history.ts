@@ -1,0 +1,123 @@
+import { silentLogger, type Logger } from '../../core/logger.ts';
+import type { InboundAttachment } from '../intake/inbound-message.ts';
+
+/** A channel message as context assembly needs it. */
+export interface HistoryMessage {
+  id: string;
+  authorId: string;
+  authorName: string;
+  authorIsBot: boolean;
+  content: string;
+  createdAt: number;
+  attachments: readonly InboundAttachment[];
+  /** The message it replies to, if any (how the bot-loop guard reads its count back). */
+  replyToMessageId?: string | undefined;
+}
+
+export interface ChannelHistoryOptions {
+  /** Messages kept per channel. */
+  perChannel: number;
+  /** Channels kept; the least recently used is dropped beyond this. */
+  maxChannels: number;
+  /** Reads the newest `limit` messages from Discord, newest first (used once per channel). */
+  fetchRecent(channelId: string, limit: number): Promise<HistoryMessage[]>;
+  /** Where a failed fetch is reported (once per attempt). */
+  logger?: Logger;
+}
+
+interface Window {
+  /** Oldest first. */
+  messages: HistoryMessage[];
+  filled: boolean;
+  filling: Promise<void> | undefined;
+}
+
+/**
+ * A per-channel window of recent messages, fed by gateway events (create, edit, delete) and
+ * filled from Discord once, on first use. In steady state a turn makes zero history fetches.
+ */
+export class ChannelHistory {
+  private readonly windows = new Map<string, Window>();
+  private readonly options: ChannelHistoryOptions;
+
+  constructor(options: ChannelHistoryOptions) {
+    this.options = options;
+  }
+
+  add(channelId: string, message: HistoryMessage): void {
+    const window = this.windowFor(channelId);
+    if (window.messages.some((existing) => existing.id === message.id)) return;
+    window.messages.push(message);
+    if (window.messages.length > this.options.perChannel) window.messages.shift();
+  }
+
+  update(channelId: string, message: Pick<HistoryMessage, 'id' | 'content'>): void {
+    const existing = this.windows
+      .get(channelId)
+      ?.messages.find((candidate) => candidate.id === message.id);
+    if (existing !== undefined) existing.content = message.content;
+  }
+
+  remove(channelId: string, messageId: string): void {
+    const window = this.windows.get(channelId);
+    if (window !== undefined)
+      window.messages = window.messages.filter((message) => message.id !== messageId);
+  }
+
+  forgetChannel(channelId: string): void {
+    this.windows.delete(channelId);
+  }
+
+  /**
+   * The channel's recent messages, oldest first, filling the window from Discord the first time.
+   * A fetch that fails (or answers nonsense) is logged and the turn goes on with what the window
+   * already has (the trigger, messages seen since); the next turn tries the fetch again.
+   */
+  async recent(channelId: string): Promise<readonly HistoryMessage[]> {
+    const window = this.windowFor(channelId);
+    if (!window.filled) {
+      window.filling ??= this.fill(channelId, window);
+      await window.filling;
+    }
+    return window.messages;
+  }
+
+  private async fill(channelId: string, window: Window): Promise<void> {
+    try {
+      const fetched = await this.options.fetchRecent(channelId, this.options.perChannel);
+      if (!Array.isArray(fetched)) throw new TypeError('the history fetch returned no list');
+      const known = new Set(window.messages.map((message) => message.id));
+      const merged = [...fetched.filter((message) => !known.has(message.id)), ...window.messages];
+      merged.sort((a, b) => a.createdAt - b.createdAt || compareSnowflakes(a.id, b.id));
+      window.messages = merged.slice(-this.options.perChannel);
+      window.filled = true;
+    } catch (error) {
+      (this.options.logger ?? silentLogger).warn(
+        { err: error, channelId },
+        'could not read the channel history; answering from what is known',
+      );
+    } finally {
+      window.filling = undefined;
+    }
+  }
+
+  private windowFor(channelId: string): Window {
+    let window = this.windows.get(channelId);
+    if (window === undefined) {
+      window = { messages: [], filled: false, filling: undefined };
+      if (this.windows.size >= this.options.maxChannels) {
+        const oldest = this.windows.keys().next().value;
+        if (oldest !== undefined) this.windows.delete(oldest);
+      }
+    } else {
+      this.windows.delete(channelId);
+    }
+    this.windows.set(channelId, window);
+    return window;
+  }
+}
+
+/** Snowflakes are numeric strings longer than 2^53 allows: compare by length, then text. */
+export function compareSnowflakes(a: string, b: string): number {
+  return a.length - b.length || (a < b ? -1 : a > b ? 1 : 0);
+}

@@ -1,0 +1,86 @@
+import { ChannelType, type Channel, type Message } from 'discord.js';
+import type { HistoryMessage } from '../context/channel-history.ts';
+import type { InboundAttachment, InboundMessage } from './inbound-message.ts';
+
+/** Text channels, announcement channels, public/private/announcement threads (forum posts are threads) and DMs. */
+const SUPPORTED_CHANNEL_TYPES: ReadonlySet<ChannelType> = new Set([
+  ChannelType.GuildText,
+  ChannelType.GuildAnnouncement,
+  ChannelType.PublicThread,
+  ChannelType.PrivateThread,
+  ChannelType.AnnouncementThread,
+  ChannelType.DM,
+]);
+
+export function isSupportedChannel(channel: Channel): boolean {
+  return SUPPORTED_CHANNEL_TYPES.has(channel.type);
+}
+
+/** The scope of a message: its guild, or its author for a DM (isolated from every guild). */
+export function scopeOf(message: Pick<InboundMessage, 'guildId' | 'authorId'>): {
+  id: string;
+  kind: 'guild' | 'dm';
+} {
+  return message.guildId === undefined
+    ? { id: message.authorId, kind: 'dm' }
+    : { id: message.guildId, kind: 'guild' };
+}
+
+export function toInboundMessage(message: Message, botUserId: string): InboundMessage {
+  return {
+    id: message.id,
+    channelId: message.channelId,
+    guildId: message.guildId ?? undefined,
+    authorId: message.author.id,
+    authorName: displayName(message),
+    authorIsBot: message.author.bot,
+    content: readableContent(message),
+    createdAt: message.createdTimestamp,
+    isDM: message.channel.type === ChannelType.DM,
+    mentionsBot: message.mentions.users.has(botUserId) && !isOnlyReplyPing(message, botUserId),
+    repliesToBot: message.mentions.repliedUser?.id === botUserId,
+    replyToMessageId: message.reference?.messageId ?? undefined,
+    attachments: attachmentsOf(message),
+  };
+}
+
+export function toHistoryMessage(message: Message): HistoryMessage {
+  return {
+    id: message.id,
+    authorId: message.author.id,
+    authorName: displayName(message),
+    authorIsBot: message.author.bot,
+    content: readableContent(message),
+    createdAt: message.createdTimestamp,
+    attachments: attachmentsOf(message),
+    replyToMessageId: message.reference?.messageId ?? undefined,
+  };
+}
+
+function displayName(message: Message): string {
+  return message.member?.displayName ?? message.author.displayName;
+}
+
+/** Mentions as readable @names (the model reads names, and never sees raw ids it could echo). */
+function readableContent(message: Message): string {
+  return message.cleanContent;
+}
+
+/** A reply with "ping" on adds the replied user to mentions; that is a reply, not a mention. */
+function isOnlyReplyPing(message: Message, botUserId: string): boolean {
+  return (
+    message.mentions.repliedUser?.id === botUserId &&
+    !message.content.includes(`<@${botUserId}>`) &&
+    !message.content.includes(`<@!${botUserId}>`)
+  );
+}
+
+function attachmentsOf(message: Message): InboundAttachment[] {
+  return [...message.attachments.values()].map((attachment) => ({
+    id: attachment.id,
+    name: attachment.name,
+    url: attachment.url,
+    contentType: attachment.contentType ?? undefined,
+    size: attachment.size,
+  }));
+}

@@ -1,0 +1,75 @@
+import { MessageFlags, PermissionFlagsBits, type ButtonInteraction } from 'discord.js';
+import type { Logger } from '../../core/logger.ts';
+import { stopReply } from '../commands/conversation/stop-command.ts';
+import type { CrossProcessStops } from './cross-process-stops.ts';
+import { resolveLocale } from '../i18n/locale.ts';
+import { translate } from '../i18n/messages.ts';
+import { parseStopButtonId } from './stop-button-id.ts';
+
+export function isStopButton(interaction: ButtonInteraction): boolean {
+  return parseStopButtonId(interaction.customId) !== undefined;
+}
+
+/**
+ * The Stop button under a streaming reply: `/stop` for that one turn. Discord is answered first
+ * (its 3 s deadline; a stop streamed elsewhere may take the control bus's answer wait), then the
+ * same rule decides as for `/stop` — a member the reply answers, or a moderator — wherever the
+ * turn streams (CrossProcessStops). The presser alone is told what happened; a press on a reply
+ * that has ended also takes the button away, if the end's own removal has not yet.
+ */
+export async function handleStopButton(
+  interaction: ButtonInteraction,
+  options: {
+    stops: Pick<CrossProcessStops, 'stopByCommand'>;
+    logger: Logger;
+    ownerIds: readonly string[];
+  },
+): Promise<void> {
+  const button = parseStopButtonId(interaction.customId);
+  if (button === undefined) return;
+  const acknowledged = await interaction.deferUpdate().then(
+    () => true,
+    (error: unknown) => {
+      options.logger.debug({ err: error }, 'stop press acknowledged elsewhere');
+      return false;
+    },
+  );
+  if (!acknowledged) return;
+  const locale = resolveLocale(interaction.locale, interaction.guildLocale);
+  const tell = (content: string) =>
+    interaction.followUp({
+      content,
+      flags: MessageFlags.Ephemeral,
+      allowedMentions: { parse: [] },
+    });
+  const decision = await options.stops.stopByCommand({
+    channelId: interaction.channelId,
+    authorId: interaction.user.id,
+    authorIsModerator: isModerator(interaction, options.ownerIds),
+    by: 'button',
+    turnId: button.turnId,
+  });
+  if (decision.stopped) {
+    options.logger.info({ turnId: decision.turnId }, 'stopped by the Stop button');
+    await tell(stopReply(locale, 'stopped'));
+    return;
+  }
+  if (decision.reason !== 'no-live-turn') {
+    await tell(stopReply(locale, decision.reason));
+    return;
+  }
+  // Through the interaction (not the channel): this edit spends none of the channel's budget.
+  await interaction
+    .editReply({ components: [], allowedMentions: { parse: [], repliedUser: false } })
+    .catch((error: unknown) => {
+      options.logger.debug({ err: error }, 'stop button already gone');
+    });
+  await tell(translate(locale, 'note.stop_finished'));
+}
+
+/** A moderator may stop anyone's reply: an owner, Manage Messages here, or anyone in a DM. */
+function isModerator(interaction: ButtonInteraction, ownerIds: readonly string[]): boolean {
+  if (ownerIds.includes(interaction.user.id)) return true;
+  if (interaction.guildId === null) return true;
+  return interaction.memberPermissions?.has(PermissionFlagsBits.ManageMessages) ?? false;
+}

@@ -1,0 +1,162 @@
+import type { QueuePolicy } from '../../core/settings.ts';
+import type { Logger } from '../../core/logger.ts';
+import type { ChannelLease, ChannelLocks } from './channel-locks.ts';
+
+export type SubmitOutcome = 'started' | 'coalesced' | 'queued' | 'rejected';
+
+export interface ChannelPolicy {
+  policy: QueuePolicy;
+  /** Queue policy: how many triggers may wait behind the live turn. */
+  depth: number;
+}
+
+/** How much one coalesced turn may take from the waiting triggers (issue: 129 in one request). */
+export interface BatchLimits {
+  /** Triggers answered together at most. */
+  count: number;
+  /** Summed weight (e.g. characters of text) at most; the first trigger always fits. */
+  weight: number;
+}
+
+/** Coalesced triggers waiting in one channel at most: beyond it they are refused, and told. */
+export const COALESCE_MAX_WAITING = 20;
+export const DEFAULT_BATCH_LIMITS: BatchLimits = { count: 10, weight: 12_000 };
+
+export interface ChannelTurnSchedulerOptions<T> {
+  locks: ChannelLocks;
+  logger: Logger;
+  /** Runs one turn for `batch` (one trigger, or several coalesced) while holding the lease. */
+  runTurn(channelId: string, batch: readonly T[], lease: ChannelLease): Promise<void>;
+  /** The weight of a trigger against `batchLimits.weight` (default 1). */
+  weigh?(trigger: T): number;
+  batchLimits?: BatchLimits;
+}
+
+interface ChannelState<T> {
+  pending: T[];
+  policy: ChannelPolicy;
+}
+
+/**
+ * Decides what happens to a trigger that arrives while its channel is busy:
+ * - `coalesce` (default): it waits, and what arrived during the live turn is answered together
+ *   in the next turn — at most `batchLimits` per turn (the rest waits for the one after), and at
+ *   most COALESCE_MAX_WAITING waiting, beyond which it is rejected;
+ * - `queue`: it waits its own turn, up to `depth` waiting; beyond that it is rejected.
+ * A rejected trigger is the caller's to tell the member about. Turns of one channel run
+ * strictly one after another under a ChannelLocks lease. Waiting triggers can be withdrawn
+ * (a member's "never mind") or taken back whole (shutdown).
+ */
+export class ChannelTurnScheduler<T> {
+  private readonly channels = new Map<string, ChannelState<T>>();
+  private idleWaiters: Array<() => void> = [];
+  private readonly options: ChannelTurnSchedulerOptions<T>;
+  private readonly limits: BatchLimits;
+  private closed = false;
+
+  constructor(options: ChannelTurnSchedulerOptions<T>) {
+    this.options = options;
+    this.limits = options.batchLimits ?? DEFAULT_BATCH_LIMITS;
+  }
+
+  /** Triggers waiting in a channel (not counting the live turn). */
+  waiting(channelId: string): number {
+    return this.channels.get(channelId)?.pending.length ?? 0;
+  }
+
+  /** Channels with a turn in progress, and triggers waiting behind them (for the metrics). */
+  load(): { live: number; queued: number } {
+    let queued = 0;
+    for (const state of this.channels.values()) queued += state.pending.length;
+    return { live: this.channels.size, queued };
+  }
+
+  isBusy(channelId: string): boolean {
+    return this.channels.has(channelId);
+  }
+
+  /** Resolves once no channel has a live or waiting turn (graceful shutdown). */
+  whenIdle(): Promise<void> {
+    if (this.channels.size === 0) return Promise.resolve();
+    return new Promise((resolve) => this.idleWaiters.push(resolve));
+  }
+
+  submit(channelId: string, trigger: T, policy: ChannelPolicy): SubmitOutcome {
+    if (this.closed) return 'rejected';
+    const state = this.channels.get(channelId);
+    if (state === undefined) {
+      this.channels.set(channelId, { pending: [], policy });
+      void this.drain(channelId, [trigger]);
+      return 'started';
+    }
+    state.policy = policy;
+    const room = policy.policy === 'coalesce' ? COALESCE_MAX_WAITING : policy.depth;
+    if (state.pending.length >= room) return 'rejected';
+    state.pending.push(trigger);
+    return policy.policy === 'coalesce' ? 'coalesced' : 'queued';
+  }
+
+  /** Removes the waiting triggers `matches` picks (they will not run) and returns them. */
+  withdraw(channelId: string, matches: (trigger: T) => boolean): T[] {
+    const state = this.channels.get(channelId);
+    if (state === undefined) return [];
+    const withdrawn = state.pending.filter(matches);
+    if (withdrawn.length > 0) state.pending = state.pending.filter((trigger) => !matches(trigger));
+    return withdrawn;
+  }
+
+  /** Shutdown: takes every waiting trigger back (none of them will run) and refuses new ones. */
+  close(): T[] {
+    this.closed = true;
+    const taken: T[] = [];
+    for (const state of this.channels.values()) taken.push(...state.pending.splice(0));
+    return taken;
+  }
+
+  private async drain(channelId: string, first: T[]): Promise<void> {
+    let batch: T[] | undefined = first;
+    while (batch !== undefined) {
+      const lease = await this.options.locks.acquire(channelId);
+      try {
+        await this.options.runTurn(channelId, batch, lease);
+      } catch (error) {
+        this.options.logger.error(
+          { err: error, channelId },
+          'turn failed outside its own error handling',
+        );
+      } finally {
+        lease.release();
+      }
+      batch = this.takeNext(channelId);
+    }
+  }
+
+  private takeNext(channelId: string): T[] | undefined {
+    const state = this.channels.get(channelId);
+    if (state === undefined || state.pending.length === 0) {
+      this.channels.delete(channelId);
+      if (this.channels.size === 0) {
+        const waiters = this.idleWaiters;
+        this.idleWaiters = [];
+        for (const resolve of waiters) resolve();
+      }
+      return undefined;
+    }
+    if (state.policy.policy === 'queue') return state.pending.splice(0, 1);
+    return state.pending.splice(0, this.batchSize(state.pending));
+  }
+
+  /** How many of the waiting triggers the next coalesced turn takes (at least one). */
+  private batchSize(pending: readonly T[]): number {
+    const weigh = (trigger: T): number => this.options.weigh?.(trigger) ?? 1;
+    let weight = 0;
+    let size = 0;
+    for (const trigger of pending) {
+      if (size >= this.limits.count) break;
+      weight += weigh(trigger);
+      if (size > 0 && weight > this.limits.weight) break;
+      size += 1;
+    }
+    return size;
+  }
+}

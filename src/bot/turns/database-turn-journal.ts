@@ -1,0 +1,87 @@
+import { systemClock, type Clock } from '../../core/clock.ts';
+import { silentLogger, type Logger } from '../../core/logger.ts';
+import type { Database } from '../../db/database.ts';
+import { retryTransient } from '../../db/retry-transient.ts';
+import { finishAssistantTurn, startAssistantTurn } from '../../db/turn-repository.ts';
+import type {
+  TurnJournal,
+  TurnJournalEnd,
+  TurnJournalStart,
+} from '../../stream/turn/turn-journal.ts';
+
+/** How long the end of a turn waits for a database that went away (issue 16.2). */
+export const TURN_FINISH_RETRY_MS = 5 * 60_000;
+
+export interface DatabaseTurnJournalOptions {
+  db: Database;
+  botUserId: string;
+  botName: string;
+  instanceId: string;
+  clock?: Clock;
+  logger?: Logger;
+  /** Ends the waiting for the database (shutdown); the write still gets its one try. */
+  signal?: AbortSignal;
+  finishRetryMs?: number;
+}
+
+/**
+ * The stream's TurnJournal over the database: a `streaming` row at the start, one write at the
+ * end. The end is written again and again while the database is unreachable (bounded), with
+ * the reply held in memory meanwhile: a reply members saw is not recorded `failed` and empty
+ * because PostgreSQL restarted under it. The `streaming` row keeps this process's instance id,
+ * and this process keeps its liveness lock, so no maintenance pass fails the turn meanwhile.
+ */
+export class DatabaseTurnJournal implements TurnJournal {
+  private readonly options: DatabaseTurnJournalOptions;
+
+  constructor(options: DatabaseTurnJournalOptions) {
+    this.options = options;
+  }
+
+  async start(turn: TurnJournalStart): Promise<void> {
+    await startAssistantTurn(this.options.db, {
+      id: turn.turnId,
+      scopeId: turn.scopeId,
+      channelId: turn.channelId,
+      authorId: this.options.botUserId,
+      authorName: this.options.botName,
+      triggerMessageId: turn.triggerMessageId,
+      instanceId: this.options.instanceId,
+    });
+  }
+
+  async finish(turnId: string, end: TurnJournalEnd): Promise<void> {
+    const { clock = systemClock, logger = silentLogger } = this.options;
+    const startedAt = clock.now();
+    let retries = 0;
+    // An update by id: writing it twice is harmless, so an ambiguous failure may be retried.
+    await retryTransient(
+      () =>
+        finishAssistantTurn(this.options.db, turnId, {
+          content: end.content,
+          discordMessageIds: end.discordMessageIds,
+          status: end.status,
+          metrics: { ...end.metrics },
+        }),
+      {
+        clock,
+        maxElapsedMs: this.options.finishRetryMs ?? TURN_FINISH_RETRY_MS,
+        ...(this.options.signal === undefined ? {} : { signal: this.options.signal }),
+        onRetry: ({ attempt, error, delayMs }) => {
+          retries = attempt;
+          const level = attempt === 1 ? 'warn' : 'debug';
+          logger[level](
+            { err: error, turnId, attempt, delayMs },
+            'database unreachable: holding the end of the turn and retrying',
+          );
+        },
+      },
+    );
+    if (retries > 0) {
+      logger.info(
+        { turnId, retries, waitedMs: clock.now() - startedAt },
+        'recorded the end of the turn after the database came back',
+      );
+    }
+  }
+}

@@ -1,0 +1,77 @@
+import type { Logger } from '../../core/logger.ts';
+import type { BotMetrics } from '../../core/metrics.ts';
+import type { ResolvedModel } from '../../providers/provider-factory.ts';
+import { createTokenCounter } from '../../providers/token-counter.ts';
+import type { TurnOutcome } from '../../stream/turn/stream-orchestrator.ts';
+import type { UsageEstimator } from '../../stream/turn/usage-estimator.ts';
+import type { DailyBudget } from '../limits/daily-budget.ts';
+
+export interface AccountingOptions {
+  dailyBudget: DailyBudget;
+  metrics: BotMetrics;
+  logger: Logger;
+}
+
+/** The model's token counter, for model calls the provider reports no usage for. */
+export function usageEstimatorFor(model: ResolvedModel): UsageEstimator {
+  const counter = createTokenCounter(model.info);
+  return {
+    input: (request) => counter.countRequest(request),
+    output: (message) => counter.countMessages([message]),
+  };
+}
+
+/**
+ * After a turn: its tokens count against the scope's daily budget, the metrics move, and the
+ * one info line of the turn is logged (latency, usage, finish reason).
+ */
+export async function accountTurn(
+  options: AccountingOptions,
+  turn: { scopeId: string; outcome: TurnOutcome; model: ResolvedModel },
+): Promise<void> {
+  const { outcome, model } = turn;
+  const { logger } = options;
+  const { metrics } = outcome;
+  await accountUsage(options, turn);
+  options.metrics.turnFinished({
+    provider: model.provider,
+    model: model.modelId,
+    status: outcome.status,
+    timeToFirstTokenMs: metrics.timeToFirstTokenMs,
+    durationMs: metrics.durationMs,
+    inputTokens: metrics.inputTokens,
+    outputTokens: metrics.outputTokens,
+  });
+  logger.info(
+    {
+      turnId: outcome.turnId,
+      provider: model.provider,
+      model: model.modelId,
+      status: outcome.status,
+      messages: outcome.messageIds.length,
+      inputTokens: metrics.inputTokens,
+      outputTokens: metrics.outputTokens,
+      estimatedUsageCalls: metrics.estimatedUsageCalls,
+      timeToFirstTokenMs: metrics.timeToFirstTokenMs,
+      timeToFirstMessageMs: metrics.timeToFirstMessageMs,
+      durationMs: metrics.durationMs,
+      finishReason: metrics.finishReason,
+      tools: metrics.tools.length,
+    },
+    'turn finished',
+  );
+}
+
+/**
+ * The tokens of model calls that are not a turn of their own (a stop acknowledgement, an
+ * attempt retried after a context overflow): they count against the daily budget.
+ */
+export async function accountUsage(
+  options: AccountingOptions,
+  turn: { scopeId: string; outcome: TurnOutcome },
+): Promise<void> {
+  const { inputTokens, outputTokens } = turn.outcome.metrics;
+  await options.dailyBudget
+    .record(turn.scopeId, { inputTokens, outputTokens })
+    .catch((error: unknown) => options.logger.warn({ err: error }, 'could not record token usage'));
+}
