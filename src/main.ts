@@ -1,66 +1,95 @@
 /**
- * The composition root: the only place that reads the configuration, builds the logger,
- * database, providers, tools and the Discord client, wires them together and shuts them down.
+ * The composition root: the one place that reads the configuration and builds the process —
+ * logger, database, providers, Discord client, tools and the bot — wires them together and
+ * registers how each is shut down (app/lifecycle/shutdown.ts says what SIGTERM does).
  *
  * Only the configuration, the logger and small process helpers are imported up front: the
  * configuration is checked before the SDKs (discord.js, the vendors' clients, the database
- * drivers, MCP) load, which takes seconds. Each start-up phase imports what it wires and is
- * logged with its duration; the longer phases live in src/startup/, which take the config and
- * logger as parameters and read no environment themselves.
+ * drivers, MCP) load, which takes seconds. Each start-up phase imports what it builds and is
+ * logged with its duration (app/lifecycle/*-phase.ts).
  */
 import { randomUUID } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { loadConfig, processEnvironment, secretValues, type Config } from './app/config/config.ts';
-import { processShards, shardBindings } from './app/config/sharding-config.ts';
-import { systemClock } from './core/clock.ts';
-import { ConfigError } from './core/errors.ts';
-import { LogOutput } from './app/logging/log-output.ts';
-import { prettyLogs } from './app/logging/log-privacy.ts';
-import { GatewayHealth } from './metrics/gateway-health.ts';
-import { ProcessExit } from './app/lifecycle/process-exit.ts';
-import { installProcessFaultHandlers } from './app/lifecycle/process-faults.ts';
 import { providerKeyWarning } from './app/config/provider-key-warning.ts';
-import type { ModelCatalogOverrides } from './providers/model-catalog.ts';
-import { loadModelCatalogOverrides } from './providers/model-catalog-file.ts';
-import { describeStartupFailure } from './app/lifecycle/startup-failure.ts';
-import { StartupPhases } from './app/lifecycle/startup-phases.ts';
+import { processShards, shardBindings } from './app/config/sharding-config.ts';
 import { resealInBackground, scheduleMaintenance } from './app/lifecycle/background-work.ts';
-import type { CleanupSteps } from './app/lifecycle/cleanup-steps.ts';
 import { migrationsPhase, openDatabasePhase } from './app/lifecycle/database-phase.ts';
 import { createDiscordPhase } from './app/lifecycle/discord-phase.ts';
+import { ProcessExit } from './app/lifecycle/process-exit.ts';
+import { installProcessFaultHandlers } from './app/lifecycle/process-faults.ts';
 import { createProviders } from './app/lifecycle/providers-phase.ts';
-import { installShutdown } from './app/lifecycle/shutdown-signals.ts';
+import { installShutdown, ShutdownSteps } from './app/lifecycle/shutdown.ts';
+import { describeStartupFailure } from './app/lifecycle/startup-failure.ts';
+import { StartupPhases } from './app/lifecycle/startup-phases.ts';
+import { LogOutput } from './app/logging/log-output.ts';
+import { prettyLogs } from './app/logging/log-privacy.ts';
+import { systemClock } from './core/clock.ts';
+import { ConfigError } from './core/errors.ts';
+import type { Logger } from './core/logger.ts';
+import type { ProcessShards } from './core/process-shards.ts';
+import type { DatabaseHandle } from './db/database.ts';
+import { GatewayHealth } from './metrics/gateway-health.ts';
+import type { PrometheusMetrics } from './metrics/prometheus-metrics.ts';
+import type { ModelCatalogOverrides } from './providers/model-catalog.ts';
+import { loadModelCatalogOverrides } from './providers/model-catalog-file.ts';
 import { loadMcpConfig, mcpSecretValues, type McpServerConfig } from './tools/mcp/mcp-config.ts';
 
+/** The operator's configuration and files, read and checked before anything starts. */
 interface Setup {
   config: Config;
   mcpServers: McpServerConfig[];
   catalogOverrides: ModelCatalogOverrides;
 }
 
+/** The discord.js client, as the discord-client phase builds it (only src/bot imports discord.js). */
+type DiscordClient = Awaited<ReturnType<typeof createDiscordPhase>>['client'];
+
+/** What every step of a start shares. */
+interface App {
+  setup: Setup;
+  config: Config;
+  logger: Logger;
+  exit: ProcessExit;
+  shutdown: ShutdownSteps;
+  instanceId: string;
+}
+
 async function main(): Promise<void> {
   // The process's start, so the config phase includes loading the modules it needs.
   const startedAt = Math.round(performance.timeOrigin);
-  const { config, mcpServers, catalogOverrides } = readSetupOrExit();
+  const setup = readSetupOrExit();
+  const app = await startApp(setup);
+  if (setup.config.sharding.role === 'manager') {
+    await runShardManager(app);
+    return;
+  }
+  try {
+    await runBot(app, startedAt);
+  } catch (error) {
+    const failure = describeStartupFailure(error, setup.config);
+    if (!failure.showStack) app.logger.debug({ err: error }, 'start-up failure details');
+    app.exit.fail(failure.message, failure.showStack ? { err: error } : {});
+  }
+}
+
+/** The logger, the one way a failing process ends, and the handlers of process faults. */
+async function startApp(setup: Setup): Promise<App> {
+  const { config } = setup;
   const output = new LogOutput(process.stdout);
   const { createLogger } = await import('./app/logging/logger.ts');
   const logger = createLogger({
     level: config.logLevel,
-    secrets: [...secretValues(config), ...mcpSecretValues(mcpServers)],
+    secrets: [...secretValues(config), ...mcpSecretValues(setup.mcpServers)],
     pretty: prettyLogs(config.logFormat, process.stdout.isTTY === true),
     destination: output,
     bindings: shardBindings(config.sharding),
   });
-  const instanceId = randomUUID();
-  const cleanup: CleanupSteps = [];
-  const closeAll = async (): Promise<void> => {
-    for (const close of cleanup.reverse()) await close().catch(() => undefined);
-    cleanup.length = 0;
-  };
+  const shutdown = new ShutdownSteps(logger);
   const exit = new ProcessExit({
     logger,
     clock: systemClock,
-    cleanup: closeAll,
+    cleanup: () => shutdown.run(),
     exit: (code) => process.exit(code),
   });
   installProcessFaultHandlers({
@@ -70,131 +99,167 @@ async function main(): Promise<void> {
     exit,
     tellOperator: (line) => writeQuietly(process.stderr, line),
   });
-  if (config.sharding.role === 'manager') {
-    const { runShardManager } = await import('./app/lifecycle/shard-manager.ts');
-    const manager = await runShardManager({
-      config,
-      logger,
-      exit,
-      entrypoint: fileURLToPath(import.meta.url),
-      execArgv: process.execArgv,
-    });
-    if (manager !== undefined)
-      installShutdown({ logger, shutdown: () => manager.stop(), followParent: false });
-    return;
+  return { setup, config, logger, exit, shutdown, instanceId: randomUUID() };
+}
+
+/** `SHARD_COUNT` set: this process starts and watches the shard processes, and runs no bot. */
+async function runShardManager(app: App): Promise<void> {
+  const { runShardManager } = await import('./app/lifecycle/shard-manager.ts');
+  const manager = await runShardManager({
+    ...app,
+    entrypoint: fileURLToPath(import.meta.url),
+    execArgv: process.execArgv,
+  });
+  if (manager !== undefined) {
+    installShutdown({ logger: app.logger, shutdown: () => manager.stop(), followParent: false });
   }
+}
+
+/**
+ * The bot's process, phase by phase; each phase registers the closing of what it opened, so
+ * shutdown undoes the start in reverse.
+ */
+async function runBot(app: App, startedAt: number): Promise<void> {
+  const { config, logger, shutdown, instanceId } = app;
   const phases = new StartupPhases({ logger, clock: systemClock, startedAt });
   phases.done('config', startedAt);
   const keyWarning = providerKeyWarning(config);
   if (keyWarning !== undefined) logger.warn(keyWarning);
   const shards = processShards(config.sharding);
   const gatewayHealth = new GatewayHealth({ clock: systemClock, shardIds: shards?.shardIds });
-  try {
-    // Before the database, so its queries are timed from the first one.
-    const { PrometheusMetrics } = await import('./metrics/prometheus-metrics.ts');
-    const metrics = new PrometheusMetrics({ constantLabels: shardBindings(config.sharding) });
-    const { database, secretBox, pingDatabase } = await phases.run('database', () =>
-      openDatabasePhase({ config, logger, metrics, cleanup }),
-    );
-    const controlBus = await phases.run('migrations', () =>
-      migrationsPhase({ database, instanceId, logger, cleanup }),
-    );
+  // Before the database, so its queries are timed from the first one.
+  const { PrometheusMetrics } = await import('./metrics/prometheus-metrics.ts');
+  const metrics = new PrometheusMetrics({ constantLabels: shardBindings(config.sharding) });
+  const { database, secretBox, pingDatabase } = await phases.run('database', () =>
+    openDatabasePhase({ config, logger, metrics, shutdown }),
+  );
+  const bus = await phases.run('migrations', () =>
+    migrationsPhase({ database, instanceId, logger, shutdown }),
+  );
+  await resealInBackground({ database, secretBox, config, logger, shutdown });
+  await serveMetrics(app, {
+    metrics,
+    health: async () =>
+      gatewayHealth.healthy() && (await pingDatabase(database.db).then(() => true)),
+    details: () => ({ shards: gatewayHealth.report(), pid: process.pid, instanceId }),
+  });
+  const providers = await phases.run('providers', () =>
+    createProviders({ config, catalogOverrides: app.setup.catalogOverrides, logger }),
+  );
+  const discord = await phases.run('discord-client', () =>
+    createDiscordPhase({ ...app, shards, gatewayHealth, db: database.db }),
+  );
+  const tools = await phases.run('tools', () =>
+    startTools(app, { database, metrics, client: discord.client, shards }),
+  );
+  const { DiscordBot } = await import('./bot/discord-bot.ts');
+  const bot = new DiscordBot({
+    client: discord.client,
+    db: database.db,
+    secretBox,
+    providers,
+    tools: tools.registry,
+    toolCatalog: tools.catalog,
+    commandGuildId: config.devGuildId,
+    clock: systemClock,
+    random: Math.random,
+    logger,
+    metrics,
+    instanceId,
+    ownerIds: config.ownerIds,
+    bus,
+    shutdownGraceMs: config.shutdownGraceMs,
+    isAlive: (other) => database.liveness.isAlive(other),
+    shards,
+    canJudgePeers: () => database.liveness.canJudgePeers(),
+  });
+  bot.attach();
+  await announceWhenReady(app, { client: discord.client, phases, reminders: tools.reminders });
+  scheduleMaintenance({ database, logger, shutdown, afterEach: () => bot.recoverUnanswered() });
+  shutdown.add('discord client', () => discord.client.destroy());
+  shutdown.add('gateway monitor', () => discord.monitor.close());
+  shutdown.add('bot', () => bot.shutdown());
+  installShutdown({ logger, shutdown: () => shutdown.run(), followParent: shards !== undefined });
+  await phases.run('discord-login', () => discord.client.login(config.discordToken));
+}
 
-    await resealInBackground({ database, secretBox, config, logger, cleanup });
-    if (config.metricsPort !== undefined) {
-      const { startMetricsServer } = await import('./metrics/metrics-server.ts');
-      const server = await startMetricsServer({
-        port: config.metricsPort,
-        host: config.metricsHost,
-        logger,
-        metrics,
-        health: async () =>
-          gatewayHealth.healthy() && (await pingDatabase(database.db).then(() => true)),
-        details: () => ({ shards: gatewayHealth.report(), pid: process.pid, instanceId }),
-      });
-      cleanup.push(() => server.close());
-    }
-    const providers = await phases.run('providers', () =>
-      createProviders({ config, catalogOverrides, logger }),
-    );
-    const discord = await phases.run('discord-client', () =>
-      createDiscordPhase({ config, logger, shards, gatewayHealth, exit, db: database.db }),
-    );
-    const { client } = discord;
-    const tools = await phases.run('tools', async () => {
-      const { createTools } = await import('./tools/create-tools.ts');
-      return createTools({
-        db: database.db,
-        clock: systemClock,
-        logger,
-        mcpServers,
-        metrics,
-        discordActions: discord.actions,
-        reminderDelivery: discord.actions,
-        reminderShards: shards,
-      });
-    });
-    cleanup.push(() => tools.close());
-    metrics.observeMcpServers(() =>
-      tools.mcp.states().map((state) => ({ name: state.name, up: state.status === 'ready' })),
-    );
-    const bot = new discord.DiscordBot({
-      client,
-      db: database.db,
-      secretBox,
-      providers,
-      tools: tools.registry,
-      toolCatalog: tools.catalog,
-      commandGuildId: config.devGuildId,
-      clock: systemClock,
-      random: Math.random,
-      logger,
-      metrics,
-      instanceId,
-      ownerIds: config.ownerIds,
-      bus: controlBus,
-      shutdownGraceMs: config.shutdownGraceMs,
-      isAlive: (other) => database.liveness.isAlive(other),
-      shards,
-      canJudgePeers: () => database.liveness.canJudgePeers(),
-    });
-    bot.attach();
-    const background = new AbortController();
-    cleanup.push(() => Promise.resolve(background.abort()));
-    client.once('clientReady', (ready) => {
-      logger.info(
-        {
-          user: ready.user.tag,
-          guilds: ready.guilds.cache.size,
-          instanceId,
-          startupMs: phases.elapsedMs(),
-        },
-        'connected to Discord',
-      );
-      const url = discord.inviteLink(ready.application.id);
-      if (ready.guilds.cache.size === 0) {
-        logger.warn({ url }, 'the bot is in no server yet: open this link to invite it');
-      } else {
-        logger.info({ url }, 'invite link (scopes bot + applications.commands)');
-      }
-      void tools.reminders.run(background.signal);
-    });
-    scheduleMaintenance({
-      database,
-      logger,
-      cleanup,
-      afterEach: () => bot.recoverUnanswered(),
-    });
-    cleanup.push(() => client.destroy());
-    cleanup.push(() => Promise.resolve(discord.monitor.close()));
-    cleanup.push(() => bot.shutdown());
-    installShutdown({ logger, shutdown: closeAll, followParent: shards !== undefined });
-    await phases.run('discord-login', () => client.login(config.discordToken));
-  } catch (error) {
-    const failure = describeStartupFailure(error, config);
-    if (!failure.showStack) logger.debug({ err: error }, 'start-up failure details');
-    exit.fail(failure.message, failure.showStack ? { err: error } : {});
-  }
+/** `/metrics` and `/healthz`, when METRICS_PORT is set. */
+async function serveMetrics(
+  app: App,
+  served: {
+    metrics: PrometheusMetrics;
+    health: () => Promise<boolean>;
+    details: () => Record<string, unknown>;
+  },
+): Promise<void> {
+  const { config, logger } = app;
+  if (config.metricsPort === undefined) return;
+  const { startMetricsServer } = await import('./metrics/metrics-server.ts');
+  const server = await startMetricsServer({
+    port: config.metricsPort,
+    host: config.metricsHost,
+    logger,
+    ...served,
+  });
+  app.shutdown.add('metrics server', () => server.close());
+}
+
+/** The tool registry: built-in tools, the reminder scheduler and the operator's MCP servers. */
+async function startTools(
+  app: App,
+  parts: {
+    database: DatabaseHandle;
+    metrics: PrometheusMetrics;
+    client: DiscordClient;
+    shards: ProcessShards | undefined;
+  },
+) {
+  const { createTools } = await import('./tools/create-tools.ts');
+  const { DiscordToolActions } = await import('./bot/client/discord-tool-actions.ts');
+  const actions = new DiscordToolActions(parts.client);
+  const tools = await createTools({
+    db: parts.database.db,
+    clock: systemClock,
+    logger: app.logger,
+    mcpServers: app.setup.mcpServers,
+    metrics: parts.metrics,
+    discordActions: actions,
+    reminderDelivery: actions,
+    reminderShards: parts.shards,
+  });
+  app.shutdown.add('tools', () => tools.close());
+  parts.metrics.observeMcpServers(() =>
+    tools.mcp.states().map((state) => ({ name: state.name, up: state.status === 'ready' })),
+  );
+  return tools;
+}
+
+/**
+ * Once connected: the "ready" line (with the invite link, a warning when the bot is in no
+ * server yet) and the reminder scheduler, which delivers through the client.
+ */
+async function announceWhenReady(
+  app: App,
+  parts: {
+    client: DiscordClient;
+    phases: StartupPhases;
+    reminders: { run(signal: AbortSignal): Promise<void> };
+  },
+): Promise<void> {
+  const { logger, instanceId } = app;
+  const { inviteLink } = await import('./bot/client/invite-link.ts');
+  const background = new AbortController();
+  app.shutdown.add('reminders', () => background.abort());
+  parts.client.once('clientReady', (ready) => {
+    const startupMs = parts.phases.elapsedMs();
+    const guilds = ready.guilds.cache.size;
+    logger.info({ user: ready.user.tag, guilds, instanceId, startupMs }, 'connected to Discord');
+    const url = inviteLink(ready.application.id);
+    if (guilds === 0)
+      logger.warn({ url }, 'the bot is in no server yet: open this link to invite it');
+    else logger.info({ url }, 'invite link (scopes bot + applications.commands)');
+    void parts.reminders.run(background.signal);
+  });
 }
 
 /** Configuration and the operator's files, or one line per problem and exit 1. */
@@ -214,7 +279,9 @@ function readSetupOrExit(): Setup {
     };
   } catch (error) {
     if (!(error instanceof ConfigError)) throw error;
-    for (const problem of error.problems) process.stderr.write(`Configuration error: ${problem}\n`);
+    for (const problem of error.problems) {
+      process.stderr.write(`Configuration error: ${problem}\n`);
+    }
     process.exit(1);
   }
 }

@@ -1,13 +1,18 @@
-import { RESTEvents, type Client, type Interaction } from 'discord.js';
+import { RESTEvents, type Client } from 'discord.js';
 import type { Clock } from '../core/clock.ts';
 import type { Logger } from '../core/logger.ts';
 import type { BotMetrics } from '../core/metrics.ts';
-import type { ChannelHistory } from './context/channel-history.ts';
-import { readBucket, type WriteBudgets } from './delivery/write-budgets.ts';
+import type { Database } from '../db/database.ts';
 import { reportDiscordResponses } from './client/discord-rest-metrics.ts';
 import { guardEvent } from './client/gateway-tolerance.ts';
+import type { CommandRouter } from './commands/command-router.ts';
+import type { ChannelHistory } from './context/channel-history.ts';
+import { readBucket, type WriteBudgets } from './delivery/write-budgets.ts';
 import type { MessageRouter } from './intake/message-router.ts';
+import type { DatabaseStep } from './intake/outage-hold.ts';
+import { handleInteraction } from './interaction-handler.ts';
 import { attachSessionBackfill } from './recovery/session-backfill-wiring.ts';
+import type { CrossProcessStops } from './stops/cross-process-stops.ts';
 
 const MESSAGE_ROUTE = /^\/channels\/(\d+)\/messages(?:\/\d+)?$/;
 
@@ -15,58 +20,69 @@ export interface BotEventWiring {
   client: Client;
   clock: Clock;
   logger: Logger;
-  metrics: BotMetrics;
-  budgets: WriteBudgets;
+  metrics?: BotMetrics | undefined;
+  db: Database;
+  instanceId: string;
+  ownerIds: readonly string[];
+  router: MessageRouter;
   history: ChannelHistory;
-  /** The router once the client is ready; events before it are dropped. */
-  router: () => MessageRouter | undefined;
-  onInteraction(interaction: Interaction): Promise<void>;
+  budgets: WriteBudgets;
+  commandRouter: CommandRouter;
+  crossProcessStops: CrossProcessStops;
+  databaseStep: DatabaseStep;
 }
 
 /**
  * The gateway's message, channel and interaction events to their handlers, and Discord's
  * rate-limit headers (every message response, every 429) to the channels' write budgets.
+ * Attached once the client is ready: every later session is a fresh one to backfill.
  */
 export function attachBotEvents(wiring: BotEventWiring): void {
-  const { client, logger, budgets, router } = wiring;
-  client.on('messageCreate', (message) => router()?.onMessageCreate(message));
+  const { client, logger, router, history } = wiring;
+  client.on('messageCreate', (message) => router.onMessageCreate(message));
   // A payload our handlers cannot read (a compatible server's nulls) costs that event only.
   client.on(
     'messageUpdate',
-    guardEvent('messageUpdate', logger, (old, message) => router()?.onMessageUpdate(old, message)),
+    guardEvent('messageUpdate', logger, (old, message) => router.onMessageUpdate(old, message)),
   );
   client.on(
     'messageDelete',
-    guardEvent('messageDelete', logger, (message) => router()?.onMessageDelete(message)),
+    guardEvent('messageDelete', logger, (message) => router.onMessageDelete(message)),
   );
   client.on(
     'channelDelete',
-    guardEvent('channelDelete', logger, (channel) => wiring.history.forgetChannel(channel.id)),
+    guardEvent('channelDelete', logger, (channel) => history.forgetChannel(channel.id)),
   );
   attachSessionBackfill({
     client,
     clock: wiring.clock,
     logger,
     deliver: (message) => {
-      router()?.onMessageCreate(message);
+      router.onMessageCreate(message);
       return Promise.resolve();
     },
   });
   client.on(
     'interactionCreate',
-    guardEvent('interactionCreate', logger, (interaction) => wiring.onInteraction(interaction)),
+    guardEvent('interactionCreate', logger, (interaction) =>
+      handleInteraction(interaction, { ...wiring, stops: wiring.crossProcessStops }),
+    ),
   );
+  observeRateLimits(client, wiring.budgets);
+  if (wiring.metrics !== undefined) reportDiscordResponses(client, wiring.metrics);
+}
+
+/** Every message response's rate-limit headers, and every 429, teach the channel's budget. */
+function observeRateLimits(client: Client, budgets: WriteBudgets): void {
   client.rest.on(RESTEvents.Response, (request, response) => {
     const channelId = MESSAGE_ROUTE.exec(request.path)?.[1];
     if (channelId === undefined) return;
     const bucket = readBucket(response.headers);
     if (bucket !== undefined) budgets.observe(channelId, bucket);
   });
-  reportDiscordResponses(client, wiring.metrics);
   client.rest.on(RESTEvents.RateLimited, (info) => {
     if (info.route.startsWith('/channels/:id/messages')) {
       budgets.observeRateLimited(info.majorParameter, info.timeToReset);
     }
   });
-  client.on('error', (error) => logger.error({ err: error }, 'Discord client error'));
 }

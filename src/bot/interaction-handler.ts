@@ -2,17 +2,15 @@ import type { Interaction } from 'discord.js';
 import type { Logger } from '../core/logger.ts';
 import type { Database } from '../db/database.ts';
 import type { CommandRouter } from './commands/command-router.ts';
+import type { MessageRouter } from './intake/message-router.ts';
+import type { DatabaseStep } from './intake/outage-hold.ts';
+import { handleRetryButton, isRetryButton } from './intake/retry.ts';
 import type { CrossProcessStops } from './stops/cross-process-stops.ts';
-import type { DatabaseStep, MessageRouter } from './intake/message-router.ts';
-import { handleRetryButton, isRetryButton } from './intake/retry-button.ts';
-import type { SettingsCache } from './settings/settings-cache.ts';
 import { handleStopButton, isStopButton } from './stops/stop-button.ts';
 
 export interface InteractionHandlerOptions {
   commandRouter: CommandRouter;
-  /** Undefined until the client is ready: a Retry before then is ignored. */
-  router: MessageRouter | undefined;
-  settings: SettingsCache;
+  router: MessageRouter;
   db: Database;
   logger: Logger;
   instanceId: string;
@@ -25,7 +23,7 @@ export interface InteractionHandlerOptions {
 
 /**
  * Slash commands and their components go to the command router; a Stop button stops the reply
- * it sits under; a Retry button re-runs a turn.
+ * it sits under; a Retry button re-asks the message it answers.
  */
 export async function handleInteraction(
   interaction: Interaction,
@@ -38,29 +36,18 @@ export async function handleInteraction(
     });
     return;
   }
-  if (interaction.isButton() && isStopButton(interaction)) {
-    await handleStopButton(interaction, {
-      stops: options.stops,
-      logger,
-      ownerIds: options.ownerIds,
-    }).catch((error: unknown) => {
+  if (!interaction.isButton()) return;
+  if (isStopButton(interaction)) {
+    await handleStopButton(interaction, options).catch((error: unknown) => {
       logger.warn({ err: error }, 'stop button failed');
     });
     return;
   }
-  if (router === undefined || !interaction.isButton() || !isRetryButton(interaction)) return;
-  try {
-    await handleRetryButton(interaction, {
-      db: options.db,
-      logger,
-      instanceId: options.instanceId,
-      botUserId: interaction.client.user.id,
-      ownerIds: options.ownerIds,
-      loadSettings: (scopeId) => options.settings.get(scopeId),
-      retry: (trigger, settings) => router.retry(trigger, settings),
-      databaseStep: options.databaseStep,
-    });
-  } catch (error) {
+  if (!isRetryButton(interaction)) return;
+  await handleRetryButton(interaction, {
+    ...options,
+    retry: (original, author) => router.retry(original, author),
+  }).catch((error: unknown) => {
     logger.warn({ err: error }, 'retry button failed');
-  }
+  });
 }

@@ -83,13 +83,26 @@ export interface AssistantTurnStart {
   instanceId?: string;
 }
 
-/** Marks an assistant turn as live; the row exists so a crash leaves evidence (see failAbandonedTurns). */
+/**
+ * Marks an assistant turn as live; the row exists so a crash leaves evidence (see
+ * failAbandonedTurns). A turn keeps one id through all its attempts: starting it again (the
+ * attempt after a context overflow, which sent nothing) makes the same row live again, empty.
+ */
 export async function startAssistantTurn(db: Database, turn: AssistantTurnStart): Promise<void> {
-  await db.insert(conversationTurns).values({
-    ...turn,
-    role: 'assistant',
-    status: 'streaming',
-  });
+  await db
+    .insert(conversationTurns)
+    .values({ ...turn, role: 'assistant', status: 'streaming' })
+    .onConflictDoUpdate({
+      target: conversationTurns.id,
+      set: {
+        status: 'streaming',
+        content: '',
+        discordMessageIds: [],
+        metrics: null,
+        completedAt: null,
+        instanceId: turn.instanceId ?? null,
+      },
+    });
 }
 
 export interface AssistantTurnEnd {

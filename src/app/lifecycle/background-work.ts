@@ -2,7 +2,7 @@ import type { Config } from '../config/config.ts';
 import type { Logger } from '../../core/logger.ts';
 import type { DatabaseHandle } from '../../db/database.ts';
 import type { SecretBox } from '../../security/secret-box.ts';
-import type { CleanupSteps } from './cleanup-steps.ts';
+import type { ShutdownSteps } from './shutdown.ts';
 
 /** Housekeeping: fail turns of processes that died, forget old message claims. */
 const MAINTENANCE_INTERVAL_MS = 60_000;
@@ -15,14 +15,14 @@ const CLAIM_RETENTION_MS = 24 * 60 * 60_000;
 export function scheduleMaintenance(options: {
   database: DatabaseHandle;
   logger: Logger;
-  cleanup: CleanupSteps;
+  shutdown: ShutdownSteps;
   afterEach: () => Promise<void>;
 }): void {
   const maintenance = setInterval(() => {
     void runMaintenance(options.database, options.logger).then(options.afterEach);
   }, MAINTENANCE_INTERVAL_MS);
   maintenance.unref();
-  options.cleanup.push(() => Promise.resolve(clearInterval(maintenance)));
+  options.shutdown.add('maintenance', () => clearInterval(maintenance));
 }
 
 async function runMaintenance(database: DatabaseHandle, logger: Logger): Promise<void> {
@@ -46,12 +46,12 @@ export async function resealInBackground(options: {
   secretBox: SecretBox;
   config: Config;
   logger: Logger;
-  cleanup: CleanupSteps;
+  shutdown: ShutdownSteps;
 }): Promise<void> {
   const { logger } = options;
   const { resealApiKeys } = await import('../../db/api-key-reseal.ts');
   const stop = new AbortController();
-  options.cleanup.push(() => Promise.resolve(stop.abort()));
+  options.shutdown.add('key resealing', () => stop.abort());
   resealApiKeys({
     db: options.database.db,
     box: options.secretBox,

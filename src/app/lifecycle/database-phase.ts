@@ -4,7 +4,7 @@ import type { Logger } from '../../core/logger.ts';
 import type { BotMetrics } from '../../core/metrics.ts';
 import type { Database, DatabaseHandle, DatabaseOptions } from '../../db/database.ts';
 import type { SecretBox } from '../../security/secret-box.ts';
-import type { CleanupSteps } from './cleanup-steps.ts';
+import type { ShutdownSteps } from './shutdown.ts';
 
 export interface OpenedDatabase {
   database: DatabaseHandle;
@@ -17,7 +17,7 @@ export async function openDatabasePhase(options: {
   config: Config;
   logger: Logger;
   metrics: BotMetrics;
-  cleanup: CleanupSteps;
+  shutdown: ShutdownSteps;
 }): Promise<OpenedDatabase> {
   const { config, logger } = options;
   const { openDatabase, pingDatabase } = await import('../../db/database.ts');
@@ -28,7 +28,7 @@ export async function openDatabasePhase(options: {
     config.previousEncryptionKeys,
   );
   const database = await openConfiguredDatabase({ ...options, openDatabase });
-  options.cleanup.push(() => database.close());
+  options.shutdown.add('database', () => database.close());
   await pingDatabase(database.db);
   return { database, secretBox, pingDatabase };
 }
@@ -41,13 +41,13 @@ export async function migrationsPhase(options: {
   database: DatabaseHandle;
   instanceId: string;
   logger: Logger;
-  cleanup: CleanupSteps;
+  shutdown: ShutdownSteps;
 }): Promise<ControlBus> {
   const { database, logger } = options;
   const { failAbandonedTurns } = await import('../../db/turn-recovery.ts');
   await database.migrate();
   const releaseLiveness = await database.liveness.hold(options.instanceId);
-  options.cleanup.push(releaseLiveness);
+  options.shutdown.add('liveness lock', releaseLiveness);
   const abandoned = await failAbandonedTurns(database.db, database.liveness);
   if (abandoned > 0)
     logger.warn({ turns: abandoned }, 'marked turns left streaming by a stopped process as failed');

@@ -10,7 +10,7 @@ import type { ProcessShards } from '../../core/process-shards.ts';
  * The `discord-client` phase: the discord.js client with its REST pacing (this process's share
  * of the global limit, or none behind the shared proxy), the gateway monitor (a fatal close
  * code ends the process) and, for a shard child, IDENTIFY slots shared through the database.
- * Returns the bot's class too, so discord.js loads only here.
+ * discord.js loads here, not before (a configuration error is reported without it).
  */
 export async function createDiscordPhase(options: {
   config: Config;
@@ -25,9 +25,6 @@ export async function createDiscordPhase(options: {
   const { GatewayMonitor } = await import('../../bot/client/gateway-monitor.ts');
   const { GlobalRequestPacer, processRequestsPerSecond } =
     await import('../../bot/rest/global-request-pacer.ts');
-  const { DiscordToolActions } = await import('../../bot/client/discord-tool-actions.ts');
-  const { DiscordBot } = await import('../../bot/discord-bot.ts');
-  const { inviteLink } = await import('../../bot/client/invite-link.ts');
   const { SharedIdentifyThrottler } =
     await import('../../bot/sharding/shared-identify-throttler.ts');
   const { takeIdentifySlot } = await import('../../db/identify-slot-repository.ts');
@@ -69,5 +66,5 @@ export async function createDiscordPhase(options: {
               maxConcurrency,
             }),
   });
-  return { client, monitor, DiscordBot, inviteLink, actions: new DiscordToolActions(client) };
+  return { client, monitor };
 }

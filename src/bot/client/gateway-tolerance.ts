@@ -1,7 +1,6 @@
 import type { Message } from 'discord.js';
 import type { Logger } from '../../core/logger.ts';
-import type { HistoryMessage } from '../context/channel-history.ts';
-import { toHistoryMessage } from '../intake/message-intake.ts';
+import { toHistoryMessage, type HistoryMessage } from './inbound-message.ts';
 
 /**
  * Wraps a gateway event handler so that whatever it throws — at once or later — is logged

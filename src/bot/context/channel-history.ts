@@ -1,18 +1,5 @@
 import { silentLogger, type Logger } from '../../core/logger.ts';
-import type { InboundAttachment } from '../intake/inbound-message.ts';
-
-/** A channel message as context assembly needs it. */
-export interface HistoryMessage {
-  id: string;
-  authorId: string;
-  authorName: string;
-  authorIsBot: boolean;
-  content: string;
-  createdAt: number;
-  attachments: readonly InboundAttachment[];
-  /** The message it replies to, if any (how the bot-loop guard reads its count back). */
-  replyToMessageId?: string | undefined;
-}
+import type { HistoryMessage } from '../client/inbound-message.ts';
 
 export interface ChannelHistoryOptions {
   /** Messages kept per channel. */

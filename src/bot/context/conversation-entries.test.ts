@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { HistoryMessage } from './channel-history.ts';
+import type { HistoryMessage } from '../client/inbound-message.ts';
 import { toConversationEntries } from './conversation-entries.ts';
 
 const BOT = '100';

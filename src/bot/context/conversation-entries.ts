@@ -1,5 +1,5 @@
 import { importanceOf } from '../../core/importance.ts';
-import type { HistoryMessage } from './channel-history.ts';
+import type { HistoryMessage } from '../client/inbound-message.ts';
 
 /** A stored turn (from the database); without `role` it is one of the bot's replies. */
 export interface StoredTurn {

@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { silentLogger, type LogFunction, type Logger } from '../../core/logger.ts';
 import { labelled } from './conversation-entries.ts';
-import type { InboundAttachment } from '../intake/inbound-message.ts';
+import type { InboundAttachment } from '../client/inbound-message.ts';
 import {
   ATTACHMENT_LIMITS,
   attachmentParts,

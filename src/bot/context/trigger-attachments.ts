@@ -1,6 +1,6 @@
 import type { ImagePart, TextPart } from '../../core/chat.ts';
 import type { Logger } from '../../core/logger.ts';
-import type { InboundAttachment } from '../intake/inbound-message.ts';
+import type { InboundAttachment } from '../client/inbound-message.ts';
 
 /** Limits for attachments of the message being answered. */
 export const ATTACHMENT_LIMITS = Object.freeze({

@@ -1,16 +1,18 @@
 import type { ChatRequest, ImagePart, TextPart } from '../../core/chat.ts';
 import type { Logger } from '../../core/logger.ts';
 import type { ScopeSettings } from '../../core/settings.ts';
-import type { ToolContext, ToolExecutor } from '../../core/tool.ts';
+import type { ToolSpec } from '../../core/chat.ts';
 import type { Database } from '../../db/database.ts';
 import {
   contextTurnsSinceReset,
+  type ContextTurn,
   type ContextTurnLimits,
 } from '../../db/context-turn-repository.ts';
 import { turnStartOf } from '../../db/turn-start-repository.ts';
 import type { ResolvedModel } from '../../providers/provider-factory.ts';
 import type { ModelInfo } from '../../providers/model-catalog.ts';
 import { createTokenCounter, type TokenCounter } from '../../providers/token-counter.ts';
+import type { HistoryMessage, InboundMessage } from '../client/inbound-message.ts';
 import { compareSnowflakes, type ChannelHistory } from './channel-history.ts';
 import { assembleContext } from './context-builder.ts';
 import {
@@ -21,7 +23,6 @@ import {
 } from './conversation-entries.ts';
 import { buildReminders, buildSystemPrompt, type PersonaContext } from './persona.ts';
 import { attachmentParts, type Download } from './trigger-attachments.ts';
-import type { Trigger } from '../intake/trigger.ts';
 
 /** Replies are chat-sized; a long code answer still fits. The model's own cap may be lower. */
 const MAX_REPLY_TOKENS = 8_192;
@@ -54,75 +55,41 @@ function counterFor(info: ModelInfo): TokenCounter {
   return counter;
 }
 
-/**
- * Gathers what a turn's request is made of: two reads, sent at once — the stored turns, and the
- * reset marker with the summary and the memories.
- */
-export async function prepareTurn(options: {
+export interface PrepareTurnOptions {
   db: Database;
   history: ChannelHistory;
   settings: ScopeSettings;
   model: ResolvedModel;
-  batch: readonly Trigger[];
+  /** The member messages being answered, in order (one, or a coalesced batch). */
+  messages: readonly InboundMessage[];
   botUserId: string;
   place: PersonaContext['place'];
   now: Date;
   download: Download;
   logger: Logger;
   signal: AbortSignal;
-}): Promise<PreparedTurn> {
-  const last = options.batch.at(-1);
-  if (last === undefined) throw new Error('a turn needs at least one trigger');
-  const channelId = last.message.channelId;
+}
+
+/**
+ * Gathers what a turn's request is made of: two reads, sent at once — the stored turns, and the
+ * reset marker with the summary and the memories — then the history, the new messages (with
+ * their images) and the persona around them.
+ */
+export async function prepareTurn(options: PrepareTurnOptions): Promise<PreparedTurn> {
+  const last = options.messages.at(-1);
+  if (last === undefined) throw new Error('a turn needs at least one message');
+  const { settings, model } = options;
   const [window, { resetAt, summary, memories }, stored] = await Promise.all([
-    options.history.recent(channelId),
+    options.history.recent(last.channelId),
     turnStartOf(options.db, {
-      channelId,
-      scopeId: options.settings.scopeId,
-      authorId: last.message.authorId,
+      channelId: last.channelId,
+      scopeId: settings.scopeId,
+      authorId: last.authorId,
     }),
-    contextTurnsSinceReset(options.db, channelId, STORED_TURNS),
+    contextTurnsSinceReset(options.db, last.channelId, STORED_TURNS),
   ]);
-  const triggerIds = new Set(options.batch.map((trigger) => trigger.message.id));
-  const history = toConversationEntries({
-    botUserId: options.botUserId,
-    // Only what came before the message(s) being answered, which go last.
-    window: window.filter(
-      (message) =>
-        !triggerIds.has(message.id) && compareSnowflakes(message.id, last.message.id) < 0,
-    ),
-    storedTurns: stored
-      // The turns being answered are recorded meanwhile; they go last, not in the history.
-      .filter((turn) => turn.role === 'assistant' || !triggerIds.has(turn.triggerMessageId ?? ''))
-      .map((turn): StoredTurn => ({
-        role: turn.role,
-        content: turn.content,
-        discordMessageIds: turn.discordMessageIds,
-        createdAt: turn.createdAt.getTime(),
-        status: turn.status,
-        authorId: turn.authorId,
-        authorName: turn.authorName,
-        importance: turn.importance,
-        pinned: turn.pinned,
-      })),
-    after: resetAt?.getTime(),
-  });
-  const finalUserParts: Array<TextPart | ImagePart> = [];
-  for (const trigger of options.batch) {
-    finalUserParts.push({ type: 'text', text: labelled(trigger.message) });
-    finalUserParts.push(
-      ...(await attachmentParts({
-        attachments: trigger.message.attachments,
-        vision: options.model.info.vision,
-        download: options.download,
-        logger: options.logger,
-        signal: options.signal,
-      })),
-    );
-  }
-  const { settings } = options;
   return {
-    history,
+    history: historyBefore(options, { window, stored, resetAt }),
     summary,
     system: buildSystemPrompt({
       personaName: settings.personaName,
@@ -135,23 +102,78 @@ export async function prepareTurn(options: {
       personaName: settings.personaName,
       serverMemories: memories.server,
       personalMemories: memories.personal,
-      authorName: last.message.authorName,
+      authorName: last.authorName,
       now: options.now,
       timeZone: settings.timezone,
-      isDM: last.message.isDM,
+      isDM: last.isDM,
     }),
-    finalUserParts,
-    maxOutputTokens: Math.min(options.model.info.maxOutputTokens, MAX_REPLY_TOKENS),
-    temperature: options.model.info.temperature ? settings.temperature : undefined,
+    finalUserParts: await newMessageParts(options),
+    maxOutputTokens: Math.min(model.info.maxOutputTokens, MAX_REPLY_TOKENS),
+    temperature: model.info.temperature ? settings.temperature : undefined,
   };
+}
+
+/**
+ * The conversation before the messages being answered, which go last: the channel's window and
+ * the stored turns since the reset marker (the turns being answered are recorded meanwhile:
+ * they are left out here).
+ */
+function historyBefore(
+  options: PrepareTurnOptions,
+  read: {
+    window: readonly HistoryMessage[];
+    stored: readonly ContextTurn[];
+    resetAt: Date | undefined;
+  },
+): ConversationEntry[] {
+  const answering = new Set(options.messages.map((message) => message.id));
+  const lastId = options.messages.at(-1)?.id ?? '';
+  return toConversationEntries({
+    botUserId: options.botUserId,
+    window: read.window.filter(
+      (message) => !answering.has(message.id) && compareSnowflakes(message.id, lastId) < 0,
+    ),
+    storedTurns: read.stored
+      .filter((turn) => turn.role === 'assistant' || !answering.has(turn.triggerMessageId ?? ''))
+      .map((turn): StoredTurn => ({
+        role: turn.role,
+        content: turn.content,
+        discordMessageIds: turn.discordMessageIds,
+        createdAt: turn.createdAt.getTime(),
+        status: turn.status,
+        authorId: turn.authorId,
+        authorName: turn.authorName,
+        importance: turn.importance,
+        pinned: turn.pinned,
+      })),
+    after: read.resetAt?.getTime(),
+  });
+}
+
+/** The messages being answered, each labelled with its author, with its images when the model sees. */
+async function newMessageParts(options: PrepareTurnOptions): Promise<Array<TextPart | ImagePart>> {
+  const parts: Array<TextPart | ImagePart> = [];
+  for (const message of options.messages) {
+    parts.push({ type: 'text', text: labelled(message) });
+    parts.push(
+      ...(await attachmentParts({
+        attachments: message.attachments,
+        vision: options.model.info.vision,
+        download: options.download,
+        logger: options.logger,
+        signal: options.signal,
+      })),
+    );
+  }
+  return parts;
 }
 
 /** The request for one attempt; `dropOldest` trims history after a context_overflow. */
 export function buildRequest(options: {
   prepared: PreparedTurn;
   model: ResolvedModel;
-  tools: ToolExecutor;
-  toolContext: ToolContext;
+  /** The tools the model may call this turn, listed once: counted here, sent with the request. */
+  toolSpecs: readonly ToolSpec[];
   dropOldest: number;
 }): {
   request: ChatRequest;
@@ -172,7 +194,7 @@ export function buildRequest(options: {
       contextWindow: options.model.info.contextWindow,
       maxOutputTokens: prepared.maxOutputTokens,
       counter,
-      toolTokens: counter.countTools(options.tools.specs(options.toolContext)),
+      toolTokens: counter.countTools(options.toolSpecs),
     },
   });
   return {
@@ -180,7 +202,7 @@ export function buildRequest(options: {
       model: options.model.modelId,
       system: context.system,
       messages: context.messages,
-      tools: [],
+      tools: [...options.toolSpecs],
       maxOutputTokens: prepared.maxOutputTokens,
       ...(prepared.temperature === undefined ? {} : { temperature: prepared.temperature }),
     },

@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { defaultScopeSettings } from '../../core/settings.ts';
 import { botRunFromHistory, recallBotRun } from './bot-run-history.ts';
-import { ChannelHistory, type HistoryMessage } from '../context/channel-history.ts';
-import type { InboundMessage } from './inbound-message.ts';
+import type { HistoryMessage } from '../client/inbound-message.ts';
+import { ChannelHistory } from '../context/channel-history.ts';
+import type { InboundMessage } from '../client/inbound-message.ts';
 import { TriggerDetector } from './trigger-detector.ts';
 
 const BOT = '100000000000000001';

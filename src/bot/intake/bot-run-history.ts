@@ -1,10 +1,6 @@
 import type { ScopeSettings } from '../../core/settings.ts';
-import {
-  compareSnowflakes,
-  type ChannelHistory,
-  type HistoryMessage,
-} from '../context/channel-history.ts';
-import type { InboundMessage } from './inbound-message.ts';
+import type { HistoryMessage, InboundMessage } from '../client/inbound-message.ts';
+import { compareSnowflakes, type ChannelHistory } from '../context/channel-history.ts';
 import type { TriggerDetector } from './trigger-detector.ts';
 
 /**

@@ -1,52 +1,60 @@
-import { PermissionFlagsBits, type Message, type PartialMessage } from 'discord.js';
+import type { Message, PartialMessage } from 'discord.js';
 import type { Clock } from '../../core/clock.ts';
 import type { Logger } from '../../core/logger.ts';
 import { LruMap } from '../../core/lru-map.ts';
 import type { ScopeSettings } from '../../core/settings.ts';
 import { timeOrderedId } from '../../core/time-ordered-id.ts';
-import type { Database } from '../../db/database.ts';
 import { claimMessage } from '../../db/claim-repository.ts';
+import type { Database } from '../../db/database.ts';
 import { ensureScope } from '../../db/scope-settings-repository.ts';
 import type { StopRegistry } from '../../stream/stop/stop-registry.ts';
-import { botAddressForms } from './bot-address-forms.ts';
-import { recallBotRun } from './bot-run-history.ts';
-import type { ChannelHistory } from '../context/channel-history.ts';
-import { ChannelIntake } from './channel-intake.ts';
-import type { ChannelTurnScheduler } from '../turns/channel-turn-scheduler.ts';
-import type { DailyBudget } from '../limits/daily-budget.ts';
-import type { InboundMessage } from './inbound-message.ts';
-import type { MemberNotices } from '../delivery/member-notices.ts';
-import { MemberStops, type MemberStopsOptions } from '../stops/member-stops.ts';
-import { MessageChanges } from './message-changes.ts';
-import type { MemberRateLimiter } from '../limits/member-rate-limiter.ts';
 import {
   isSupportedChannel,
   scopeOf,
   toHistoryMessage,
   toInboundMessage,
-} from './message-intake.ts';
-import type { DatabaseStep } from './outage-hold.ts';
-import { admitRetry, type RetryAdmission } from './retry-admission.ts';
+  type InboundMessage,
+} from '../client/inbound-message.ts';
+import type { ChannelHistory } from '../context/channel-history.ts';
+import type { MemberNotices } from '../delivery/member-notices.ts';
+import { resolveLocale } from '../i18n/locale.ts';
+import type { DailyBudget } from '../limits/daily-budget.ts';
+import type { MemberRateLimiter } from '../limits/member-rate-limiter.ts';
 import type { SettingsCache } from '../settings/settings-cache.ts';
-import type { TriggerDetector } from './trigger-detector.ts';
-import type { Trigger } from './trigger.ts';
+import type { ChannelSettingsCache } from '../settings/channel-settings-cache.ts';
+import { MemberStops, type MemberStopsOptions } from '../stops/member-stops.ts';
+import {
+  placeOf,
+  standingOf,
+  type AcceptedMessage,
+  type MemberStanding,
+  type TurnFacts,
+} from './accepted-message.ts';
+import { botAddressForms } from './bot-address-forms.ts';
+import { recallBotRun } from './bot-run-history.ts';
+import { ChannelIntake } from './channel-intake.ts';
+import { MessageChanges } from './message-changes.ts';
+import type { DatabaseStep } from './outage-hold.ts';
+import { admitRetry, type RetryAdmission } from './retry.ts';
+import type { TriggerDetector, TriggerReason } from './trigger-detector.ts';
+import type { TurnQueue } from './turn-queue.ts';
+import { applyChannelOverrides } from '../../core/channel-settings.ts';
 
 /** Messages of one channel waiting for intake at most (a burst beyond it is refused, and told). */
 const INTAKE_BACKLOG_PER_CHANNEL = 500;
 /** Scopes known to exist, remembered to skip their upsert. */
 const KNOWN_SCOPES = 10_000;
 
-export type { DatabaseStep, RetryAdmission };
-
 export interface MessageRouterOptions {
   db: Database;
   settings: SettingsCache;
+  channelSettings: ChannelSettingsCache;
   history: ChannelHistory;
   detector: TriggerDetector;
   stops: StopRegistry;
   /** Stops heard here for a reply another process streams (several processes, one database). */
-  remoteStops?: MemberStopsOptions['remoteStops'];
-  scheduler: ChannelTurnScheduler<Trigger>;
+  remoteStops?: MemberStopsOptions<AcceptedMessage>['remoteStops'];
+  queue: TurnQueue<AcceptedMessage>;
   rateLimiter: MemberRateLimiter;
   dailyBudget: DailyBudget;
   notices: MemberNotices;
@@ -61,19 +69,32 @@ export interface MessageRouterOptions {
   ownerIds: readonly string[];
 }
 
+/** How a message reached intake: live from the gateway, or taken over after a restart. */
+type Origin = 'live' | 'recovered';
+
+/** A message on its way through intake, with what was decided about it so far. */
+interface Routed {
+  message: Message;
+  inbound: InboundMessage;
+  scope: TurnFacts['scope'];
+  settings: ScopeSettings;
+  origin: Origin;
+}
+
 /**
- * Phase 1 of the message flow (seed 003): channel check, history window, natural stop, trigger,
- * member rate limit and daily budget, the multi-process claim, then the channel's scheduler —
- * in gateway order per channel (ChannelIntake). A message that does not trigger costs no
- * database access (settings are cached). Every message that triggers the bot ends up answered,
- * refused with a reason (rate limit, budget, queue full, storage trouble) or stopped.
+ * Intake, the first stage of a member's message: channel check, history window, natural stop,
+ * trigger, member rate limit and daily budget, the multi-process claim, the turn's facts, then
+ * the channel's queue — in gateway order per channel (ChannelIntake). A message that does not
+ * trigger costs no database access (settings are cached). Every message that triggers the bot
+ * ends up answered, refused with a reason (rate limit, budget, queue full, storage trouble) or
+ * stopped.
  */
 export class MessageRouter {
   private readonly options: MessageRouterOptions;
   private readonly knownScopes = new LruMap<string, true>(KNOWN_SCOPES);
   private readonly intake: ChannelIntake;
   private readonly databaseStep: DatabaseStep;
-  private readonly memberStops: MemberStops;
+  private readonly memberStops: MemberStops<AcceptedMessage>;
   private readonly changes: MessageChanges;
   private accepting = true;
 
@@ -124,33 +145,26 @@ export class MessageRouter {
    */
   recover(message: Message): void {
     const inbound = toInboundMessage(message, this.options.botUserId);
-    this.intake.enqueue(message.channelId, () => this.route(message, inbound, { recovered: true }));
+    this.intake.enqueue(message.channelId, () => this.route(message, inbound, 'recovered'));
   }
 
-  /** A Retry press re-asks a member's message (retry-admission.ts decides whether it runs). */
-  retry(trigger: Trigger, settings: ScopeSettings): Promise<RetryAdmission> {
-    return admitRetry(trigger, settings, {
+  /**
+   * A Retry press re-asks a member's message: the same rate limit and budget as the message had
+   * (retry.ts), the same facts step, then the channel's queue.
+   */
+  async retry(original: Message, author: MemberStanding): Promise<RetryAdmission> {
+    const inbound = toInboundMessage(original, this.options.botUserId);
+    const scope = scopeOf(inbound);
+    const settings = await this.databaseStep(() => this.options.settings.get(scope.id));
+    return admitRetry(inbound, settings, {
       ...this.options,
       databaseStep: this.databaseStep,
-      submit: (admitted) => this.submit(admitted, settings, undefined),
+      submit: async () => {
+        const routed = { message: original, inbound, scope, settings, origin: 'live' as const };
+        const accepted = await this.accept(routed, { reason: 'retry', author });
+        return accepted !== undefined && this.submit(accepted, undefined);
+      },
     });
-  }
-
-  /** Submits a trigger to its channel's scheduler. */
-  submit(trigger: Trigger, settings: ScopeSettings, replyTo: Message | undefined): boolean {
-    const outcome = this.options.scheduler.submit(trigger.message.channelId, trigger, {
-      policy: settings.queuePolicy,
-      depth: settings.queueDepth,
-    });
-    this.options.logger.debug(
-      { messageId: trigger.message.id, channelId: trigger.message.channelId, outcome },
-      'message accepted',
-    );
-    if (outcome !== 'rejected') return true;
-    this.options.settle?.([trigger.message.id]);
-    if (replyTo !== undefined)
-      void this.options.notices.tell(replyTo, 'note.queue_full', {}, settings);
-    return false;
   }
 
   /** What can be decided at once; the rest waits its turn in the channel's intake. */
@@ -166,45 +180,77 @@ export class MessageRouter {
     if (message.author.id === botUserId) return;
     const inbound = toInboundMessage(message, botUserId);
     if (this.stopAhead(message, inbound)) return;
-    const accepted = this.intake.enqueue(message.channelId, () => this.route(message, inbound));
+    const accepted = this.intake.enqueue(message.channelId, () =>
+      this.route(message, inbound, 'live'),
+    );
     if (!accepted && addressedToBot(inbound)) {
       void this.options.notices.tell(message, 'note.queue_full', {}, undefined);
     }
   }
 
-  private async route(
-    message: Message,
-    inbound: InboundMessage,
-    { recovered }: { recovered: boolean } = { recovered: false },
-  ): Promise<void> {
+  /** The steps of intake, in order; any of them may end the message's way here. */
+  private async route(message: Message, inbound: InboundMessage, origin: Origin): Promise<void> {
     const scope = scopeOf(inbound);
-    let settings: ScopeSettings | undefined;
-    let reason: Trigger['reason'] | undefined;
+    let routed: Routed | undefined;
+    let reason: TriggerReason | undefined;
     try {
-      settings = await this.databaseStep(() => this.options.settings.get(scope.id));
-      const isModerator = this.isModerator(message);
-      const addressForms = botAddressForms(message, settings.triggerWords);
-      if (await this.memberStops.stopOrWithdraw({ inbound, addressForms, isModerator })) return;
-
-      const { detector } = this.options;
-      await recallBotRun({ ...this.options, inbound, settings });
-      reason = recovered
-        ? detector.detectRecovered(inbound, settings)
-        : detector.detect(inbound, settings);
-      // A recovered message the loop guard refuses is settled: it will not be answered.
-      if (reason === undefined && recovered) this.options.settle?.([message.id]);
+      const settings = await this.databaseStep(() => this.options.settings.get(scope.id));
+      routed = { message, inbound, scope, settings, origin };
+      const author = standingOf(message, this.options.ownerIds);
+      if (await this.stopOrWithdraw(routed, author)) return;
+      reason = await this.detect(routed);
       if (reason === undefined || !this.accepting) return;
-      const limit = {
-        // The message is the key: every process that hears it counts it once.
-        key: message.id,
-        scopeId: scope.id,
-        memberId: inbound.authorId,
-        perMinute: settings.memberTurnsPerMinute,
-        now: this.options.clock.now(),
-      };
-      const verdict = recovered
-        ? { allowed: true as const }
-        : await this.databaseStep(() => this.options.rateLimiter.take(limit));
+      if (!(await this.admit(routed))) return;
+      if (!(await this.claim(routed))) return;
+      const accepted = await this.accept(routed, { reason, author });
+      if (accepted !== undefined) this.submit(accepted, message);
+    } catch (error) {
+      // The database stayed out of reach (or another step failed): say so, never drop silently.
+      this.options.logger.error({ err: error, messageId: message.id }, 'could not take a message');
+      if (reason !== undefined || addressedToBot(inbound)) {
+        await this.options.notices.tell(message, 'note.storage_trouble', {}, routed?.settings);
+      }
+    }
+  }
+
+  /** A member's stop for the reply answering them, or their "never mind" to what still waits. */
+  private stopOrWithdraw(routed: Routed, author: MemberStanding): Promise<boolean> {
+    return this.memberStops.stopOrWithdraw({
+      inbound: routed.inbound,
+      addressForms: botAddressForms(routed.message, routed.settings.triggerWords),
+      isModerator: author.isModerator,
+    });
+  }
+
+  /** Why the bot answers the message, if it does (mention, reply, DM, trigger word, …). */
+  private async detect(routed: Routed): Promise<TriggerReason | undefined> {
+    const { detector } = this.options;
+    const { inbound, settings } = routed;
+    await recallBotRun({ ...this.options, inbound, settings });
+    if (routed.origin === 'live') return detector.detect(inbound, settings);
+    const reason = detector.detectRecovered(inbound, settings);
+    // A recovered message the loop guard refuses is settled: it will not be answered.
+    if (reason === undefined) this.options.settle?.([inbound.id]);
+    return reason;
+  }
+
+  /**
+   * The member's rate and the scope's daily budget. A refusal is told once, by the process that
+   * claims telling it (every process hears the message and reaches the same verdict).
+   */
+  private async admit(routed: Routed): Promise<boolean> {
+    const { message, inbound, scope, settings, origin } = routed;
+    if (origin === 'live') {
+      const verdict = await this.databaseStep(() =>
+        this.options.rateLimiter.take({
+          // The message is the key: every process that hears it counts it once.
+          key: message.id,
+          scopeId: scope.id,
+          memberId: inbound.authorId,
+          perMinute: settings.memberTurnsPerMinute,
+          now: this.options.clock.now(),
+        }),
+      );
       if (!verdict.allowed) {
         const seconds = Math.ceil(verdict.retryAfterMs / 1000);
         if (await this.firstToRefuse(message.id)) {
@@ -215,45 +261,88 @@ export class MessageRouter {
             settings,
           );
         }
-        return;
-      }
-      const budget = settings.dailyTokenBudget;
-      if (await this.databaseStep(() => this.options.dailyBudget.exhausted(scope.id, budget))) {
-        if (recovered) this.options.settle?.([message.id]);
-        if (recovered || (await this.firstToRefuse(message.id))) {
-          await this.options.notices.tell(message, 'note.budget_exhausted', {}, settings);
-        }
-        return;
-      }
-      // One attempt id for every retry of the held step: a claim whose commit's reply was lost
-      // to an outage is still ours when the retry finds it (never dropped as "someone else's").
-      const claim = {
-        key: message.id,
-        instanceId: this.options.instanceId,
-        channelId: message.channelId,
-        attempt: timeOrderedId(),
-      };
-      const claimed =
-        recovered || (await this.databaseStep(() => claimMessage(this.options.db, claim)));
-      if (!claimed) return;
-      if (!this.knownScopes.has(scope.id)) {
-        await this.databaseStep(() => ensureScope(this.options.db, scope.id, scope.kind));
-        this.knownScopes.set(scope.id, true);
-      }
-      const trigger: Trigger = {
-        message: inbound,
-        reason,
-        memberPermissions: message.member?.permissionsIn(message.channelId).bitfield.toString(),
-        isModerator,
-      };
-      this.submit(trigger, settings, message);
-    } catch (error) {
-      // The database stayed out of reach (or another step failed): say so, never drop silently.
-      this.options.logger.error({ err: error, messageId: message.id }, 'could not take a message');
-      if (reason !== undefined || addressedToBot(inbound)) {
-        await this.options.notices.tell(message, 'note.storage_trouble', {}, settings);
+        return false;
       }
     }
+    const budget = settings.dailyTokenBudget;
+    if (!(await this.databaseStep(() => this.options.dailyBudget.exhausted(scope.id, budget)))) {
+      return true;
+    }
+    if (origin === 'recovered') this.options.settle?.([message.id]);
+    if (origin === 'recovered' || (await this.firstToRefuse(message.id))) {
+      await this.options.notices.tell(message, 'note.budget_exhausted', {}, settings);
+    }
+    return false;
+  }
+
+  /**
+   * The claim: one process answers a message, and the claim is the ledger of what is owed. One
+   * attempt id for every retry of the held step: a claim whose commit's reply was lost to an
+   * outage is still ours when the retry finds it (never dropped as "someone else's"). A
+   * recovered message's claim was already taken over.
+   */
+  private async claim(routed: Routed): Promise<boolean> {
+    if (routed.origin === 'recovered') return true;
+    const claim = {
+      key: routed.message.id,
+      instanceId: this.options.instanceId,
+      channelId: routed.message.channelId,
+      attempt: timeOrderedId(),
+    };
+    return this.databaseStep(() => claimMessage(this.options.db, claim));
+  }
+
+  /**
+   * The turn's facts, decided here once: the place it is answered in, the settings in effect
+   * there (the channel's own persona and humanizer merged over the scope's), the locale, the
+   * author's standing, the id its user turn is stored under. Undefined (and the claim settled)
+   * when the bot cannot post in the channel.
+   */
+  private async accept(
+    routed: Routed,
+    decided: { reason: AcceptedMessage['reason']; author: MemberStanding },
+  ): Promise<AcceptedMessage | undefined> {
+    const { message, inbound, scope } = routed;
+    const place = placeOf(message.channel);
+    if (place === undefined) {
+      this.options.logger.info({ channelId: message.channelId }, 'cannot post in this channel');
+      this.options.settle?.([message.id]);
+      return undefined;
+    }
+    if (!this.knownScopes.has(scope.id)) {
+      await this.databaseStep(() => ensureScope(this.options.db, scope.id, scope.kind));
+      this.knownScopes.set(scope.id, true);
+    }
+    const overrides = await this.databaseStep(() =>
+      this.options.channelSettings.get(message.channelId),
+    );
+    const settings = applyChannelOverrides(routed.settings, overrides);
+    const locale = resolveLocale(settings.language, place.guildLocale);
+    return {
+      message: inbound,
+      ...decided,
+      recordId: timeOrderedId(),
+      facts: { scope, place, settings, locale },
+    };
+  }
+
+  /** Hands an accepted message to its channel's queue; a full queue is told (once). */
+  private submit(accepted: AcceptedMessage, replyTo: Message | undefined): boolean {
+    const { message, facts } = accepted;
+    const outcome = this.options.queue.submit(message.channelId, accepted, {
+      policy: facts.settings.queuePolicy,
+      depth: facts.settings.queueDepth,
+    });
+    this.options.logger.debug(
+      { messageId: message.id, channelId: message.channelId, outcome },
+      'message accepted',
+    );
+    if (outcome !== 'rejected') return true;
+    this.options.settle?.([message.id]);
+    if (replyTo !== undefined) {
+      void this.options.notices.tell(replyTo, 'note.queue_full', {}, facts.settings);
+    }
+    return false;
   }
 
   /**
@@ -267,7 +356,7 @@ export class MessageRouter {
     return this.memberStops.stopLiveAtOnce({
       inbound,
       addressForms: botAddressForms(message, settings.triggerWords),
-      isModerator: this.isModerator(message),
+      isModerator: standingOf(message, this.options.ownerIds).isModerator,
     });
   }
 
@@ -282,12 +371,6 @@ export class MessageRouter {
         instanceId: this.options.instanceId,
       }),
     );
-  }
-
-  private isModerator(message: Message): boolean {
-    if (this.options.ownerIds.includes(message.author.id)) return true;
-    const permissions = message.member?.permissionsIn(message.channelId);
-    return permissions?.has(PermissionFlagsBits.ManageMessages) ?? false;
   }
 }
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { defaultScopeSettings, type ScopeSettings } from '../../core/settings.ts';
-import type { InboundMessage } from './inbound-message.ts';
+import type { InboundMessage } from '../client/inbound-message.ts';
 import { TriggerDetector } from './trigger-detector.ts';
 
 const BOT = '100000000000000001';

@@ -1,6 +1,6 @@
 import { LruMap } from '../../core/lru-map.ts';
 import type { ScopeSettings } from '../../core/settings.ts';
-import type { InboundMessage } from './inbound-message.ts';
+import type { InboundMessage } from '../client/inbound-message.ts';
 import { ANSWER_BOTS_FLAG, isSwitchOn } from '../settings/reply-switches.ts';
 import { TriggerWordMatcher } from './trigger-words.ts';
 

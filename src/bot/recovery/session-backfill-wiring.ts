@@ -8,9 +8,9 @@ import { SessionBackfill } from './session-backfill.ts';
 const TRACKED_CHANNELS = 5_000;
 
 /**
- * Wires the backfill to the client: every message seen records its channel's last id; every
- * fresh gateway session but the first (READY, not RESUMED — Discord replays nothing then)
- * backfills the recently active channels through `deliver`, the router's normal path.
+ * Wires the backfill to a ready client: every message seen records its channel's last id; every
+ * later fresh gateway session (READY, not RESUMED — Discord replays nothing then) backfills the
+ * recently active channels through `deliver`, the router's normal path.
  */
 export function attachSessionBackfill(options: {
   client: Client;
@@ -32,10 +32,8 @@ export function attachSessionBackfill(options: {
   });
   client.on('messageCreate', (message) => activity.record(message.channelId, message.id));
   client.on('channelDelete', (channel) => activity.forget(channel.id));
-  let sessions = 0;
-  client.on('shardReady', () => {
-    sessions += 1;
-    if (sessions > 1) void backfill.run();
-  });
+  // Attached once the client is ready, after every shard's first session: each READY from here
+  // on is a new session, which Discord replays nothing to.
+  client.on('shardReady', () => void backfill.run());
   return backfill;
 }

@@ -1,11 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { silentLogger } from '../../core/logger.ts';
 import { StopRegistry } from '../../stream/stop/stop-registry.ts';
-import type { ChannelTurnScheduler } from '../turns/channel-turn-scheduler.ts';
+import type { InboundMessage } from '../client/inbound-message.ts';
 import type { CrossProcessMessageDecision } from './cross-process-stops.ts';
-import type { InboundMessage } from '../intake/inbound-message.ts';
-import { MemberStops } from './member-stops.ts';
-import type { Trigger } from '../intake/trigger.ts';
+import { MemberStops, type WaitingMessage, type WaitingMessages } from './member-stops.ts';
 
 const CHANNEL = '100000000000000001';
 
@@ -28,13 +26,13 @@ const inbound: InboundMessage = {
 /** A process with no live turn; the reply streams elsewhere and that process decides `remote`. */
 function memberStops(remote: CrossProcessMessageDecision | undefined) {
   const withdrawals: string[] = [];
-  const scheduler = {
+  const queue: WaitingMessages<WaitingMessage> = {
     waiting: () => 1,
     withdraw: (channelId: string) => {
       withdrawals.push(channelId);
       return [];
     },
-  } as unknown as ChannelTurnScheduler<Trigger>;
+  };
   const stops = new MemberStops({
     stops: new StopRegistry(),
     remoteStops: {
@@ -42,7 +40,7 @@ function memberStops(remote: CrossProcessMessageDecision | undefined) {
       considerElsewhere: () => Promise.resolve(remote),
       stoppedFor: () => false,
     },
-    scheduler,
+    queue,
     logger: silentLogger,
   });
   const heard = { inbound, addressForms: ['@Tomodachi'], isModerator: false };

@@ -1,15 +1,24 @@
 import type { Logger } from '../../core/logger.ts';
 import type { StopCandidate, StopRegistry } from '../../stream/stop/stop-registry.ts';
-import type { ChannelTurnScheduler } from '../turns/channel-turn-scheduler.ts';
+import type { InboundMessage } from '../client/inbound-message.ts';
 import type { CrossProcessStops } from './cross-process-stops.ts';
-import type { InboundMessage } from '../intake/inbound-message.ts';
-import type { Trigger } from '../intake/trigger.ts';
 
-export interface MemberStopsOptions {
+/** A member's message waiting in a channel for its turn, as far as a withdrawal reads it. */
+export interface WaitingMessage {
+  message: Pick<InboundMessage, 'id' | 'authorId'>;
+}
+
+/** The channel queue, as far as a member's "never mind" reaches it. */
+export interface WaitingMessages<T extends WaitingMessage> {
+  waiting(channelId: string): number;
+  withdraw(channelId: string, matches: (waiting: T) => boolean): T[];
+}
+
+export interface MemberStopsOptions<T extends WaitingMessage> {
   stops: StopRegistry;
   /** Stops heard here for a reply another process streams (several processes, one database). */
   remoteStops?: Pick<CrossProcessStops, 'considerElsewhere' | 'shared' | 'stoppedFor'>;
-  scheduler: ChannelTurnScheduler<Trigger>;
+  queue: WaitingMessages<T>;
   /** Releases the claims of withdrawn messages: they will not be answered. */
   settle?(messageIds: readonly string[]): void;
   logger: Logger;
@@ -29,10 +38,10 @@ export interface StopHeard {
  * that streams it; what they asked after it still waits and is answered. A member with no live
  * reply to stop withdraws instead their messages still waiting in the channel ("never mind").
  */
-export class MemberStops {
-  private readonly options: MemberStopsOptions;
+export class MemberStops<T extends WaitingMessage> {
+  private readonly options: MemberStopsOptions<T>;
 
-  constructor(options: MemberStopsOptions) {
+  constructor(options: MemberStopsOptions<T>) {
     this.options = options;
   }
 
@@ -55,13 +64,13 @@ export class MemberStops {
 
   /** In gateway order: true when the message stopped a reply or withdrew waiting messages. */
   async stopOrWithdraw(heard: StopHeard): Promise<boolean> {
-    const { stops, remoteStops, scheduler, logger } = this.options;
+    const { stops, remoteStops, queue, logger } = this.options;
     const { inbound } = heard;
     const channelId = inbound.channelId;
-    const ownWaiting = (trigger: Trigger): boolean => trigger.message.authorId === inbound.authorId;
+    const ownWaiting = (waiting: T): boolean => waiting.message.authorId === inbound.authorId;
     const hasLive = stops.liveTurn(channelId) !== undefined;
     const elsewhere = remoteStops !== undefined && remoteStops.shared;
-    if (!hasLive && !elsewhere && scheduler.waiting(channelId) === 0) return false;
+    if (!hasLive && !elsewhere && queue.waiting(channelId) === 0) return false;
     const candidate = stopCandidate(heard);
     if (!stops.isStop(candidate)) return false;
     // The reply may be streamed by another process on this database: ask it to judge the stop.
@@ -84,9 +93,9 @@ export class MemberStops {
       (!hasLive || remoteStops?.stoppedFor(inbound.id) === true)
     )
       return true;
-    const withdrawn = scheduler.withdraw(channelId, ownWaiting);
+    const withdrawn = queue.withdraw(channelId, ownWaiting);
     if (withdrawn.length > 0) {
-      this.options.settle?.(withdrawn.map((trigger) => trigger.message.id));
+      this.options.settle?.(withdrawn.map((waiting) => waiting.message.id));
       logger.info({ channelId, withdrawn: withdrawn.length }, 'a member withdrew waiting messages');
     }
     return withdrawn.length > 0;

@@ -1,11 +1,9 @@
 import type { ToolAuthor, ToolContext } from '../../core/tool.ts';
-import type { ScopeSettings } from '../../core/settings.ts';
 import type { ResolvedModel } from '../../providers/provider-factory.ts';
-import type { Locale } from '../i18n/locale.ts';
-import type { Trigger } from '../intake/trigger.ts';
+import type { AcceptedMessage } from '../intake/accepted-message.ts';
 
 /** The distinct authors of a batch, in order of their first message. */
-export function batchAuthors(batch: readonly Trigger[]): ToolAuthor[] {
+export function batchAuthors(batch: readonly AcceptedMessage[]): ToolAuthor[] {
   const authors = new Map<string, ToolAuthor>();
   for (const { message } of batch) {
     if (!authors.has(message.authorId)) {
@@ -16,42 +14,40 @@ export function batchAuthors(batch: readonly Trigger[]): ToolAuthor[] {
 }
 
 /** Least privilege: the permission bits EVERY author of the batch holds (undefined in DMs). */
-export function sharedPermissions(batch: readonly Trigger[]): string | undefined {
+export function sharedPermissions(batch: readonly AcceptedMessage[]): string | undefined {
   let shared: bigint | undefined;
-  for (const trigger of batch) {
-    if (trigger.memberPermissions === undefined) return undefined;
-    const bits = BigInt(trigger.memberPermissions);
+  for (const { author } of batch) {
+    if (author.permissions === undefined) return undefined;
+    const bits = BigInt(author.permissions);
     shared = shared === undefined ? bits : shared & bits;
   }
   return shared?.toString();
 }
 
 /**
- * What the tools of a turn for this batch act with: the last message's place and author, every
- * author of the batch, and only the permissions all of them hold. One context per model call.
+ * What the tools of a turn act with: the last message's place and author, every author of the
+ * batch, and only the permissions all of them hold.
  */
 export function batchToolContext(turn: {
-  channelId: string;
-  scopeId: string;
-  batch: readonly Trigger[];
-  last: Trigger;
-  settings: ScopeSettings;
+  id: string;
+  batch: readonly AcceptedMessage[];
+  last: AcceptedMessage;
   model: ResolvedModel;
-  locale: Locale;
-}): (turnId: string) => ToolContext {
-  const { channelId, scopeId, batch, last, settings, model, locale } = turn;
-  return (turnId) => ({
-    scopeId,
+}): ToolContext {
+  const { batch, last, model } = turn;
+  const { scope, settings, locale } = last.facts;
+  return {
+    scopeId: scope.id,
     guildId: last.message.guildId,
-    channelId,
+    channelId: last.message.channelId,
     userId: last.message.authorId,
     authors: batchAuthors(batch),
     messageId: last.message.id,
-    turnId,
+    turnId: turn.id,
     memberPermissions: sharedPermissions(batch),
     locale,
     timeZone: settings.timezone,
     featureFlags: settings.featureFlags,
     providerCapabilities: model.info.vision ? ['images'] : [],
-  });
+  };
 }

@@ -12,7 +12,7 @@ function harness(limits?: { count: number; weight: number }) {
     logger: silentLogger,
     weigh: (trigger) => trigger.length,
     ...(limits === undefined ? {} : { batchLimits: limits }),
-    runTurn: (_channel, batch) =>
+    runTurn: ({ batch }) =>
       new Promise<void>((resolve) => {
         batches.push([...batch]);
         gates.push(resolve);
@@ -104,7 +104,7 @@ describe('ChannelTurnScheduler', () => {
     const scheduler = new ChannelTurnScheduler<string>({
       locks: new ChannelLocks({ clock: new ManualClock(), holdTimeoutMs: 60_000 }),
       logger: silentLogger,
-      runTurn: (_channel, batch) => {
+      runTurn: ({ batch }) => {
         batches.push([...batch]);
         return batch[0] === 'boom' ? Promise.reject(new Error('boom')) : Promise.resolve();
       },

@@ -1,13 +1,20 @@
-import type { QueuePolicy } from '../../core/settings.ts';
 import type { Logger } from '../../core/logger.ts';
+import { timeOrderedId } from '../../core/time-ordered-id.ts';
+import type { ChannelPolicy, SubmitOutcome, TurnQueue } from '../intake/turn-queue.ts';
 import type { ChannelLease, ChannelLocks } from './channel-locks.ts';
 
-export type SubmitOutcome = 'started' | 'coalesced' | 'queued' | 'rejected';
-
-export interface ChannelPolicy {
-  policy: QueuePolicy;
-  /** Queue policy: how many triggers may wait behind the live turn. */
-  depth: number;
+/** A batch leaving the queue: a turn, from here on known by one id everywhere. */
+export interface ScheduledTurn<T> {
+  /**
+   * The turn's one id: the stop registry's live turn, the Stop button, the journal row (all its
+   * attempts), its tool calls and its log lines.
+   */
+  id: string;
+  channelId: string;
+  /** One trigger, or several coalesced. */
+  batch: readonly T[];
+  /** The channel's lock, held while the turn runs. */
+  lease: ChannelLease;
 }
 
 /** How much one coalesced turn may take from the waiting triggers (issue: 129 in one request). */
@@ -25,8 +32,10 @@ export const DEFAULT_BATCH_LIMITS: BatchLimits = { count: 10, weight: 12_000 };
 export interface ChannelTurnSchedulerOptions<T> {
   locks: ChannelLocks;
   logger: Logger;
-  /** Runs one turn for `batch` (one trigger, or several coalesced) while holding the lease. */
-  runTurn(channelId: string, batch: readonly T[], lease: ChannelLease): Promise<void>;
+  /** Runs one turn while it holds its channel's lease. */
+  runTurn(turn: ScheduledTurn<T>): Promise<void>;
+  /** Mints each turn's id (default: time-ordered UUIDs, so a turn sorts after its messages). */
+  newTurnId?: () => string;
   /** The weight of a trigger against `batchLimits.weight` (default 1). */
   weigh?(trigger: T): number;
   batchLimits?: BatchLimits;
@@ -47,7 +56,7 @@ interface ChannelState<T> {
  * strictly one after another under a ChannelLocks lease. Waiting triggers can be withdrawn
  * (a member's "never mind") or taken back whole (shutdown).
  */
-export class ChannelTurnScheduler<T> {
+export class ChannelTurnScheduler<T> implements TurnQueue<T> {
   private readonly channels = new Map<string, ChannelState<T>>();
   private idleWaiters: Array<() => void> = [];
   private readonly options: ChannelTurnSchedulerOptions<T>;
@@ -117,11 +126,12 @@ export class ChannelTurnScheduler<T> {
     let batch: T[] | undefined = first;
     while (batch !== undefined) {
       const lease = await this.options.locks.acquire(channelId);
+      const id = (this.options.newTurnId ?? timeOrderedId)();
       try {
-        await this.options.runTurn(channelId, batch, lease);
+        await this.options.runTurn({ id, channelId, batch, lease });
       } catch (error) {
         this.options.logger.error(
-          { err: error, channelId },
+          { err: error, channelId, turnId: id },
           'turn failed outside its own error handling',
         );
       } finally {

@@ -44,7 +44,6 @@ export async function accountTurn(
   });
   logger.info(
     {
-      turnId: outcome.turnId,
       provider: model.provider,
       model: model.modelId,
       status: outcome.status,

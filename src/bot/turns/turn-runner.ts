@@ -1,39 +1,32 @@
-import { timeOrderedId } from '../../core/time-ordered-id.ts';
-import type { ChatMessage, ChatRequest } from '../../core/chat.ts';
 import type { Clock } from '../../core/clock.ts';
-import { ProviderError } from '../../core/errors.ts';
 import type { Logger } from '../../core/logger.ts';
 import type { BotMetrics } from '../../core/metrics.ts';
-import type { ScopeSettings } from '../../core/settings.ts';
-import type { ToolExecutor } from '../../core/tool.ts';
+import type { ToolContext, ToolExecutor } from '../../core/tool.ts';
 import type { Database } from '../../db/database.ts';
 import { openApiKey } from '../../db/scope-settings-repository.ts';
 import type { ProviderFactory, ResolvedModel } from '../../providers/provider-factory.ts';
 import type { SecretBox } from '../../security/secret-box.ts';
 import type { StopRegistry } from '../../stream/stop/stop-registry.ts';
-import type { StreamOrchestrator, TurnOutcome } from '../../stream/turn/stream-orchestrator.ts';
-import { batchAuthors, batchToolContext } from './batch-context.ts';
-import type { ChannelLease } from './channel-locks.ts';
+import type { StreamOrchestrator } from '../../stream/turn/stream-orchestrator.ts';
 import type { ChannelHistory } from '../context/channel-history.ts';
-import type { DailyBudget } from '../limits/daily-budget.ts';
+import type { Download } from '../context/trigger-attachments.ts';
+import { prepareTurn } from '../context/turn-context.ts';
+import { notConfigured, postFailureNotice } from '../delivery/failure-notice.ts';
 import type { TypingAllowance } from '../delivery/typing-allowance.ts';
 import type { WriteBudgets } from '../delivery/write-budgets.ts';
-import { resolveLocale, type Locale } from '../i18n/locale.ts';
-import { acknowledgeStop } from '../stops/stop-acknowledgement-turn.ts';
-import type { Download } from '../context/trigger-attachments.ts';
-import type { Trigger } from '../intake/trigger.ts';
-import { buildRequest, prepareTurn } from '../context/turn-context.ts';
-import { notConfigured, postFailureNotice } from '../delivery/failure-notice.ts';
+import type { AcceptedMessage, TurnFacts } from '../intake/accepted-message.ts';
+import type { DailyBudget } from '../limits/daily-budget.ts';
+import { timeStop } from '../stops/stop-latency.ts';
+import { batchAuthors, batchToolContext } from './batch-context.ts';
+import type { ScheduledTurn } from './channel-turn-scheduler.ts';
+import { streamWithOverflowRetry, type FinalAttempt } from './overflow-retry.ts';
+import { acknowledgeStop } from './stop-acknowledgement.ts';
 import { accountTurn, accountUsage } from './turn-accounting.ts';
-import type { TurnPlace } from './turn-place.ts';
 import { NO_TOOLS, streamTurn } from './turn-stream.ts';
 import { recordUserTurns } from './user-turn-recording.ts';
-import { completedToolRounds, MAX_OVERFLOW_RETRIES, overflowDrop } from './overflow-retry.ts';
-import { timeStop } from '../stops/stop-latency.ts';
 
-/** Feature flag: let the model's replies ping members (never roles, @everyone or @here). */
-export { ALLOW_USER_MENTIONS_FLAG } from '../settings/reply-switches.ts';
-export type { TurnPlace } from './turn-place.ts';
+/** A batch of accepted messages in one channel, answered as one turn. */
+export type Turn = ScheduledTurn<AcceptedMessage>;
 
 export interface TurnRunnerOptions {
   db: Database;
@@ -53,21 +46,29 @@ export interface TurnRunnerOptions {
   download: Download;
   /** Aborted at shutdown: live turns stop and are recorded. */
   shutdownSignal: AbortSignal;
-  /** The scope's settings as they apply in the channel (its own persona and humanizer win). */
-  loadSettings(scopeId: string, channelId: string): Promise<ScopeSettings>;
   /** The members have seen the outcome of these messages (claims-ledger). */
   settle(messageIds: readonly string[]): void;
-  placeOf(channelId: string): Promise<TurnPlace | undefined>;
   /** Background work after a turn (the rolling summary); must return at once. */
   afterTurn?(turn: { channelId: string; scopeId: string }): void;
 }
 
+/** A turn once it runs: its facts (those of its newest message), its log and its stop signal. */
+interface RunningTurn {
+  id: string;
+  batch: readonly AcceptedMessage[];
+  last: AcceptedMessage;
+  facts: TurnFacts;
+  logger: Logger;
+  /** Aborted by a stop, by the channel lock's hold timeout, or at shutdown. */
+  signal: AbortSignal;
+}
+
 /**
- * Runs one turn for a batch of triggers in a channel (the scheduler holds the channel's lease):
- * resolve the scope's model, assemble the context under its token budget, stream through the
- * orchestrator into a Discord sink, retry a context overflow with less history, show a failure
- * as a short localized message with a Retry button, and after a natural stop run the
- * in-persona acknowledgement.
+ * Runs one turn for a batch of accepted messages in a channel (the scheduler holds the
+ * channel's lease), in steps: register it as stoppable → resolve the scope's model → record the
+ * members' messages → assemble the context and stream the reply (again with less history after
+ * a context overflow) → settle: count its tokens, show a failure as a short localized message
+ * with a Retry button, and after a natural stop run the in-persona acknowledgement.
  */
 export class TurnRunner {
   private readonly options: TurnRunnerOptions;
@@ -76,196 +77,162 @@ export class TurnRunner {
     this.options = options;
   }
 
-  async run(channelId: string, batch: readonly Trigger[], lease: ChannelLease): Promise<void> {
-    const last = batch.at(-1);
-    const place = await this.options.placeOf(channelId);
-    if (last === undefined || place === undefined) return;
-    const scopeId = last.message.guildId ?? last.message.authorId;
-    const settings = await this.options.loadSettings(scopeId, channelId);
-    const locale = resolveLocale(settings.language, place.guildLocale);
-    const logger = this.options.logger.child({ channelId, scopeId, messageId: last.message.id });
+  async run(turn: Turn): Promise<void> {
+    const last = turn.batch.at(-1);
+    if (last === undefined) return;
+    const { facts } = last;
     // Stoppable from here on, by every member the batch answers: a stop or /reset while the
     // context is still being assembled is honoured, not lost.
     const live = this.options.stops.begin({
-      channelId,
-      turnId: timeOrderedId(),
-      requesterIds: batchAuthors(batch).map((author) => author.id),
+      channelId: turn.channelId,
+      turnId: turn.id,
+      requesterIds: batchAuthors(turn.batch).map((author) => author.id),
     });
     const stopTimer = timeStop({ ...this.options, signal: live.signal });
+    const logger = this.options.logger.child({
+      turnId: turn.id,
+      channelId: turn.channelId,
+      scopeId: facts.scope.id,
+      messageId: last.message.id,
+    });
+    const signal = AbortSignal.any([live.signal, turn.lease.signal, this.options.shutdownSignal]);
     try {
-      const turn = { channelId, batch, last, place, scopeId, settings, locale, logger };
-      await this.runLive({ ...turn, liveTurnId: live.turnId }, [
-        live.signal,
-        lease.signal,
-        this.options.shutdownSignal,
-      ]);
+      await this.answer({ id: turn.id, batch: turn.batch, last, facts, logger, signal });
     } finally {
       live.end();
       stopTimer();
       // Answered, refused or stopped: nothing is owed any more. A turn cut short by shutdown
       // stays owed, and the next start tells its members (unanswered-recovery.ts).
       if (!this.options.shutdownSignal.aborted) {
-        this.options.settle(batch.map((trigger) => trigger.message.id));
+        this.options.settle(turn.batch.map((accepted) => accepted.message.id));
       }
     }
   }
 
-  private async runLive(
-    turn: {
-      channelId: string;
-      batch: readonly Trigger[];
-      last: Trigger;
-      place: TurnPlace;
-      scopeId: string;
-      settings: ScopeSettings;
-      locale: Locale;
-      logger: Logger;
-      /** The StopRegistry's id of this turn: the reply's Stop button names it. */
-      liveTurnId: string;
-    },
-    signals: AbortSignal[],
-  ): Promise<void> {
-    const { channelId, batch, last, place, scopeId, settings, locale, logger } = turn;
-    const signal = AbortSignal.any(signals);
+  private async answer(turn: RunningTurn): Promise<void> {
+    const model = await this.resolveModel(turn);
+    if (model === undefined) return;
+    // Recorded while the context is assembled (it reads only the bot's replies); never throws.
+    const recorded = recordUserTurns(this.options.db, turn);
+    const toolContext = batchToolContext({ ...turn, model });
+    const tools = model.info.tools ? this.options.tools : NO_TOOLS;
+    const attempt = await this.streamReply(turn, { model, tools, toolContext, recorded });
+    if (attempt !== undefined) await this.settle(turn, { model, toolContext, attempt });
+  }
 
-    let model: ResolvedModel;
+  /** The scope's provider and model, with its key; a missing or unusable key is told. */
+  private async resolveModel(turn: RunningTurn): Promise<ResolvedModel | undefined> {
+    const { providers, secretBox } = this.options;
+    const { settings } = turn.facts;
     try {
-      model = this.options.providers.resolve({
+      return providers.resolve({
         provider: settings.provider,
         model: settings.model,
         apiKey: openApiKey({
-          box: this.options.secretBox,
+          box: secretBox,
           settings,
           // A key belongs to one vendor: it is opened only for the one the scope resolves to.
-          provider: this.options.providers.target(settings).provider,
+          provider: providers.target(settings).provider,
         }),
       });
     } catch (error) {
-      await postFailureNotice({
-        error: notConfigured(error),
-        replyTo: last.message.id,
-        place,
-        locale,
-        logger,
-      });
-      return;
+      await this.tellFailure(turn, notConfigured(error));
+      return undefined;
     }
-    // Recorded while the context is assembled (it reads only the bot's replies); never throws.
-    const recorded = recordUserTurns(this.options.db, { batch, scopeId, logger });
+  }
 
-    const toolContext = batchToolContext({
-      channelId,
-      scopeId,
-      batch,
-      last,
-      settings,
-      model,
-      locale,
-    });
-    const tools = model.info.tools ? this.options.tools : NO_TOOLS;
-    const accounting = {
-      dailyBudget: this.options.dailyBudget,
-      metrics: this.options.metrics,
-      logger,
-    };
-
-    let outcome: TurnOutcome | undefined;
-    let request: ChatRequest | undefined;
+  /**
+   * Assembles the context and streams the reply. Undefined when the turn ended before a reply
+   * began: stopped meanwhile, or failed (the member was told).
+   */
+  private async streamReply(
+    turn: RunningTurn,
+    step: {
+      model: ResolvedModel;
+      tools: ToolExecutor;
+      toolContext: ToolContext;
+      recorded: Promise<void>;
+    },
+  ): Promise<FinalAttempt | undefined> {
+    const { model, tools, toolContext } = step;
+    const { logger, signal, facts } = turn;
     try {
       const prepared = await prepareTurn({
-        db: this.options.db,
-        history: this.options.history,
-        settings,
+        ...this.options,
+        settings: facts.settings,
         model,
-        batch,
-        botUserId: this.options.botUserId,
-        place: place.persona,
+        messages: turn.batch.map((accepted) => accepted.message),
+        place: facts.place.persona,
         now: new Date(this.options.clock.now()),
-        download: this.options.download,
         logger,
         signal,
       });
-      await recorded;
-      // Tool rounds an overflowed attempt completed: the retry carries their results instead
-      // of letting the model run them again (a reminder set twice, a fact stored twice).
-      let completedRounds: ChatMessage[] = [];
-      let firstIncluded: number | undefined;
-      for (let attempt = 0; attempt <= MAX_OVERFLOW_RETRIES; attempt += 1) {
-        const turnId = timeOrderedId();
-        const built = buildRequest({
-          prepared,
-          model,
-          tools,
-          toolContext: toolContext(turnId),
-          dropOldest: overflowDrop(attempt, firstIncluded),
-        });
-        firstIncluded ??= built.includedHistory;
-        request = {
-          ...built.request,
-          messages: [...built.request.messages, ...completedRounds],
-        };
-        outcome = await streamTurn(this.options, {
-          turnId,
-          model,
-          request,
-          tools,
-          toolContext: toolContext(turnId),
-          settings,
-          place,
-          replyTo: last.message.id,
-          locale,
-          signal,
-          stopTurnId: turn.liveTurnId,
-        });
-        const overflow =
-          outcome.error instanceof ProviderError && outcome.error.kind === 'context_overflow';
-        const retry =
-          overflow &&
-          outcome.messageIds.length === 0 &&
-          built.includedHistory > 0 &&
-          attempt < MAX_OVERFLOW_RETRIES &&
-          !signal.aborted;
-        if (!retry) break;
-        await accountUsage(accounting, { scopeId, outcome });
-        completedRounds = [...completedRounds, ...completedToolRounds(outcome.messages)];
-        logger.info(
-          { attempt, includedHistory: built.includedHistory },
-          'context overflow: retrying with less history',
-        );
-      }
+      await step.recorded;
+      return await streamWithOverflowRetry({
+        prepared,
+        model,
+        toolSpecs: tools.specs(toolContext),
+        signal,
+        logger,
+        stream: (request) =>
+          streamTurn(this.options, {
+            turnId: turn.id,
+            model,
+            request,
+            tools,
+            toolContext,
+            facts,
+            replyTo: turn.last.message.id,
+            signal,
+            stoppable: true,
+            logger,
+          }),
+        countOverflowed: (outcome) =>
+          accountUsage({ ...this.options, logger }, { scopeId: facts.scope.id, outcome }),
+      });
     } catch (error) {
       if (signal.aborted) {
         logger.info({ reason: describeAbort(signal.reason) }, 'stopped before the reply started');
-        return;
+        return undefined;
       }
-      await postFailureNotice({ error, replyTo: last.message.id, place, locale, logger });
-      return;
+      await this.tellFailure(turn, error);
+      return undefined;
     }
-    if (outcome === undefined || request === undefined) return;
-    await accountTurn(accounting, { scopeId, outcome, model });
-    this.options.afterTurn?.({ channelId, scopeId });
-    if (outcome.status === 'failed' && outcome.error !== undefined && !signal.aborted) {
-      await postFailureNotice({
-        error: outcome.error,
-        replyTo: last.message.id,
-        place,
-        locale,
-        logger,
-      });
+  }
+
+  /** After the reply: its tokens and metrics, a failure told, a natural stop acknowledged. */
+  private async settle(
+    turn: RunningTurn,
+    step: { model: ResolvedModel; toolContext: ToolContext; attempt: FinalAttempt },
+  ): Promise<void> {
+    const { outcome, request } = step.attempt;
+    const { facts, logger } = turn;
+    const scopeId = facts.scope.id;
+    await accountTurn({ ...this.options, logger }, { scopeId, outcome, model: step.model });
+    this.options.afterTurn?.({ channelId: facts.place.channelId, scopeId });
+    if (outcome.status === 'failed' && outcome.error !== undefined && !turn.signal.aborted) {
+      await this.tellFailure(turn, outcome.error);
     }
     if (outcome.stop !== undefined && !this.options.shutdownSignal.aborted) {
       await acknowledgeStop(this.options, {
         outcome,
         request,
-        model,
-        settings,
-        place,
-        locale,
-        toolContext,
+        model: step.model,
+        facts,
+        toolContext: step.toolContext,
         logger,
-        scopeId,
       });
     }
+  }
+
+  private tellFailure(turn: RunningTurn, error: unknown): Promise<void> {
+    return postFailureNotice({
+      error,
+      replyTo: turn.last.message.id,
+      place: turn.facts.place,
+      locale: turn.facts.locale,
+      logger: turn.logger,
+    });
   }
 }
 

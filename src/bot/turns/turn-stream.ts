@@ -1,22 +1,19 @@
 import type { ChatRequest } from '../../core/chat.ts';
 import type { Clock } from '../../core/clock.ts';
 import type { Logger } from '../../core/logger.ts';
-import type { ScopeSettings } from '../../core/settings.ts';
 import type { ToolContext, ToolExecutor } from '../../core/tool.ts';
 import type { ResolvedModel } from '../../providers/provider-factory.ts';
+import { DISCORD_MESSAGE_LIMIT } from '../../stream/reply/chunker.ts';
 import type { StreamOrchestrator, TurnOutcome } from '../../stream/turn/stream-orchestrator.ts';
 import { DiscordSink } from '../delivery/discord-sink.ts';
 import { allowedMentionsFor } from '../delivery/message-target.ts';
 import type { TypingAllowance } from '../delivery/typing-allowance.ts';
 import type { WriteBudgets } from '../delivery/write-budgets.ts';
-import type { Locale } from '../i18n/locale.ts';
 import { translate } from '../i18n/messages.ts';
+import type { TurnFacts } from '../intake/accepted-message.ts';
 import { ALLOW_USER_MENTIONS_FLAG, isSwitchOn } from '../settings/reply-switches.ts';
 import { stopButtonId } from '../stops/stop-button-id.ts';
-import type { TurnPlace } from './turn-place.ts';
 import { usageEstimatorFor } from './turn-accounting.ts';
-
-const DISCORD_MESSAGE_LIMIT = 2000;
 
 /** For a model without tool support, and for the stop acknowledgement. */
 export const NO_TOOLS: ToolExecutor = {
@@ -34,18 +31,19 @@ export interface TurnStreamDependencies {
 }
 
 export interface TurnStreamOptions {
+  /** The turn's one id: its journal row, and the Stop button's when it has one. */
   turnId: string;
   model: ResolvedModel;
   request: ChatRequest;
   tools: ToolExecutor;
   toolContext: ToolContext;
-  settings: ScopeSettings;
-  place: TurnPlace;
+  facts: TurnFacts;
+  /** The member message the reply answers. */
   replyTo: string;
-  locale: Locale;
   signal: AbortSignal;
-  /** The live turn a Stop button on the reply stops; none for a reply that cannot be stopped. */
-  stopTurnId?: string;
+  /** Whether the reply carries a Stop button (the stop acknowledgement does not). */
+  stoppable: boolean;
+  logger: Logger;
 }
 
 /** One model call streamed into a Discord sink replying to `replyTo` in the turn's place. */
@@ -53,26 +51,27 @@ export function streamTurn(
   dependencies: TurnStreamDependencies,
   options: TurnStreamOptions,
 ): Promise<TurnOutcome> {
+  const { facts } = options;
   const sink = new DiscordSink({
-    target: options.place.target,
+    target: facts.place.target,
     budgets: dependencies.budgets,
     typing: dependencies.typing,
     clock: dependencies.clock,
-    logger: dependencies.logger,
+    logger: options.logger,
     allowedMentions: allowedMentionsFor({
-      allowUserMentions: isSwitchOn(options.settings, ALLOW_USER_MENTIONS_FLAG),
+      allowUserMentions: isSwitchOn(facts.settings, ALLOW_USER_MENTIONS_FLAG),
     }),
     replyTo: options.replyTo,
     limit: DISCORD_MESSAGE_LIMIT,
-    gapNotice: `-# ${translate(options.locale, 'delivery.gap')}`,
-    ...(options.stopTurnId === undefined
-      ? {}
-      : {
+    gapNotice: `-# ${translate(facts.locale, 'delivery.gap')}`,
+    ...(options.stoppable
+      ? {
           stopButton: {
-            customId: stopButtonId(options.stopTurnId),
-            label: translate(options.locale, 'button.stop'),
+            customId: stopButtonId(options.turnId),
+            label: translate(facts.locale, 'button.stop'),
           },
-        }),
+        }
+      : {}),
   });
   return dependencies.orchestrator.run({
     turnId: options.turnId,
@@ -81,10 +80,10 @@ export function streamTurn(
     tools: options.tools,
     toolContext: options.toolContext,
     sink,
-    humanizerDegree: options.settings.humanizerDegree,
-    deliveryMode: options.settings.deliveryMode,
+    humanizerDegree: facts.settings.humanizerDegree,
+    deliveryMode: facts.settings.deliveryMode,
     signal: options.signal,
     usageEstimator: usageEstimatorFor(options.model),
-    describeTool: (call) => `-# ${translate(options.locale, 'status.tool', { tool: call.name })}`,
+    describeTool: (call) => `-# ${translate(facts.locale, 'status.tool', { tool: call.name })}`,
   });
 }

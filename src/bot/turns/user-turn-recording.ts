@@ -1,26 +1,25 @@
 import type { Logger } from '../../core/logger.ts';
-import { timeOrderedId } from '../../core/time-ordered-id.ts';
 import type { Database } from '../../db/database.ts';
 import { recordUserTurn } from '../../db/turn-repository.ts';
-import type { Trigger } from '../intake/trigger.ts';
+import type { AcceptedMessage } from '../intake/accepted-message.ts';
 
 /**
- * Stores the members' messages of a batch as user turns, in order. Never throws: a turn that
- * could not be stored is logged, and the reply goes on without it.
+ * Stores the members' messages of a batch as user turns, in order, under the ids intake minted.
+ * Never throws: a turn that could not be stored is logged, and the reply goes on without it.
  */
 export async function recordUserTurns(
   db: Database,
-  turn: { batch: readonly Trigger[]; scopeId: string; logger: Logger },
+  turn: { batch: readonly AcceptedMessage[]; logger: Logger },
 ): Promise<void> {
-  for (const trigger of turn.batch) {
+  for (const { message, recordId, facts } of turn.batch) {
     await recordUserTurn(db, {
-      id: timeOrderedId(),
-      scopeId: turn.scopeId,
-      channelId: trigger.message.channelId,
-      authorId: trigger.message.authorId,
-      authorName: trigger.message.authorName,
-      messageId: trigger.message.id,
-      content: trigger.message.content,
+      id: recordId,
+      scopeId: facts.scope.id,
+      channelId: message.channelId,
+      authorId: message.authorId,
+      authorName: message.authorName,
+      messageId: message.id,
+      content: message.content,
     }).catch((error: unknown) =>
       turn.logger.warn({ err: error }, 'could not record the user turn'),
     );

@@ -1,18 +1,16 @@
 import type { ChatRequest } from '../../core/chat.ts';
 import type { Logger } from '../../core/logger.ts';
 import type { BotMetrics } from '../../core/metrics.ts';
-import type { ScopeSettings } from '../../core/settings.ts';
 import { timeOrderedId } from '../../core/time-ordered-id.ts';
 import type { ToolContext } from '../../core/tool.ts';
 import type { ResolvedModel } from '../../providers/provider-factory.ts';
 import { buildStopAcknowledgementRequest } from '../../stream/stop/stop-acknowledgement.ts';
 import type { StopRegistry } from '../../stream/stop/stop-registry.ts';
 import type { TurnOutcome } from '../../stream/turn/stream-orchestrator.ts';
+import type { TurnFacts } from '../intake/accepted-message.ts';
 import type { DailyBudget } from '../limits/daily-budget.ts';
-import type { Locale } from '../i18n/locale.ts';
-import { accountUsage } from '../turns/turn-accounting.ts';
-import type { TurnPlace } from '../turns/turn-place.ts';
-import { NO_TOOLS, streamTurn, type TurnStreamDependencies } from '../turns/turn-stream.ts';
+import { accountUsage } from './turn-accounting.ts';
+import { NO_TOOLS, streamTurn, type TurnStreamDependencies } from './turn-stream.ts';
 
 export interface StopAcknowledgementDependencies extends TurnStreamDependencies {
   stops: StopRegistry;
@@ -25,6 +23,7 @@ export interface StopAcknowledgementDependencies extends TurnStreamDependencies 
 /**
  * After a member stopped a reply: a short in-persona acknowledgement that knows what was
  * interrupted, replying to the stop message, counted in the daily budget like any model call.
+ * It is a turn of its own (its own id and record): it answers the stop message, not the batch.
  */
 export async function acknowledgeStop(
   dependencies: StopAcknowledgementDependencies,
@@ -32,20 +31,18 @@ export async function acknowledgeStop(
     outcome: TurnOutcome;
     request: ChatRequest;
     model: ResolvedModel;
-    settings: ScopeSettings;
-    place: TurnPlace;
-    locale: Locale;
-    toolContext: (turnId: string) => ToolContext;
+    facts: TurnFacts;
+    toolContext: ToolContext;
     logger: Logger;
-    scopeId: string;
   },
 ): Promise<void> {
   const stop = options.outcome.stop;
   if (stop === undefined) return;
   const turnId = timeOrderedId();
+  const logger = options.logger.child({ acknowledgementTurnId: turnId });
   // The acknowledgement answers the member who stopped: they (or a moderator) may stop it too.
   const live = dependencies.stops.begin({
-    channelId: options.toolContext(turnId).channelId,
+    channelId: options.toolContext.channelId,
     turnId,
     requesterIds: [stop.request.authorId],
   });
@@ -58,24 +55,17 @@ export async function acknowledgeStop(
       stop: stop.request,
     }),
     tools: NO_TOOLS,
-    toolContext: { ...options.toolContext(turnId), messageId: stop.request.messageId },
-    settings: options.settings,
-    place: options.place,
+    toolContext: { ...options.toolContext, turnId, messageId: stop.request.messageId },
+    facts: options.facts,
     replyTo: stop.request.messageId,
-    locale: options.locale,
     signal: AbortSignal.any([live.signal, dependencies.shutdownSignal]),
+    stoppable: false,
+    logger,
   }).finally(() => live.end());
   await accountUsage(
-    {
-      dailyBudget: dependencies.dailyBudget,
-      metrics: dependencies.metrics,
-      logger: options.logger,
-    },
-    { scopeId: options.scopeId, outcome: acknowledgement },
+    { dailyBudget: dependencies.dailyBudget, metrics: dependencies.metrics, logger },
+    { scopeId: options.facts.scope.id, outcome: acknowledgement },
   );
   const { inputTokens, outputTokens } = acknowledgement.metrics;
-  options.logger.info(
-    { turnId, status: acknowledgement.status, inputTokens, outputTokens },
-    'acknowledged a stop',
-  );
+  logger.info({ status: acknowledgement.status, inputTokens, outputTokens }, 'acknowledged a stop');
 }

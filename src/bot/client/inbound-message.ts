@@ -1,6 +1,49 @@
 import { ChannelType, type Channel, type Message } from 'discord.js';
-import type { HistoryMessage } from '../context/channel-history.ts';
-import type { InboundAttachment, InboundMessage } from './inbound-message.ts';
+
+/**
+ * A Discord message reduced to what the bot's logic reads, built here at the edge from
+ * discord.js: intake, context and turns never hold a discord.js object.
+ */
+export interface InboundAttachment {
+  id: string;
+  name: string;
+  url: string;
+  contentType: string | undefined;
+  size: number;
+}
+
+export interface InboundMessage {
+  id: string;
+  channelId: string;
+  /** Undefined in DMs. */
+  guildId: string | undefined;
+  authorId: string;
+  authorName: string;
+  authorIsBot: boolean;
+  content: string;
+  createdAt: number;
+  isDM: boolean;
+  /** The message mentions the bot user directly (not via @everyone or a role). */
+  mentionsBot: boolean;
+  /** The message replies to one of the bot's messages. */
+  repliesToBot: boolean;
+  /** The id of the message it replies to, if any. */
+  replyToMessageId: string | undefined;
+  attachments: readonly InboundAttachment[];
+}
+
+/** A channel message as the history window and context assembly keep it. */
+export interface HistoryMessage {
+  id: string;
+  authorId: string;
+  authorName: string;
+  authorIsBot: boolean;
+  content: string;
+  createdAt: number;
+  attachments: readonly InboundAttachment[];
+  /** The message it replies to, if any (how the bot-loop guard reads its count back). */
+  replyToMessageId?: string | undefined;
+}
 
 /** Text channels, announcement channels, public/private/announcement threads (forum posts are threads) and DMs. */
 const SUPPORTED_CHANNEL_TYPES: ReadonlySet<ChannelType> = new Set([

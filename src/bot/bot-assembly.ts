@@ -1,0 +1,274 @@
+import type { Client } from 'discord.js';
+import { LocalControlBus, type ControlBus } from '../core/control-bus.ts';
+import { noMetrics, type BotMetrics } from '../core/metrics.ts';
+import { loadChannelOverrides } from '../db/channel-settings-repository.ts';
+import { claimMessage, settleClaims } from '../db/claim-repository.ts';
+import { takeMemberTurn } from '../db/member-turn-repository.ts';
+import { retryTransient } from '../db/retry-transient.ts';
+import { loadScopeSettings } from '../db/scope-settings-repository.ts';
+import { StopRegistry } from '../stream/stop/stop-registry.ts';
+import { StreamOrchestrator } from '../stream/turn/stream-orchestrator.ts';
+import { historyMessagesOf } from './client/gateway-tolerance.ts';
+import { CommandCooldowns } from './commands/command-cooldowns.ts';
+import { createCommands } from './commands/command-list.ts';
+import { CommandRouter } from './commands/command-router.ts';
+import type { SlashCommand } from './commands/slash-command.ts';
+import { ChannelHistory } from './context/channel-history.ts';
+import {
+  DEFAULT_SUMMARY_CADENCE,
+  RollingSummarizer,
+} from './context/summary/rolling-summarizer.ts';
+import { fetchDownload } from './context/trigger-attachments.ts';
+import { CONTROL_TOPICS } from './control/control-messages.ts';
+import { announcer, followOtherProcesses } from './control/control-subscriptions.ts';
+import { MemberNotices } from './delivery/member-notices.ts';
+import { TypingAllowance } from './delivery/typing-allowance.ts';
+import { WriteBudgets } from './delivery/write-budgets.ts';
+import type { DiscordBotOptions } from './discord-bot-options.ts';
+import type { AcceptedMessage } from './intake/accepted-message.ts';
+import { MessageRouter } from './intake/message-router.ts';
+import { OUTAGE_HOLD_MS, outageHold, type DatabaseStep } from './intake/outage-hold.ts';
+import { TriggerDetector } from './intake/trigger-detector.ts';
+import { DailyBudget } from './limits/daily-budget.ts';
+import { MemberRateLimiter } from './limits/member-rate-limiter.ts';
+import { ChannelSettingsCache } from './settings/channel-settings-cache.ts';
+import { SettingsCache } from './settings/settings-cache.ts';
+import { CrossProcessStops } from './stops/cross-process-stops.ts';
+import { streamingElsewhere } from './stops/streaming-elsewhere.ts';
+import { ChannelLocks } from './turns/channel-locks.ts';
+import { ChannelTurnScheduler } from './turns/channel-turn-scheduler.ts';
+import { DatabaseTurnJournal } from './turns/database-turn-journal.ts';
+import { TurnRunner } from './turns/turn-runner.ts';
+
+/** Messages kept per channel window, and channel windows kept. */
+const HISTORY_PER_CHANNEL = 50;
+const HISTORY_CHANNELS = 5_000;
+/** A cached setting is re-read in the background after this (another process may change it). */
+const SETTINGS_REFRESH_MS = 30_000;
+/** A turn holding its channel longer than this is presumed stuck and its lock handed on. */
+const CHANNEL_HOLD_TIMEOUT_MS = 15 * 60_000;
+
+/** Who the bot is on Discord: known once the client is ready. */
+export interface BotIdentity {
+  id: string;
+  name: string;
+}
+
+/** What the bot's lifetime hands its parts: aborted at shutdown. */
+export interface BotLifetime {
+  /** Aborted when live turns must stop (after the shutdown grace). */
+  shutdown: AbortSignal;
+  /** Aborted when shutdown begins: intake stops waiting out a database outage. */
+  intakeHold: AbortSignal;
+}
+
+/** The bot's parts, wired together. */
+export interface BotParts {
+  router: MessageRouter;
+  scheduler: ChannelTurnScheduler<AcceptedMessage>;
+  history: ChannelHistory;
+  budgets: WriteBudgets;
+  commands: SlashCommand[];
+  commandRouter: CommandRouter;
+  crossProcessStops: CrossProcessStops;
+  settings: SettingsCache;
+  /** Intake's database steps, held through a short outage (a Retry press's claim too). */
+  databaseStep: DatabaseStep;
+  /** Stops following the other processes (the control bus subscriptions). */
+  close(): void;
+}
+
+/** The state every stage shares: caches, budgets, the live turns and the control bus. */
+interface SharedState {
+  bus: ControlBus;
+  metrics: BotMetrics;
+  stops: StopRegistry;
+  crossProcessStops: CrossProcessStops;
+  settings: SettingsCache;
+  channelSettings: ChannelSettingsCache;
+  dailyBudget: DailyBudget;
+  history: ChannelHistory;
+  budgets: WriteBudgets;
+  notices: MemberNotices;
+  databaseStep: DatabaseStep;
+  /** The members have seen what became of these messages: their claims are settled. */
+  settle(messageIds: readonly string[]): void;
+}
+
+/**
+ * The one wiring of the bot, built once the client is ready (the bot's own user is known):
+ * the shared state, then the turn path in the order a message flows — router → scheduler →
+ * runner → orchestrator → delivery — built backwards so each part receives what it calls,
+ * then the slash commands, then the subscriptions to the other processes.
+ */
+export function assembleBot(
+  options: DiscordBotOptions,
+  identity: BotIdentity,
+  lifetime: BotLifetime,
+): BotParts {
+  const state = sharedState(options, lifetime);
+  const { router, scheduler } = turnPath(options, state, { identity, lifetime });
+  const commands = options.commands ?? createCommands();
+  const commandRouter = new CommandRouter({
+    commands,
+    services: { ...options, ...state, tools: options.toolCatalog, stops: state.crossProcessStops },
+    cooldowns: new CommandCooldowns({ clock: options.clock }),
+    claim: (interactionId) =>
+      claimMessage(options.db, {
+        key: `interaction:${interactionId}`,
+        instanceId: options.instanceId,
+      }),
+  });
+  state.crossProcessStops.start();
+  const unfollow = followOtherProcesses({ ...options, ...state });
+  return {
+    router,
+    scheduler,
+    commands,
+    commandRouter,
+    ...state,
+    close: () => {
+      unfollow();
+      state.crossProcessStops.close();
+    },
+  };
+}
+
+function sharedState(options: DiscordBotOptions, lifetime: BotLifetime): SharedState {
+  const { db, clock, logger, instanceId } = options;
+  const bus = options.bus ?? new LocalControlBus();
+  const announce = announcer({ bus, logger });
+  const stops = new StopRegistry();
+  return {
+    bus,
+    metrics: options.metrics ?? noMetrics,
+    stops,
+    crossProcessStops: new CrossProcessStops({
+      stops,
+      bus,
+      clock,
+      logger,
+      instanceId,
+      streamingElsewhere: streamingElsewhere(options),
+    }),
+    settings: new SettingsCache({
+      load: (scopeId) => loadScopeSettings(db, scopeId),
+      clock,
+      logger,
+      refreshAfterMs: SETTINGS_REFRESH_MS,
+      announce: (change) => announce(CONTROL_TOPICS.settings, { origin: instanceId, ...change }),
+    }),
+    channelSettings: new ChannelSettingsCache({
+      load: (channelId) => loadChannelOverrides(db, channelId),
+      clock,
+      logger,
+      refreshAfterMs: SETTINGS_REFRESH_MS,
+      announce: (channelId) =>
+        announce(CONTROL_TOPICS.channelSettings, { origin: instanceId, channelId }),
+    }),
+    dailyBudget: new DailyBudget({
+      db,
+      clock,
+      signal: lifetime.shutdown,
+      announce: (scopeId) => announce(CONTROL_TOPICS.usage, { origin: instanceId, scopeId }),
+    }),
+    history: channelHistory(options),
+    budgets: new WriteBudgets(clock),
+    notices: new MemberNotices({ clock, logger }),
+    databaseStep: outageHold({ clock, logger, signal: lifetime.intakeHold }),
+    settle: settleInBackground(options, lifetime.shutdown),
+  };
+}
+
+/**
+ * The turn path, built from its end: the journal and the orchestrator (which delivers), the
+ * runner that drives them, the scheduler that runs the runner per channel, and the router that
+ * feeds the scheduler.
+ */
+function turnPath(
+  options: DiscordBotOptions,
+  state: SharedState,
+  { identity, lifetime }: { identity: BotIdentity; lifetime: BotLifetime },
+): { router: MessageRouter; scheduler: ChannelTurnScheduler<AcceptedMessage> } {
+  const { db, clock, logger } = options;
+  const orchestrator = new StreamOrchestrator({
+    journal: new DatabaseTurnJournal({
+      ...options,
+      botUserId: identity.id,
+      botName: identity.name,
+      signal: lifetime.shutdown,
+    }),
+    clock,
+    random: options.random,
+    logger,
+    ...(options.streamOptions === undefined ? {} : { options: options.streamOptions }),
+  });
+  const summarizer = new RollingSummarizer({
+    ...options,
+    dailyBudget: state.dailyBudget,
+    loadSettings: (scopeId) => state.settings.get(scopeId),
+    ...DEFAULT_SUMMARY_CADENCE,
+    ...options.summaryCadence,
+    signal: lifetime.shutdown,
+  });
+  const runner = new TurnRunner({
+    ...options,
+    ...state,
+    orchestrator,
+    typing: new TypingAllowance(clock, { onSkipped: () => state.metrics.typingSkipped() }),
+    botUserId: identity.id,
+    download: options.download ?? fetchDownload,
+    shutdownSignal: lifetime.shutdown,
+    afterTurn: (turn) => summarizer.schedule(turn),
+  });
+  const scheduler = new ChannelTurnScheduler<AcceptedMessage>({
+    locks: new ChannelLocks({ clock, holdTimeoutMs: CHANNEL_HOLD_TIMEOUT_MS }),
+    logger,
+    runTurn: (turn) => runner.run(turn),
+    weigh: (accepted) => accepted.message.content.length,
+  });
+  state.metrics.observeTurnLoad(() => scheduler.load());
+  const router = new MessageRouter({
+    ...options,
+    ...state,
+    detector: new TriggerDetector(identity.id),
+    remoteStops: state.crossProcessStops,
+    queue: scheduler,
+    rateLimiter: new MemberRateLimiter((request) => takeMemberTurn(db, request)),
+    botUserId: identity.id,
+  });
+  return { router, scheduler };
+}
+
+/** Each channel's recent messages, filled from Discord once, then fed by the gateway. */
+function channelHistory(options: { client: Client; logger: DiscordBotOptions['logger'] }) {
+  const { client, logger } = options;
+  return new ChannelHistory({
+    perChannel: HISTORY_PER_CHANNEL,
+    maxChannels: HISTORY_CHANNELS,
+    fetchRecent: async (channelId, limit) => {
+      const channel = await client.channels.fetch(channelId);
+      if (channel === null || !channel.isTextBased()) return [];
+      const messages = await channel.messages.fetch({ limit });
+      return historyMessagesOf([...messages.values()], { channelId, logger });
+    },
+    logger,
+  });
+}
+
+/** Claims whose outcome the members have seen; written in the background, best effort. */
+function settleInBackground(
+  options: DiscordBotOptions,
+  shutdown: AbortSignal,
+): (messageIds: readonly string[]) => void {
+  const { db, clock, logger } = options;
+  return (messageIds) => {
+    void retryTransient(() => settleClaims(db, messageIds), {
+      clock,
+      signal: shutdown,
+      maxElapsedMs: OUTAGE_HOLD_MS,
+    }).catch((error: unknown) => {
+      logger.warn({ err: error }, 'could not settle answered messages');
+    });
+  };
+}

@@ -1,0 +1,85 @@
+import { ChannelType, PermissionFlagsBits, type Channel, type Message } from 'discord.js';
+import type { ScopeKind, ScopeSettings } from '../../core/settings.ts';
+import type { InboundMessage } from '../client/inbound-message.ts';
+import type { PersonaContext } from '../context/persona.ts';
+import { DiscordMessageTarget } from '../delivery/discord-message-target.ts';
+import type { MessageTarget } from '../delivery/message-target.ts';
+import type { Locale } from '../i18n/locale.ts';
+import type { TriggerReason } from './trigger-detector.ts';
+
+/** Where a turn is delivered: resolved once, at intake, from the message's own channel. */
+export interface TurnPlace {
+  channelId: string;
+  target: MessageTarget;
+  /** How the system prompt names the place (server and channel, or the DM partner). */
+  persona: PersonaContext['place'];
+  guildLocale: string | undefined;
+}
+
+/**
+ * What a member's message is answered with, decided once at intake and carried to the turn:
+ * nothing below re-reads or re-derives it. The settings are those in effect when the message
+ * was accepted (a /config change reaches the next message, not one already waiting).
+ */
+export interface TurnFacts {
+  /** A guild, or the author in a DM (a DM's settings never reach a guild). */
+  scope: { id: string; kind: ScopeKind };
+  place: TurnPlace;
+  /** The scope's settings with the channel's own persona and humanizer merged over them. */
+  settings: ScopeSettings;
+  locale: Locale;
+}
+
+/** What an author may do where they wrote, read from Discord when the message was accepted. */
+export interface MemberStanding {
+  /** Their permission bits in the channel (decimal string); undefined in DMs. */
+  permissions: string | undefined;
+  /** May stop anyone's turn and manage others' replies (Manage Messages, or a bot owner). */
+  isModerator: boolean;
+}
+
+/** A member's message the bot accepted to answer: claimed, counted, and given its facts. */
+export interface AcceptedMessage {
+  message: InboundMessage;
+  reason: TriggerReason | 'retry';
+  author: MemberStanding;
+  /**
+   * The id its user turn is stored under, minted at acceptance: ids are time-ordered, so the
+   * member's turn always sorts before the reply's (minted later, when its turn starts).
+   */
+  recordId: string;
+  facts: TurnFacts;
+}
+
+/** Where a message of this channel is answered; undefined when the bot cannot post there. */
+export function placeOf(channel: Channel): TurnPlace | undefined {
+  if (!channel.isSendable()) return undefined;
+  const target = new DiscordMessageTarget(channel);
+  if (channel.type === ChannelType.DM) {
+    const userName = channel.recipient?.displayName ?? 'someone';
+    return {
+      channelId: channel.id,
+      target,
+      persona: { kind: 'dm', userName },
+      guildLocale: undefined,
+    };
+  }
+  if (!('guild' in channel)) return undefined;
+  return {
+    channelId: channel.id,
+    target,
+    persona: { kind: 'guild', guildName: channel.guild.name, channelName: channel.name },
+    guildLocale: channel.guild.preferredLocale,
+  };
+}
+
+/** The author's standing in the message's channel: an owner or Manage Messages moderates. */
+export function standingOf(message: Message, ownerIds: readonly string[]): MemberStanding {
+  const permissions = message.member?.permissionsIn(message.channelId);
+  return {
+    permissions: permissions?.bitfield.toString(),
+    isModerator:
+      ownerIds.includes(message.author.id) ||
+      (permissions?.has(PermissionFlagsBits.ManageMessages) ?? false),
+  };
+}
