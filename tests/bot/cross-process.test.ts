@@ -261,6 +261,44 @@ describe.skipIf(SKIPPED !== '')(`two bot processes on one PostgreSQL${SKIPPED}`,
     expect(abortedAfterMs).toBeLessThan(STOP_BOUND_MS);
   });
 
+  it('a Stop press while the streaming process is frozen is "sent, not confirmed", and applied when it wakes', async () => {
+    // The button names the turn by the id its journal row carries: the other process, hearing
+    // no answer, finds that row `streaming` in a live process and says the stop was sent. With
+    // two ids per turn (the button's and the row's) it found nothing and said "nothing to stop".
+    const { discord, world } = harness;
+    const channel = world.channel('stop-frozen');
+    const { gate, trigger, streaming, other } = await heldReply(channel.id, world.bob.id);
+    const finished = turnFinished(streaming, trigger.id);
+    const first = botMessagesIn(discord, channel.id)[0];
+    const stopId = stopButtonOf(first);
+    const pid = streaming.bot.pid;
+    if (pid === undefined) throw new Error('the streaming process has no pid');
+    process.kill(pid, 'SIGSTOP');
+    let answer: APIMessage;
+    try {
+      answer = await discord
+        .pressButton({
+          userId: world.bob.id,
+          messageId: first?.id ?? '',
+          customId: stopId ?? '',
+          sessionId: other.sessionId,
+        })
+        .waitForFollowUp();
+    } finally {
+      process.kill(pid, 'SIGCONT');
+    }
+    expect(answer.content).toContain('Stop sent');
+    expect(((answer.flags ?? 0) & MessageFlags.Ephemeral) !== 0).toBe(true);
+    // Awake again, the streaming process hears the stop it missed and applies it.
+    expect((await finished).json?.['status']).toBe('stopped');
+    gate.release();
+    expect(
+      botMessagesIn(discord, channel.id)
+        .map((message) => message.content)
+        .join('\n'),
+    ).not.toContain('never be sent');
+  });
+
   it('/reset heard by the other process stops the reply still being written', async () => {
     const { discord, world } = harness;
     const channel = world.channel('reset');

@@ -64,6 +64,45 @@ describe.each(testBackends())('conversation turns on $name', (backend) => {
     expect(previous).toMatchObject({ id: userTurn, role: 'user', content: 'hello' });
   });
 
+  it('starts a turn again under its one id: the same row is live and empty again', async () => {
+    // A context overflow that sent nothing is retried with less history as the same turn.
+    const channel = '333456789012345678';
+    const turn = {
+      id: randomUUID(),
+      scopeId: SCOPE,
+      channelId: channel,
+      authorId: '623456789012345678',
+      authorName: 'bot',
+      triggerMessageId: '533456789012345678',
+      instanceId: 'first-attempt',
+    };
+    await startAssistantTurn(database.db, turn);
+    await finishAssistantTurn(database.db, turn.id, {
+      content: 'partial',
+      discordMessageIds: [],
+      status: 'failed',
+      metrics: { inputTokens: 9 },
+    });
+    await startAssistantTurn(database.db, { ...turn, instanceId: 'second-attempt' });
+    const rows = await recentTurns(database.db, channel, { limit: 10 });
+    expect(rows).toHaveLength(1);
+    expect(rows[0]).toMatchObject({
+      id: turn.id,
+      status: 'streaming',
+      content: '',
+      discordMessageIds: [],
+      instanceId: 'second-attempt',
+    });
+    expect(rows[0]?.metrics ?? null).toBeNull();
+    expect(rows[0]?.completedAt ?? null).toBeNull();
+    await finishAssistantTurn(database.db, turn.id, {
+      content: 'whole',
+      discordMessageIds: ['733456789012345678'],
+      status: 'complete',
+      metrics: {},
+    });
+  });
+
   it('marks turns left streaming by a dead process as failed', async () => {
     const orphan = randomUUID();
     await startAssistantTurn(database.db, {
