@@ -45,6 +45,11 @@ export interface HistoryMessage {
   replyToMessageId?: string | undefined;
 }
 
+/** Snowflakes are numeric strings longer than 2^53 allows: compare by length, then text. */
+export function compareSnowflakes(a: string, b: string): number {
+  return a.length - b.length || (a < b ? -1 : a > b ? 1 : 0);
+}
+
 /** Text channels, announcement channels, public/private/announcement threads (forum posts are threads) and DMs. */
 const SUPPORTED_CHANNEL_TYPES: ReadonlySet<ChannelType> = new Set([
   ChannelType.GuildText,

@@ -1,10 +1,10 @@
 import { OAuth2Scopes, PermissionsBitField, type PermissionFlagsBits } from 'discord.js';
-import {
-  ESSENTIAL_PERMISSIONS,
-  USEFUL_PERMISSIONS,
-} from '../commands/diagnostics/doctor-checks.ts';
 
 const AUTHORIZE_URL = 'https://discord.com/oauth2/authorize';
+
+/** Without these the bot cannot take part at all; without the others it is only diminished. */
+export const ESSENTIAL_PERMISSIONS = ['ViewChannel', 'SendMessages', 'ReadMessageHistory'] as const;
+export const USEFUL_PERMISSIONS = ['EmbedLinks', 'AttachFiles', 'AddReactions'] as const;
 
 /**
  * The permissions the bot asks for when invited: exactly what `/doctor` checks (the essential

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { silentLogger, type Logger } from '../../core/logger.ts';
-import type { HistoryMessage } from '../client/inbound-message.ts';
-import { ChannelHistory, compareSnowflakes } from './channel-history.ts';
+import { compareSnowflakes, type HistoryMessage } from '../client/inbound-message.ts';
+import { ChannelHistory } from './channel-history.ts';
 
 function message(id: string, content = `m${id}`): HistoryMessage {
   return {

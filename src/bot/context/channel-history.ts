@@ -1,5 +1,5 @@
 import { silentLogger, type Logger } from '../../core/logger.ts';
-import type { HistoryMessage } from '../client/inbound-message.ts';
+import { compareSnowflakes, type HistoryMessage } from '../client/inbound-message.ts';
 
 export interface ChannelHistoryOptions {
   /** Messages kept per channel. */
@@ -102,9 +102,4 @@ export class ChannelHistory {
     this.windows.set(channelId, window);
     return window;
   }
-}
-
-/** Snowflakes are numeric strings longer than 2^53 allows: compare by length, then text. */
-export function compareSnowflakes(a: string, b: string): number {
-  return a.length - b.length || (a < b ? -1 : a > b ? 1 : 0);
 }

@@ -12,8 +12,12 @@ import { turnStartOf } from '../../db/turn-start-repository.ts';
 import type { ResolvedModel } from '../../providers/provider-factory.ts';
 import type { ModelInfo } from '../../providers/model-catalog.ts';
 import { createTokenCounter, type TokenCounter } from '../../providers/token-counter.ts';
-import type { HistoryMessage, InboundMessage } from '../client/inbound-message.ts';
-import { compareSnowflakes, type ChannelHistory } from './channel-history.ts';
+import {
+  compareSnowflakes,
+  type HistoryMessage,
+  type InboundMessage,
+} from '../client/inbound-message.ts';
+import type { ChannelHistory } from './channel-history.ts';
 import { assembleContext } from './context-builder.ts';
 import {
   labelled,

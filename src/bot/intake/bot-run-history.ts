@@ -1,6 +1,10 @@
 import type { ScopeSettings } from '../../core/settings.ts';
-import type { HistoryMessage, InboundMessage } from '../client/inbound-message.ts';
-import { compareSnowflakes, type ChannelHistory } from '../context/channel-history.ts';
+import {
+  compareSnowflakes,
+  type HistoryMessage,
+  type InboundMessage,
+} from '../client/inbound-message.ts';
+import type { ChannelHistory } from '../context/channel-history.ts';
 import type { TriggerDetector } from './trigger-detector.ts';
 
 /**

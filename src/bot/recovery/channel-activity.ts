@@ -1,5 +1,5 @@
 import type { Clock } from '../../core/clock.ts';
-import { compareSnowflakes } from '../context/channel-history.ts';
+import { compareSnowflakes } from '../client/inbound-message.ts';
 
 /** A channel with recent activity and the newest message id this process saw in it. */
 export interface ActiveChannel {

@@ -1,6 +1,6 @@
 import type { Logger } from '../../core/logger.ts';
 import type { ChannelActivity } from './channel-activity.ts';
-import { compareSnowflakes } from '../context/channel-history.ts';
+import { compareSnowflakes } from '../client/inbound-message.ts';
 
 /** Channels active this recently are backfilled after a fresh gateway session. */
 export const BACKFILL_ACTIVE_WITHIN_MS = 10 * 60_000;

@@ -6,6 +6,7 @@ import type { ProviderCheck } from '../../../providers/provider-factory.ts';
 import type { McpServerState } from '../../../tools/mcp/mcp-server-connection.ts';
 import type { Locale } from '../../i18n/locale.ts';
 import { DISPLAY_NAMES, doctorText as text } from './doctor-texts.ts';
+import { ESSENTIAL_PERMISSIONS, USEFUL_PERMISSIONS } from '../../client/invite-link.ts';
 
 export type CheckStatus = 'ok' | 'warn' | 'fail' | 'info';
 export interface CheckLine {
@@ -34,9 +35,6 @@ export interface DoctorFacts {
 }
 
 const REQUIRED_INTENTS = ['Guilds', 'GuildMessages', 'MessageContent', 'DirectMessages'] as const;
-/** Without these the bot cannot take part at all; without the others it is only diminished. */
-export const ESSENTIAL_PERMISSIONS = ['ViewChannel', 'SendMessages', 'ReadMessageHistory'] as const;
-export const USEFUL_PERMISSIONS = ['EmbedLinks', 'AttachFiles', 'AddReactions'] as const;
 const SLOW_DATABASE_MS = 1_000;
 const PROVIDER_NAMES: Record<ProviderId, string> = {
   openai: 'OpenAI',
