@@ -41,11 +41,31 @@ const EVERYTHING = [
   'security',
 ];
 
+/** What the Discord edge (src/bot) builds on. */
+const BELOW_BOT = ['core', 'stream', 'humanizer', 'providers', 'tools', 'db', 'metrics', 'security'];
+
+/**
+ * The stages of src/bot, each a layer: a message flows client → intake → turns (→ context,
+ * stops, delivery), and no stage reaches back up the flow (intake hands turns its messages
+ * through a port it declares, turns/ implements it). The files at src/bot's root wire them.
+ * @param {Record<string, string[]>} stages stage → the other stages it may import
+ * @returns {Record<string, string[]>}
+ */
+function botStages(stages) {
+  return Object.fromEntries(
+    Object.entries(stages).map(([stage, uses]) => [
+      `bot/${stage}`,
+      [...BELOW_BOT, `bot/${stage}`, ...uses.map((use) => `bot/${use}`)],
+    ]),
+  );
+}
+
 /**
  * Layer → layers it may import (relative imports). A layer is a folder of src/ (or, where a
  * folder has stages of its own, `folder/stage`); an entry allows that layer and its stages.
  * `root` is src/main.ts, `app` is src/app/ (config, logging, the process's lifecycle).
  * Inside src/stream the stages run one way: blocks ← reply ← turn, stop on its own.
+ * @type {Record<string, string[]>}
  */
 const LAYER_DEPENDENCIES = {
   core: ['core'],
@@ -61,13 +81,29 @@ const LAYER_DEPENDENCIES = {
   tools: ['core', 'tools', 'db'],
   metrics: ['core', 'metrics'],
   security: ['core', 'security'],
-  bot: ['core', 'bot', 'stream', 'humanizer', 'providers', 'tools', 'db', 'metrics', 'security'],
+  bot: [...BELOW_BOT, 'bot'],
+  ...botStages({
+    i18n: [],
+    settings: [],
+    limits: [],
+    control: ['limits', 'settings'],
+    rest: [],
+    client: ['rest'],
+    delivery: ['client', 'i18n'],
+    context: ['client', 'limits'],
+    stops: ['client', 'control', 'delivery', 'i18n'],
+    intake: ['client', 'context', 'delivery', 'i18n', 'limits', 'settings', 'stops'],
+    turns: ['client', 'context', 'delivery', 'i18n', 'intake', 'limits', 'settings', 'stops'],
+    recovery: ['client', 'context', 'delivery', 'i18n', 'intake'],
+    commands: ['client', 'context', 'delivery', 'i18n', 'limits', 'settings', 'stops'],
+    sharding: ['client'],
+  }),
   app: EVERYTHING,
   root: EVERYTHING,
 };
 
 /** Folders whose stages are layers of their own. */
-const STAGED = new Set(['stream']);
+const STAGED = new Set(['stream', 'bot']);
 
 const PURE_LAYERS = ['stream', 'humanizer', 'core'];
 

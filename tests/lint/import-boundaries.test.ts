@@ -48,6 +48,14 @@ tester.run('import-boundaries', rule, {
       code: "import { DiscordBot } from '../../bot/discord-bot.ts';",
       filename: file('src/app/lifecycle/discord-phase.ts'),
     },
+    {
+      code: "import type { AcceptedMessage } from '../intake/accepted-message.ts';",
+      filename: file('src/bot/turns/turn-runner.ts'),
+    },
+    {
+      code: "import { TurnRunner } from './turns/turn-runner.ts';",
+      filename: file('src/bot/bot-assembly.ts'),
+    },
   ],
   invalid: [
     {
@@ -106,6 +114,21 @@ tester.run('import-boundaries', rule, {
     {
       code: "import type { Config } from '../../app/config/config.ts';",
       filename: file('src/bot/intake/x.ts'),
+      errors: 1,
+    },
+    {
+      code: "import { TurnRunner } from '../turns/turn-runner.ts';",
+      filename: file('src/bot/intake/message-router.ts'),
+      errors: 1,
+    },
+    {
+      code: "import type { MessageRouter } from '../intake/message-router.ts';",
+      filename: file('src/bot/delivery/discord-sink.ts'),
+      errors: 1,
+    },
+    {
+      code: "import { stopReply } from '../commands/conversation/stop-command.ts';",
+      filename: file('src/bot/stops/stop-button.ts'),
       errors: 1,
     },
     {
