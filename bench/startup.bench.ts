@@ -31,7 +31,7 @@ interface StartOutcome {
   /** Spawn to exit (config error) or to the "connected" line (start). */
   elapsedMs: number;
   /** What the bot itself logged as its start-up time (`startupMs`), when it connected. */
-  reportedMs?: number;
+  reportedMs?: number | undefined;
 }
 
 export async function rows(): Promise<BenchRow[]> {

@@ -178,7 +178,7 @@ export async function failStreamingTurnsOf(
 export async function recentTurns(
   db: Database,
   channelId: string,
-  options: { limit: number; after?: Date; role?: TurnRecord['role'] },
+  options: { limit: number; after?: Date | undefined; role?: TurnRecord['role'] },
 ): Promise<TurnRecord[]> {
   return db
     .select()

@@ -24,7 +24,10 @@ const OVERFLOW_PATTERNS: readonly RegExp[] = [
   /exceeds the available context size/i,
 ];
 
-export function isContextOverflow(options: { code?: string | null; message: string }): boolean {
+export function isContextOverflow(options: {
+  code?: string | null | undefined;
+  message: string;
+}): boolean {
   if (options.code === CONTEXT_OVERFLOW_CODE) return true;
   return OVERFLOW_PATTERNS.some((pattern) => pattern.test(options.message));
 }

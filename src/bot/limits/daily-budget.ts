@@ -69,7 +69,7 @@ export class DailyBudget {
     await retryTransient(() => addDailyUsage(this.options.db, { scopeId, at: now, ...usage }), {
       clock: this.options.clock,
       maxElapsedMs: USAGE_RETRY_MS,
-      ...(this.options.signal === undefined ? {} : { signal: this.options.signal }),
+      signal: this.options.signal,
     });
     const tally = this.tallies.get(scopeId);
     if (tally?.day === utcDay(now)) tally.used += usage.inputTokens + usage.outputTokens;

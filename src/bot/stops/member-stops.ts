@@ -8,7 +8,7 @@ import type { Trigger } from '../intake/trigger.ts';
 export interface MemberStopsOptions {
   stops: StopRegistry;
   /** Stops heard here for a reply another process streams (several processes, one database). */
-  remoteStops?: Pick<CrossProcessStops, 'considerElsewhere' | 'shared' | 'stoppedFor'>;
+  remoteStops?: Pick<CrossProcessStops, 'considerElsewhere' | 'shared' | 'stoppedFor'> | undefined;
   scheduler: ChannelTurnScheduler<Trigger>;
   /** Releases the claims of withdrawn messages: they will not be answered. */
   settle?(messageIds: readonly string[]): void;

@@ -160,7 +160,7 @@ export class StopRegistry {
     channelId: string;
     authorId: string;
     authorIsModerator: boolean;
-    turnId?: string;
+    turnId?: string | undefined;
   }): CommandStopDecision {
     const entry = this.live.get(command.channelId);
     if (entry === undefined) return { stopped: false, reason: 'no-live-turn' };

@@ -22,7 +22,7 @@ export interface StreamOrchestratorDependencies {
   clock: Clock;
   random: RandomSource;
   logger?: Logger;
-  options?: Partial<StreamOptions>;
+  options?: Partial<StreamOptions> | undefined;
 }
 
 /**
