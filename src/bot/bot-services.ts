@@ -4,7 +4,6 @@ import { claimMessage } from '../db/claim-repository.ts';
 import { loadScopeSettings } from '../db/scope-settings-repository.ts';
 import { StopRegistry } from '../stream/stop/stop-registry.ts';
 import { ChannelHistory } from './context/channel-history.ts';
-import { ChannelSettingsCache } from './settings/channel-settings-cache.ts';
 import { CommandCooldowns } from './commands/command-cooldowns.ts';
 import { createCommands } from './commands/command-list.ts';
 import { CommandRouter } from './commands/command-router.ts';
@@ -18,7 +17,12 @@ import { WriteBudgets } from './delivery/write-budgets.ts';
 import type { DiscordBotOptions } from './discord-bot-options.ts';
 import { historyMessagesOf } from './client/gateway-tolerance.ts';
 import { MemberNotices } from './delivery/member-notices.ts';
-import { SettingsCache } from './settings/settings-cache.ts';
+import {
+  channelSettingsCache,
+  scopeSettingsCache,
+  type ChannelSettingsCache,
+  type ScopeSettingsCache,
+} from './settings/settings-cache.ts';
 
 /** Messages kept per channel window, and channel windows kept. */
 const HISTORY_PER_CHANNEL = 50;
@@ -31,7 +35,7 @@ export interface BotServices {
   bus: ControlBus;
   budgets: WriteBudgets;
   crossProcessStops: CrossProcessStops;
-  settings: SettingsCache;
+  settings: ScopeSettingsCache;
   channelSettings: ChannelSettingsCache;
   dailyBudget: DailyBudget;
   history: ChannelHistory;
@@ -65,7 +69,7 @@ export function createBotServices(
       canJudgePeers: () => options.canJudgePeers(),
     }),
   });
-  const settings = new SettingsCache({
+  const settings = scopeSettingsCache({
     load: (scopeId) => loadScopeSettings(db, scopeId),
     clock,
     logger,
@@ -78,7 +82,7 @@ export function createBotServices(
     signal: shutdownSignal,
     announce: (scopeId) => announce(CONTROL_TOPICS.usage, { origin: instanceId, scopeId }),
   });
-  const channelSettings = new ChannelSettingsCache({
+  const channelSettings = channelSettingsCache({
     load: (channelId) => loadChannelOverrides(db, channelId),
     clock,
     logger,

@@ -6,7 +6,6 @@ import { attachBotEvents } from './bot-event-wiring.ts';
 import { createBotServices, type BotServices } from './bot-services.ts';
 import type { ChannelHistory } from './context/channel-history.ts';
 import { ChannelLocks } from './turns/channel-locks.ts';
-import type { ChannelSettingsCache } from './settings/channel-settings-cache.ts';
 import { ChannelTurnScheduler } from './turns/channel-turn-scheduler.ts';
 import { registerCommands } from './commands/command-registration.ts';
 import { registeredDefinitions } from './commands/slash-command.ts';
@@ -16,7 +15,7 @@ import type { DiscordBotOptions } from './discord-bot-options.ts';
 import { handleInteraction } from './interaction-handler.ts';
 import type { DatabaseStep, MessageRouter } from './intake/message-router.ts';
 import { outageHold } from './intake/outage-hold.ts';
-import type { SettingsCache } from './settings/settings-cache.ts';
+import type { ChannelSettingsCache, ScopeSettingsCache } from './settings/settings-cache.ts';
 import { channelOnShards } from './sharding/channel-ownership.ts';
 import type { Trigger } from './intake/trigger.ts';
 import { createTurnPipeline } from './turns/turn-pipeline.ts';
@@ -34,7 +33,7 @@ const CHANNEL_HOLD_TIMEOUT_MS = 15 * 60_000;
  * services are built in bot-services.ts, the turn path once ready in turn-pipeline.ts.
  */
 export class DiscordBot {
-  readonly settings: SettingsCache;
+  readonly settings: ScopeSettingsCache;
   readonly channelSettings: ChannelSettingsCache;
   readonly history: ChannelHistory;
   readonly stops: StopRegistry;

@@ -5,14 +5,14 @@ import type { CommandRouter } from './commands/command-router.ts';
 import type { CrossProcessStops } from './stops/cross-process-stops.ts';
 import type { DatabaseStep, MessageRouter } from './intake/message-router.ts';
 import { handleRetryButton, isRetryButton } from './intake/retry-button.ts';
-import type { SettingsCache } from './settings/settings-cache.ts';
+import type { ScopeSettingsCache } from './settings/settings-cache.ts';
 import { handleStopButton, isStopButton } from './stops/stop-button.ts';
 
 export interface InteractionHandlerOptions {
   commandRouter: CommandRouter;
   /** Undefined until the client is ready: a Retry before then is ignored. */
   router: MessageRouter | undefined;
-  settings: SettingsCache;
+  settings: ScopeSettingsCache;
   db: Database;
   logger: Logger;
   instanceId: string;

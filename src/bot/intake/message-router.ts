@@ -27,7 +27,7 @@ import {
 } from './message-intake.ts';
 import type { DatabaseStep } from './outage-hold.ts';
 import { admitRetry, type RetryAdmission } from './retry-admission.ts';
-import type { SettingsCache } from '../settings/settings-cache.ts';
+import type { ScopeSettingsCache } from '../settings/settings-cache.ts';
 import type { TriggerDetector } from './trigger-detector.ts';
 import type { Trigger } from './trigger.ts';
 
@@ -40,7 +40,7 @@ export type { DatabaseStep, RetryAdmission };
 
 export interface MessageRouterOptions {
   db: Database;
-  settings: SettingsCache;
+  settings: ScopeSettingsCache;
   history: ChannelHistory;
   detector: TriggerDetector;
   stops: StopRegistry;
