@@ -7,7 +7,10 @@
 /** The vendor code OpenAI (and many compatible servers) put on an overflow. */
 export const CONTEXT_OVERFLOW_CODE = 'context_length_exceeded';
 
-/** Seed 004 §7.5, plus the wording Anthropic, Gemini and local servers use. */
+/**
+ * OpenAI's wordings and the generic ones compatible servers use, plus the wording Anthropic,
+ * Gemini and local servers use.
+ */
 const OVERFLOW_PATTERNS: readonly RegExp[] = [
   /context_length/i,
   /maximum context length/i,

@@ -1,5 +1,5 @@
 /**
- * Issue 13: a scope's daily budget holds across processes. Usage is one row per scope and day
+ * A scope's daily budget holds across processes. Usage is one row per scope and day
  * that every process adds to (each turn's tokens added once, by the process that ran it); a
  * process's cached tally is dropped as soon as another announces spending over the bus.
  */
