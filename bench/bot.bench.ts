@@ -1,5 +1,5 @@
 /**
- * The bot end to end (issue 7): the real DiscordBot and discord.js client in this process,
+ * The bot end to end: the real DiscordBot and discord.js client in this process,
  * the loopback Discord and an instant LLM stand-in in a child process (loopback-world.ts), so
  * event-loop lag and RSS below are the bot's alone. The database is the embedded PGlite (the
  * default; in this process, as in production) or PostgreSQL with BENCH_DATABASE_URL.

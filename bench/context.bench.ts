@@ -1,7 +1,8 @@
 /**
- * Issue 14: context assembly (stored turns, pins, important turns, summary, selection under the
- * token budget) for a channel with 100k stored turns — the part of a turn before its first REST
- * write that this issue adds to. Target: p50 ≤ 10 ms (the overhead target of the bot bench).
+ * Context assembly (stored turns, pins, important turns, summary, selection under the token
+ * budget) for a channel with 100k stored turns — the part of a turn before its first REST
+ * write that grows with the stored history. Target: p50 ≤ 10 ms (the overhead target of the
+ * bot bench).
  */
 import { sql } from 'drizzle-orm';
 import { silentLogger } from '../src/core/logger.ts';

@@ -1,5 +1,5 @@
 /**
- * `npm run bench scale` (issue 13): turns per second and event-loop lag with 1, 2 and 4 bot
+ * `npm run bench scale`: turns per second and event-loop lag with 1, 2 and 4 bot
  * processes on one PostgreSQL server (BENCH_DATABASE_URL; a fresh database per configuration,
  * dropped after it), the loopback Discord and an instant LLM stand-in in a child process
  * (loopback-world.ts), REST through `npm run rest-proxy`.

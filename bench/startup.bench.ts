@@ -1,5 +1,5 @@
 /**
- * Start-up as an operator meets it (issue 15), the real `npm start` command line
+ * Start-up as an operator meets it, the real `npm start` command line
  * (`node --import ./scripts/check-runtime.mjs src/main.ts`) in a child process:
  *
  * 1. A configuration error (a bad LOG_LEVEL): from spawn to exit. The configuration is checked
@@ -31,7 +31,7 @@ interface StartOutcome {
   /** Spawn to exit (config error) or to the "connected" line (start). */
   elapsedMs: number;
   /** What the bot itself logged as its start-up time (`startupMs`), when it connected. */
-  reportedMs?: number;
+  reportedMs?: number | undefined;
 }
 
 export async function rows(): Promise<BenchRow[]> {

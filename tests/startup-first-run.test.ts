@@ -1,5 +1,5 @@
 /**
- * Issue 15, "first run": what a new operator meets when something is wrong. The real
+ * First run: what a new operator meets when something is wrong. The real
  * entrypoint is started with a broken setup and must say, in one line, what failed.
  */
 import { spawn, spawnSync } from 'node:child_process';

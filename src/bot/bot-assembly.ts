@@ -31,8 +31,12 @@ import { OUTAGE_HOLD_MS, outageHold, type DatabaseStep } from './intake/outage-h
 import { TriggerDetector } from './intake/trigger-detector.ts';
 import { DailyBudget } from './limits/daily-budget.ts';
 import { MemberRateLimiter } from './limits/member-rate-limiter.ts';
-import { ChannelSettingsCache } from './settings/channel-settings-cache.ts';
-import { SettingsCache } from './settings/settings-cache.ts';
+import {
+  channelSettingsCache,
+  scopeSettingsCache,
+  type ChannelSettingsCache,
+  type ScopeSettingsCache,
+} from './settings/settings-cache.ts';
 import { CrossProcessStops } from './stops/cross-process-stops.ts';
 import { streamingElsewhere } from './stops/streaming-elsewhere.ts';
 import { ChannelLocks } from './turns/channel-locks.ts';
@@ -71,7 +75,7 @@ export interface BotParts {
   commands: SlashCommand[];
   commandRouter: CommandRouter;
   crossProcessStops: CrossProcessStops;
-  settings: SettingsCache;
+  settings: ScopeSettingsCache;
   /** Intake's database steps, held through a short outage (a Retry press's claim too). */
   databaseStep: DatabaseStep;
   /** Stops following the other processes (the control bus subscriptions). */
@@ -84,7 +88,7 @@ interface SharedState {
   metrics: BotMetrics;
   stops: StopRegistry;
   crossProcessStops: CrossProcessStops;
-  settings: SettingsCache;
+  settings: ScopeSettingsCache;
   channelSettings: ChannelSettingsCache;
   dailyBudget: DailyBudget;
   history: ChannelHistory;
@@ -151,14 +155,14 @@ function sharedState(options: DiscordBotOptions, lifetime: BotLifetime): SharedS
       instanceId,
       streamingElsewhere: streamingElsewhere(options),
     }),
-    settings: new SettingsCache({
+    settings: scopeSettingsCache({
       load: (scopeId) => loadScopeSettings(db, scopeId),
       clock,
       logger,
       refreshAfterMs: SETTINGS_REFRESH_MS,
       announce: (change) => announce(CONTROL_TOPICS.settings, { origin: instanceId, ...change }),
     }),
-    channelSettings: new ChannelSettingsCache({
+    channelSettings: channelSettingsCache({
       load: (channelId) => loadChannelOverrides(db, channelId),
       clock,
       logger,

@@ -30,7 +30,7 @@ export function applyChannelOverrides(
     ...(persona === undefined
       ? {}
       : { personaName: persona.name, personaInstructions: persona.instructions }),
-    ...(humanizerDegree === undefined ? {} : { humanizerDegree }),
+    humanizerDegree: humanizerDegree ?? settings.humanizerDegree,
   };
 }
 

@@ -51,9 +51,9 @@ export interface ProviderErrorOptions {
   message: string;
   /** Defaults to the kind's usual retryability. */
   retryable?: boolean;
-  retryAfterMs?: number;
-  status?: number;
-  provider?: string;
+  retryAfterMs?: number | undefined;
+  status?: number | undefined;
+  provider?: string | undefined;
   cause?: unknown;
 }
 

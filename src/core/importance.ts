@@ -1,6 +1,6 @@
 /**
- * How much a stored turn matters when the context cannot hold everything (seed 000's scoring,
- * adapted to chat and to Japanese). Pure: computed once when a turn is stored, kept in
+ * How much a stored turn matters when the context cannot hold everything (rules written for
+ * chat, in English and Japanese). Pure: computed once when a turn is stored, kept in
  * `conversation_turns.importance`, read by the context selection.
  *
  * The rules are a table, evaluated in order: `at-least` raises the score to a floor, `set`

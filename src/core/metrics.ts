@@ -23,6 +23,9 @@ export interface ToolCallSample {
   durationMs: number;
 }
 
+/** Which limit a Discord 429 was for: a route bucket, the bot's global limit, or a shared resource. */
+export type RateLimitScope = 'route' | 'global' | 'shared';
+
 /** One response Discord gave to a REST request of the bot. */
 export interface DiscordResponseSample {
   method: string;
@@ -30,7 +33,7 @@ export interface DiscordResponseSample {
   route: string;
   status: number;
   /** On a 429: `X-RateLimit-Scope` (user → route), or global when `X-RateLimit-Global` is set. */
-  rateLimitScope?: 'route' | 'global' | 'shared';
+  rateLimitScope?: RateLimitScope;
 }
 
 export type StopKind = 'phrase' | 'command';

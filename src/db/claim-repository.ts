@@ -1,4 +1,4 @@
-import { and, eq, gt, inArray, isNotNull, isNull, lt } from 'drizzle-orm';
+import { and, eq, gt, inArray, isNotNull, isNull, lt, sql } from 'drizzle-orm';
 import type { Database } from './database.ts';
 import { messageClaims } from './schema.ts';
 
@@ -37,10 +37,9 @@ export async function claimMessage(db: Database, claim: MessageClaim): Promise<b
       : insert.onConflictDoUpdate({
           target: messageClaims.key,
           set: { attempt },
-          setWhere: and(
-            eq(messageClaims.attempt, attempt),
-            eq(messageClaims.instanceId, instanceId),
-          ),
+          // Not `and(…)`: drizzle types its result as possibly undefined, which setWhere refuses.
+          setWhere: sql`${eq(messageClaims.attempt, attempt)}
+            and ${eq(messageClaims.instanceId, instanceId)}`,
         })
   ).returning({ key: messageClaims.key });
   return claimed.length === 1;

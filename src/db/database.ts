@@ -100,10 +100,8 @@ function openPostgres(options: {
     pool,
     connection: { connectionString: options.url, connectionTimeoutMillis: 10_000 },
     logger: options.logger,
-    ...(options.clock === undefined ? {} : { clock: options.clock }),
-    ...(options.peerReconnectGraceMs === undefined
-      ? {}
-      : { peerReconnectGraceMs: options.peerReconnectGraceMs }),
+    clock: options.clock,
+    peerReconnectGraceMs: options.peerReconnectGraceMs,
   });
   const bus = lazily(async () => {
     const opened = new PostgresControlBus({
@@ -162,6 +160,7 @@ async function openPglite(options: {
   try {
     const pgliteOptions = {
       startParams: PGLITE_START_PARAMS,
+      // PGlite's options take no explicit undefined: without a tarball the directory starts empty.
       ...(options.loadDataDir === undefined ? {} : { loadDataDir: options.loadDataDir }),
     };
     client =

@@ -39,8 +39,8 @@ export interface PostgresLivenessOptions {
   /** Connection settings for the dedicated lock connection (outside the pool). */
   connection: pg.ClientConfig;
   logger: Logger;
-  clock?: Clock;
-  peerReconnectGraceMs?: number;
+  clock?: Clock | undefined;
+  peerReconnectGraceMs?: number | undefined;
 }
 
 /** `close` releases every lock still held and stops re-taking them (the database is closing). */

@@ -81,7 +81,7 @@ export interface ReminderShards {
 
 export interface ClaimOptions {
   /** Only reminders this process's shards can deliver; undefined: every reminder. */
-  shards?: ReminderShards;
+  shards?: ReminderShards | undefined;
   now: Date;
   /** Unique per claim; only its holder may settle the claimed rows. */
   claimToken: string;

@@ -8,7 +8,7 @@ export interface RetryTransientOptions {
    * database error is thrown. An attempt always runs at least once, so a write made while
    * shutting down still gets its one try.
    */
-  signal?: AbortSignal;
+  signal?: AbortSignal | undefined;
   /** No new attempt starts once this much time has passed since the first. */
   maxElapsedMs: number;
   /** The first wait; each next one doubles, up to `maxDelayMs`. */

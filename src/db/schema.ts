@@ -163,7 +163,7 @@ export const resetMarkers = pgTable('reset_markers', {
 });
 
 /**
- * A channel's rolling summary (seed 001): what fell out of the context window, folded in by a
+ * A channel's rolling summary: what fell out of the context window, folded in by a
  * background job. `coveredUntil` is the creation time of the newest turn it covers.
  */
 export const channelSummaries = pgTable('channel_summaries', {

@@ -20,7 +20,10 @@ export interface UserTurnInput {
 
 const UUID_PATTERN = /^[\da-f]{8}-[\da-f]{4}-[\da-f]{4}-[\da-f]{4}-[\da-f]{12}$/i;
 
-/** The first user turns of a conversation (after a /reset) are pinned automatically (seed 000). */
+/**
+ * The first user turns of a conversation (after a /reset) are pinned automatically: they usually
+ * say what the conversation is about.
+ */
 export const AUTO_PINNED_USER_TURNS = 3;
 
 /**
@@ -191,7 +194,7 @@ export async function failStreamingTurnsOf(
 export async function recentTurns(
   db: Database,
   channelId: string,
-  options: { limit: number; after?: Date; role?: TurnRecord['role'] },
+  options: { limit: number; after?: Date | undefined; role?: TurnRecord['role'] },
 ): Promise<TurnRecord[]> {
   return db
     .select()

@@ -39,7 +39,12 @@ export class GatewayHealth {
   readonly #graceMs: number;
   readonly #shards = new Map<number, ShardState>();
 
-  constructor(options: { clock: Clock; graceMs?: number; shardIds?: readonly number[] }) {
+  constructor(options: {
+    clock: Clock;
+    graceMs?: number;
+    /** Absent: the process is not a shard process and reports shard 0. */
+    shardIds?: readonly number[] | undefined;
+  }) {
     this.#clock = options.clock;
     this.#graceMs = options.graceMs ?? GATEWAY_DOWN_GRACE_MS;
     for (const shardId of options.shardIds ?? [0]) {

@@ -8,7 +8,7 @@ describe('isContextOverflow', () => {
     );
   });
 
-  // Seed 004 §7.5, then what Anthropic, Gemini and llama.cpp say.
+  // OpenAI's wordings and the generic ones, then what Anthropic, Gemini and llama.cpp say.
   it.each([
     "This model's context_length is 8192",
     "This model's maximum context length is 128000 tokens.",

@@ -7,7 +7,10 @@
 /** The vendor code OpenAI (and many compatible servers) put on an overflow. */
 export const CONTEXT_OVERFLOW_CODE = 'context_length_exceeded';
 
-/** Seed 004 §7.5, plus the wording Anthropic, Gemini and local servers use. */
+/**
+ * OpenAI's wordings and the generic ones compatible servers use, plus the wording Anthropic,
+ * Gemini and local servers use.
+ */
 const OVERFLOW_PATTERNS: readonly RegExp[] = [
   /context_length/i,
   /maximum context length/i,
@@ -24,7 +27,10 @@ const OVERFLOW_PATTERNS: readonly RegExp[] = [
   /exceeds the available context size/i,
 ];
 
-export function isContextOverflow(options: { code?: string | null; message: string }): boolean {
+export function isContextOverflow(options: {
+  code?: string | null | undefined;
+  message: string;
+}): boolean {
   if (options.code === CONTEXT_OVERFLOW_CODE) return true;
   return OVERFLOW_PATTERNS.some((pattern) => pattern.test(options.message));
 }

@@ -16,11 +16,16 @@ export interface ModelInfo extends ModelCapabilities {
   known: boolean;
 }
 
-/** Operator overrides (MODEL_CATALOG): per model id or prefix, and default models. */
+/**
+ * Operator overrides (MODEL_CATALOG): per model id or prefix, and default models. A field left
+ * undefined is not overridden.
+ */
 export interface ModelCatalogOverrides {
-  models?: Record<string, Partial<ModelCapabilities> & { provider?: ProviderId }>;
-  defaults?: Partial<Record<ProviderId, string>>;
+  models?: Record<string, MaybeFields<ModelCapabilities & { provider: ProviderId }>> | undefined;
+  defaults?: MaybeFields<Record<ProviderId, string>> | undefined;
 }
+
+type MaybeFields<T> = { [K in keyof T]?: T[K] | undefined };
 
 const BOUNDARY = /[-.:@/]/;
 
@@ -112,8 +117,10 @@ function mergeOverrides(
   return merged;
 }
 
-function definedValues<T extends object>(value: T): Partial<T> {
+type DefinedFields<T> = { [K in keyof T]?: Exclude<T[K], undefined> };
+
+function definedValues<T extends object>(value: T): DefinedFields<T> {
   return Object.fromEntries(
     Object.entries(value).filter(([, item]) => item !== undefined),
-  ) as Partial<T>;
+  ) as DefinedFields<T>;
 }

@@ -27,7 +27,7 @@ export interface ProviderStreamOptions<Event> {
   classify(error: unknown): ProviderError;
   signal: AbortSignal;
   /** When set, the response must start within it (see `openWithin`). */
-  firstByte?: FirstByteDeadline;
+  firstByte?: FirstByteDeadline | undefined;
 }
 
 /**

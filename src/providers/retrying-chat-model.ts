@@ -22,7 +22,7 @@ export interface RetryPolicy {
   firstByteTimeoutMs: number;
 }
 
-/** Issue 16.6: a hung call is retried once and the member told within about 20 s. */
+/** Time for a response to start: a hung call is retried once and the member told within ~20 s. */
 export const DEFAULT_FIRST_BYTE_TIMEOUT_MS = 20_000;
 
 export const DEFAULT_RETRY_POLICY: RetryPolicy = {

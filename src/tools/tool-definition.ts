@@ -45,8 +45,8 @@ export interface ToolDefinition<Input = unknown> {
   /** The schema shown to the model when it is not derived from `input` (MCP tools). */
   jsonSchema?: JsonSchema;
   availability: ToolAvailability;
-  /** Overrides the registry's per-call timeout. */
-  timeoutMs?: number;
+  /** Overrides the registry's per-call timeout; undefined: the registry's. */
+  timeoutMs?: number | undefined;
   execute(input: Input, invocation: ToolInvocation): Promise<string> | string;
 }
 

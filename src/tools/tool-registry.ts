@@ -32,7 +32,7 @@ export interface ToolRegistryOptions {
   /** Audits every call; omitted, calls are only logged. */
   recorder?: ToolCallRecorder;
   /** Counts and times every call by tool and status. */
-  metrics?: BotMetrics;
+  metrics?: BotMetrics | undefined;
   timeoutMs?: number;
   maxResultChars?: number;
 }
@@ -45,8 +45,8 @@ type Outcome = { result: ToolResult; status: ToolCallStatus };
  * can read, and every call is timed, capped and recorded.
  */
 export class ToolRegistry implements ToolExecutor {
-  readonly #options: Required<Omit<ToolRegistryOptions, 'recorder'>> &
-    Pick<ToolRegistryOptions, 'recorder'>;
+  readonly #options: Required<Omit<ToolRegistryOptions, 'recorder' | 'metrics'>> &
+    Pick<ToolRegistryOptions, 'recorder'> & { metrics: BotMetrics };
   readonly #builtIn = new Map<string, ToolDefinition>();
   readonly #sources: ToolSource[] = [];
   readonly #schemas = new WeakMap<ToolDefinition, ToolSpec['inputSchema']>();

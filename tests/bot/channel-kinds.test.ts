@@ -1,5 +1,5 @@
 /**
- * Seed 003 phase 1, end to end: the bot talks in text and announcement channels, public and
+ * Where the bot talks, end to end: in text and announcement channels, public and
  * private threads and forum posts; anywhere else it only says, when addressed, that it can't.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

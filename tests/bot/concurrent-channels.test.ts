@@ -1,5 +1,5 @@
 /**
- * Issue 7, end to end: ten channels streaming a 12-paragraph reply at once, with the loopback
+ * End to end: ten channels streaming a 12-paragraph reply at once, with the loopback
  * Discord's per-channel buckets (5 writes per window) enforced, in both delivery modes. Every
  * channel completes, no write is answered with a 429, and the time and writes per channel are
  * reported.

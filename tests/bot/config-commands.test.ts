@@ -1,5 +1,5 @@
 /**
- * Issue 8, configuration half, end to end through the real bot process, the loopback Discord
+ * /config end to end through the real bot process, the loopback Discord
  * and the LLM stand-in: who may use /config, an admin setting provider, model, key and persona
  * that the next mention uses, a refused key, DM isolation, trigger words and auto-reply.
  */

@@ -1,5 +1,5 @@
 /**
- * Issue 8, configuration half: the other /config settings end to end — a provider change
+ * The other /config settings end to end — a provider change
  * that drops the old provider's key, live model checks (a local server's own list included),
  * settings the next message obeys (temperature, tools, language, budget), reset, and the
  * guild-only /trigger and /autoreply subcommands.

@@ -1,5 +1,5 @@
 /**
- * Issue 8, the conversation commands end to end through the real bot process, the loopback
+ * The conversation commands end to end through the real bot process, the loopback
  * Discord and the LLM stand-in: /reset makes the next turn see nothing earlier, /history shows
  * the metrics of real turns, /export returns the conversation as a file, /stop stops a live turn.
  */

@@ -1,5 +1,5 @@
 /**
- * Issue 7, end to end: the bot process is killed mid-stream and restarted on the same data.
+ * End to end: the bot process is killed mid-stream and restarted on the same data.
  * The interrupted turn is marked failed, the channel is not left locked, the next mention is
  * answered.
  */

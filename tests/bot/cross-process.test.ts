@@ -1,5 +1,5 @@
 /**
- * Issue 13, cross-process state: two real bot processes (`node src/main.ts`) on one
+ * Cross-process state: two real bot processes (`node src/main.ts`) on one
  * PostgreSQL database and one loopback gateway. The loopback Discord delivers each interaction
  * to one gateway session, as Discord does, so a test chooses which process hears a command:
  * the one that does NOT stream the reply. Needs TEST_DATABASE_URL; skipped (and says why)
@@ -30,7 +30,7 @@ const SKIPPED =
   testServerUrl() === undefined
     ? ' (skipped: two processes share a database only on PostgreSQL; set TEST_DATABASE_URL)'
     : '';
-/** The issue's bound: a stop heard by another process ends the stream within this. */
+/** A stop heard by another process ends the stream within this: as prompt as a local one feels. */
 const STOP_BOUND_MS = 500;
 
 function setup(discord: BotHarness['discord']) {

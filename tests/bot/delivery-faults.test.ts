@@ -1,5 +1,5 @@
 /**
- * Issue 12.4 and 12.11, end to end through the real bot process and discord.js against the
+ * End to end through the real bot process and discord.js against the
  * loopback Discord: message POST/PATCH failing with 500 (discord.js retries 3 times at once,
  * then the sink retries with backoff) and 403, the message being edited deleted mid-reply —
  * and the notices those failures leave never coming back to the model as its own words.

@@ -1,5 +1,5 @@
 /**
- * Issue 16.4 and 16.5, end to end: the real bot process against the loopback Discord while the
+ * End to end: the real bot process against the loopback Discord while the
  * gateway goes away. A close it can resume (4000, 1006) loses nothing; a close that forces a
  * fresh session (1000, a refused RESUME) is backfilled, so the mention sent during the gap is
  * answered. Every close is logged with its code.

@@ -1,5 +1,5 @@
 /**
- * Issue 8 end to end: /memory's permissions (server memories need Manage Server, personal ones
+ * End to end: /memory's permissions (server memories need Manage Server, personal ones
  * are the caller's own, DMs are their own scope) and /doctor reporting a missing permission, a
  * rejected key and MCP server states with what to do.
  */

@@ -1,6 +1,6 @@
 /**
- * Issue 15, end to end through the real bot process: after five turns (complete, with a tool
- * call, failed, stopped, and one that waited behind it), /metrics lists every family with
+ * Operating the bot, end to end through the real bot process: after five turns (complete, with a
+ * tool call, failed, stopped, and one that waited behind it), /metrics lists every family with
  * plausible values; and nothing a member wrote, nor the model's reply, reaches the log at info.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';

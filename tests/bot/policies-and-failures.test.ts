@@ -1,5 +1,5 @@
 /**
- * Issue 7, end to end: DM isolation, provider failures (429 then success; an auth error with a
+ * End to end: DM isolation, provider failures (429 then success; an auth error with a
  * Retry button) and the channel policies (coalesce, queue).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

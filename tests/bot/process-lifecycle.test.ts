@@ -1,7 +1,7 @@
 /**
  * The bot process ends when it cannot go on, so a supervisor (Docker, systemd, pm2) can restart
- * it: a start-up the gateway refuses (issue 17.1), a fatal gateway close (issue 16.4), a closed
- * stdout (issue 12.15). Each runs the real entrypoint against the loopback Discord.
+ * it: a start-up the gateway refuses, a fatal gateway close, a closed stdout. Each runs the real
+ * entrypoint against the loopback Discord.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';

@@ -1,5 +1,5 @@
 /**
- * Issue 13: reminders are claimed row by row, so FOUR bot processes on one PostgreSQL database
+ * Reminders are claimed row by row, so FOUR bot processes on one PostgreSQL database
  * deliver each due reminder exactly once. The reminders fall due together a few seconds after
  * all four have started, so every process wakes for them at the same moment and competes.
  * Needs TEST_DATABASE_URL; skipped (and says why) without it.

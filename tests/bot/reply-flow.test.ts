@@ -1,5 +1,5 @@
 /**
- * Issue 7, end to end through the real bot process, the loopback Discord and the LLM stand-in:
+ * End to end through the real bot process, the loopback Discord and the LLM stand-in:
  * a streamed reply in several messages, a stop, and a tool call mid-reply.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

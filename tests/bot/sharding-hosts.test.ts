@@ -1,5 +1,5 @@
 /**
- * Issue 13, sharding over two "hosts": two managers with SHARD_IDS=0-1 (both shards in one
+ * Sharding over two "hosts": two managers with SHARD_IDS=0-1 (both shards in one
  * process, SHARDS_PER_PROCESS=2) and 2-3 (a process each) of SHARD_COUNT=4 on one PostgreSQL
  * database answer every guild exactly once and pace IDENTIFY bot-wide; a
  * manager killed with SIGKILL leaves no shard child behind.

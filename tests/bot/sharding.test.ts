@@ -1,5 +1,5 @@
 /**
- * Issue 13, sharding end to end on one host: `npm start` with SHARD_COUNT=auto runs discord.js's
+ * Sharding end to end on one host: `npm start` with SHARD_COUNT=auto runs discord.js's
  * ShardingManager against the loopback Discord (4 shards, max_concurrency 2) on PostgreSQL.
  * Every guild's mention is answered exactly once, a DM is answered (it arrives on shard 0),
  * /doctor and /healthz name the shard, IDENTIFYs respect max_concurrency, a SIGKILLed shard
@@ -32,9 +32,9 @@ import {
   type Stage,
 } from './support/sharded-stage.ts';
 
-/** The issue's bound for a killed shard process to answer its guilds again. */
+/** How soon a killed shard process's guilds are answered again: a respawn, not an outage. */
 const RECOVERY_BOUND_MS = 30_000;
-/** The issue's "200 channels streaming at once across the shards". */
+/** Channels streaming at once across the shards: enough to load every shard at the same time. */
 const STREAMING_CHANNELS = 200;
 const serverUrl = testServerUrl();
 

@@ -1,12 +1,11 @@
 /**
- * Issue 13, the REST side: a bot process and a second process's REST traffic share one token,
- * so Discord's global limit (50 requests/s, kept at real time here while route buckets run 20×
- * faster) is shared. The bot streams a three-paragraph reply into 120 channels at once while
- * a second process (tests/bot/support/rest-load-process.ts: the bot's own discord.js REST
- * stack, as another shard process would run it) posts into 120 channels of its own. Through
- * the shared REST proxy, or with each process pacing at 40 / 2 per second, the loopback
- * Discord answers no global 429; the control, both at the single-process 40/s, shows the test
- * can fail.
+ * The REST side of several processes: a bot process and a second process's REST traffic share one
+ * token, so Discord's global limit (50 requests/s, kept at real time here while route buckets run
+ * 20× faster) is shared. The bot streams a three-paragraph reply into 120 channels at once while a
+ * second process (tests/bot/support/rest-load-process.ts: the bot's own discord.js REST stack, as
+ * another shard process would run it) posts into 120 channels of its own. Through the shared REST
+ * proxy, or with each process pacing at 40 / 2 per second, the loopback Discord answers no global
+ * 429; the control, both at the single-process 40/s, shows the test can fail.
  *
  * Why not two bot processes: on one gateway without sharding, the first process to claim a
  * message answers it, so the second one stands by (turns split 120/0 in a trial run) and never

@@ -1,5 +1,5 @@
 /**
- * Issue 12.3, end to end: during a reply, the member's "@bot how do I cancel my order?" is a
+ * End to end: during a reply, the member's "@bot how do I cancel my order?" is a
  * question to answer, not a stop; the "@bot stop please" right after it (the mention as
  * discord.js cleans it) is the stop. The gateway delivers them in order, so the stop being
  * the one acknowledged proves the question before it was not taken for one.

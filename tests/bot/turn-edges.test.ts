@@ -1,9 +1,9 @@
 /**
- * The edges of a turn, end to end through the real bot process. Issue 12.7: every model call
- * counts tokens (a stopped turn, its acknowledgement, a failed turn — the stand-in reports no
- * usage for them). Issue 12.8: the context-overflow retry reaches the attempt without history
- * while reusing the tool round it already ran instead of running the tool again. Issue 17.3:
- * a history fetch Discord refuses or answers with nonsense does not sink the turn.
+ * The edges of a turn, end to end through the real bot process: every model call counts
+ * tokens (a stopped turn, its acknowledgement, a failed turn — the stand-in reports no usage
+ * for them); the context-overflow retry reaches the attempt without history while reusing the
+ * tool round it already ran instead of running the tool again; a history fetch Discord refuses
+ * or answers with nonsense does not sink the turn.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createGate } from '../support/llm-stand-in/gate.ts';

@@ -1,5 +1,5 @@
 /**
- * Issue 12, end to end on the real bot process: every member message that triggers the bot is
+ * End to end on the real bot process: every member message that triggers the bot is
  * answered, refused with a reason, or stopped — in coalesced batches, in queues, across a
  * graceful shutdown and a crash.
  */

@@ -1,5 +1,5 @@
 /**
- * Issue 14, the settings half, through the real bot process, the loopback Discord and the LLM
+ * Channel and context settings through the real bot process, the loopback Discord and the LLM
  * stand-in: a channel's own persona and humanizer (`scope: channel`) reach the next request in
  * that channel only and `/config show` says where each value comes from; `/config timezone`
  * moves the context's date line and `current_time`; `/config answer-bots` answers another bot

@@ -1,5 +1,5 @@
 /**
- * Issue 14: a scripted 300-turn conversation in one channel through the real bot process, the
+ * A scripted 300-turn conversation in one channel through the real bot process, the
  * loopback Discord and the LLM stand-in, on a 4k-token context window. At turn 300 the request
  * still holds the constraint of turn 5 and the (auto-)pinned turn 2, not the small talk of
  * turn 100; no request exceeds the budget; the history is chronological.

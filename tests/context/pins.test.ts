@@ -1,5 +1,5 @@
 /**
- * Issue 14: "Pin for Tomodachi" (a message menu command) and /pins end to end through the real
+ * "Pin for Tomodachi" (a message menu command) and /pins end to end through the real
  * bot process and the loopback Discord: the author or a moderator pins, anyone else is
  * refused; a pinned message enters the next request; /pins list shows it and remove unpins it.
  */

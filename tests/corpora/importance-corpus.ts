@@ -13,7 +13,7 @@ const user = (label: ImportanceLabel, ...texts: string[]): LabelledTurn[] =>
 const bot = (label: ImportanceLabel, ...texts: string[]): LabelledTurn[] =>
   texts.map((text) => ({ role: 'assistant', text, label }));
 
-/** Long user messages are boosted (seed 000): they usually carry the context. */
+/** Long user messages are boosted: they usually carry the context. */
 const LONG_STORY =
   'So here is the whole story of the weekend. We drove up to the lake on Friday evening, the traffic was terrible and it took almost four hours, then the cabin had no hot water until Saturday noon. On Saturday we rented a boat, my brother fell in twice, and we grilled fish in the evening. Sunday was rainy so we played board games all day and drove back at night.';
 

@@ -1,4 +1,4 @@
-/** Issue 14: a channel's own persona and humanizer, stored over its server's. */
+/** A channel's own persona and humanizer, stored over its server's. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { applyChannelOverrides, channelSettingLevels } from '../../src/core/channel-settings.ts';
 import {

@@ -1,4 +1,4 @@
-/** Issue 14: the rolling summary's storage — compare-and-set writes, and /reset hiding it. */
+/** The rolling summary's storage: compare-and-set writes, and /reset hiding it. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureScope } from '../../src/db/scope-settings-repository.ts';
 import { clearSummary, saveSummary, summaryOf } from '../../src/db/summary-repository.ts';

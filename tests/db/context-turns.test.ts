@@ -1,4 +1,4 @@
-/** Issue 14: importance and pins of stored turns, and the reads context assembly makes. */
+/** Importance and pins of stored turns, and the reads context assembly makes. */
 import { randomUUID } from 'node:crypto';
 import { timeOrderedId } from '../../src/core/time-ordered-id.ts';
 import { sql } from 'drizzle-orm';

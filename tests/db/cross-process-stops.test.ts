@@ -1,5 +1,5 @@
 /**
- * Issue 13's caveats of cross-process stops, on both databases: a stop whose answer does not
+ * The hard cases of cross-process stops, on both databases: a stop whose answer does not
  * come in time is judged by the turns journal and the liveness locks (never "nothing to stop"
  * for a live reply, never "sent" for ever to a dead one), and control messages from a newer
  * version of the bot are understood or ignored, never refused. On PostgreSQL the stop travels

@@ -1,15 +1,14 @@
 /**
- * Issue 13: a scope's daily budget holds across processes. Usage is one row per scope and day
+ * A scope's daily budget holds across processes. Usage is one row per scope and day
  * that every process adds to (each turn's tokens added once, by the process that ran it); a
  * process's cached tally is dropped as soon as another announces spending over the bus.
  */
-import { ChannelSettingsCache } from '../../src/bot/settings/channel-settings-cache.ts';
 import { noChannelOverrides } from '../../src/core/channel-settings.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { followOtherProcesses, announcer } from '../../src/bot/control/control-subscriptions.ts';
 import { CONTROL_TOPICS } from '../../src/bot/control/control-messages.ts';
 import { DailyBudget } from '../../src/bot/limits/daily-budget.ts';
-import { SettingsCache } from '../../src/bot/settings/settings-cache.ts';
+import { channelSettingsCache, scopeSettingsCache } from '../../src/bot/settings/settings-cache.ts';
 import { LocalControlBus } from '../../src/core/control-bus.ts';
 import { silentLogger } from '../../src/core/logger.ts';
 import { defaultScopeSettings } from '../../src/core/settings.ts';
@@ -38,13 +37,13 @@ describe.each(testBackends())('the daily budget of two processes on $name', (bac
       clock,
       announce: (scopeId) => announce(CONTROL_TOPICS.usage, { origin: instanceId, scopeId }),
     });
-    const settings = new SettingsCache({
+    const settings = scopeSettingsCache({
       load: (scopeId) => Promise.resolve(defaultScopeSettings(scopeId)),
       clock,
       logger: silentLogger,
       refreshAfterMs: 30_000,
     });
-    const channelSettings = new ChannelSettingsCache({
+    const channelSettings = channelSettingsCache({
       load: (channelId) => Promise.resolve(noChannelOverrides(channelId)),
       clock,
       logger: silentLogger,

@@ -1,5 +1,5 @@
 /**
- * The per-member rate limit as the database keeps it (issue 13): shared by every process, one
+ * The per-member rate limit as the database keeps it: shared by every process, one
  * count per message however many processes hear it, the same verdict for each of them.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -1,5 +1,6 @@
 /**
- * Issue 16 items 2 and 3 against a real PostgreSQL that the test stops and restarts (its own
+ * Turns, their usage, liveness locks and the recovery of unanswered messages across an outage
+ * of a real PostgreSQL that the test stops and restarts (its own
  * cluster; skipped with a reason when initdb is absent). Waits in the code under test run on a
  * manual clock the test drives; only the server's own stop/start take real time.
  */

@@ -1,6 +1,6 @@
 /**
  * There is no Docker daemon on the build machines: these checks hold the Dockerfile and
- * compose.yaml to the properties issue 15 asks of the container.
+ * compose.yaml to the properties an operator relies on.
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';

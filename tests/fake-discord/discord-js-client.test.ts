@@ -1,6 +1,6 @@
 /**
- * The loopback Discord proven against the unmodified discord.js client: everything issue 6
- * lists under "What must be shown".
+ * The loopback Discord proven against the unmodified discord.js client: log-in, messages both
+ * ways, DMs, commands, buttons, and Discord's refusals and rate limits as discord.js meets them.
  */
 import {
   ActionRowBuilder,

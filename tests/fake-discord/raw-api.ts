@@ -25,7 +25,12 @@ export async function raw(
     headers['content-type'] = 'application/json';
     body = JSON.stringify(options.body);
   }
-  const response = await fetch(`${discord.apiUrl}/v10${path}`, { method, headers, body });
+  // RequestInit's body takes no explicit undefined: a request without one leaves it out.
+  const response = await fetch(`${discord.apiUrl}/v10${path}`, {
+    method,
+    headers,
+    ...(body === undefined ? {} : { body }),
+  });
   const text = await response.text();
   return {
     status: response.status,

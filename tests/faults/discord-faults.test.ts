@@ -1,5 +1,5 @@
 /**
- * Fault suite, Discord rows (issue 12): writes refused or failing, the message being edited
+ * Fault suite, Discord rows: writes refused or failing, the message being edited
  * deleted, the gateway closing mid-reply, 429 storms — injected by the loopback Discord while
  * the real bot process streams a reply.
  */

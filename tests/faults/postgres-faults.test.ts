@@ -1,11 +1,11 @@
 /**
- * Fault suite, PostgreSQL rows (issues 12 and 16): a real server of the suite's own (initdb and
+ * Fault suite, PostgreSQL rows: a real server of the suite's own (initdb and
  * pg_ctl on a free port, tests/support/pg-cluster.ts) restarted under the REAL bot process
  * mid-reply; stopped for 5 s and 30 s while a reply streams and new mentions arrive in two
  * channels; stopped while a member stops the streaming reply; stopped while the bot gets SIGTERM.
  * Besides every row's columns (support/postgres-row.ts): no delivered reply recorded `failed`,
  * the liveness lock held again (pg_locks), nothing reached `uncaughtException`. A real outage
- * takes real time: the sleeps below are the outage lengths the issues name; everything else
+ * takes real time: the sleeps below are the outage lengths under test; everything else
  * waits for events, with ROW_WAIT_CEILING_MS.
  */
 import { setTimeout as sleep } from 'node:timers/promises';

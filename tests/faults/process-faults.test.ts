@@ -1,5 +1,5 @@
 /**
- * Fault suite, process and scale rows (issue 12): SIGKILL mid-reply then restart; two bot
+ * Fault suite, process and scale rows: SIGKILL mid-reply then restart; two bot
  * processes on one PostgreSQL database and one gateway; a burst of 300 mentions. Each row has
  * its own world (bot process, loopback Discord, LLM stand-in, database).
  */

@@ -1,5 +1,5 @@
 /**
- * Fault suite, provider rows (issue 12): the model provider fails in every way the LLM
+ * Fault suite, provider rows: the model provider fails in every way the LLM
  * stand-in can render on the wire; the real bot process must answer, or tell the member.
  */
 import type { APIMessage } from 'discord-api-types/v10';

@@ -1,6 +1,5 @@
 /** Anthropic specifics, beyond the shared contract. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AssistantMessageBuilder } from '../../src/core/assistant-message-builder.ts';
 import type { ChatMessage } from '../../src/core/chat.ts';
 import type { ChatModel } from '../../src/core/provider.ts';
 import {
@@ -9,7 +8,7 @@ import {
 } from '../../src/providers/anthropic/anthropic-request.ts';
 import { ModelCatalog } from '../../src/providers/model-catalog.ts';
 import { LlmStandIn } from '../support/llm-stand-in/llm-stand-in.ts';
-import { ADAPTERS, collect, userRequest } from './support/adapters.ts';
+import { ADAPTERS, assistantMessageOf, collect, userRequest } from './support/adapters.ts';
 
 let standIn: LlmStandIn;
 let model: ChatModel;
@@ -31,9 +30,7 @@ describe('the Anthropic adapter', () => {
       ],
     });
     const { parts } = await collect(model, userRequest('claude-sonnet-5-5'));
-    const builder = new AssistantMessageBuilder();
-    for (const part of parts) builder.add(part);
-    expect(toAnthropicMessages([builder.build()])).toEqual([
+    expect(toAnthropicMessages([assistantMessageOf(parts)])).toEqual([
       {
         role: 'assistant',
         content: [

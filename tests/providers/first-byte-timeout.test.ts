@@ -1,8 +1,8 @@
 /**
- * Issue 16.6 through each real SDK against the stand-in, on a manual clock: a provider that
- * never starts its response is retried once, quietly, and the turn fails with a `timeout` the
- * member is told about within 25 s; a response that started and then went silent is left to
- * the inactivity watchdog. Gemini's HTTP Retry-After is honoured like the others'.
+ * The first-byte deadline through each real SDK against the stand-in, on a manual clock: a provider
+ * that never starts its response is retried once, quietly, and the turn fails with a `timeout` the
+ * member is told about within 25 s; a response that started and then went silent is left to the
+ * inactivity watchdog. Gemini's HTTP Retry-After is honoured like the others'.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ProviderError } from '../../src/core/errors.ts';

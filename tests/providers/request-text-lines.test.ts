@@ -1,5 +1,5 @@
 /**
- * Issue 17.2 on the wire: text parts from different Discord messages and from reminders reach
+ * On the wire: text parts from different Discord messages and from reminders reach
  * every vendor separated by a newline, so each speaker label starts a line, as the system
  * prompt promises. The body each real SDK sent is read the way the model reads it: a message's
  * text parts (or blocks) run together.

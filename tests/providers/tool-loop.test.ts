@@ -3,11 +3,10 @@
  * goes back in the vendor's format with the signatures intact, and the model answers.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AssistantMessageBuilder } from '../../src/core/assistant-message-builder.ts';
 import type { ChatMessage, ChatRequest, ToolSpec } from '../../src/core/chat.ts';
 import { LlmStandIn } from '../support/llm-stand-in/llm-stand-in.ts';
 import type { StandInVendor } from '../support/llm-stand-in/script.ts';
-import { ADAPTERS, collect, textOf } from './support/adapters.ts';
+import { ADAPTERS, assistantMessageOf, collect, textOf } from './support/adapters.ts';
 
 let standIn: LlmStandIn;
 beforeAll(async () => {
@@ -131,9 +130,7 @@ describe.each(ADAPTERS)(
       });
       const first = await collect(model, request());
       expect(first.parts.at(-1)).toMatchObject({ type: 'step-end', finishReason: 'tool_calls' });
-      const builder = new AssistantMessageBuilder();
-      for (const part of first.parts) builder.add(part);
-      messages.push(builder.build(), {
+      messages.push(assistantMessageOf(first.parts), {
         role: 'tool',
         content: [
           {

@@ -1,5 +1,5 @@
 /**
- * Process hygiene (issue 12, "Tests that hold on a busy machine"): what a test starts ends with
+ * Process hygiene, so tests hold on a busy machine: what a test starts ends with
  * it — the whole process group, at teardown and when the test worker itself goes away — and its
  * temporary folders are removed.
  */

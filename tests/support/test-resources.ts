@@ -3,8 +3,7 @@
  * made. Each is registered here when created and released by its owner's teardown; whatever is
  * still registered when the test worker (a vitest fork) exits — normally, by an uncaught error,
  * or killed with SIGTERM/SIGINT/SIGHUP on a timeout — is killed (the whole group) and removed.
- * SIGKILL of the worker itself cannot be caught: its bots see their stdout close and, since
- * issue 12.15, exit.
+ * SIGKILL of the worker itself cannot be caught: its bots see their stdout close and exit.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';

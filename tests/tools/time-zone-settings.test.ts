@@ -1,5 +1,5 @@
 /**
- * Issue 14: the time zone a scope stores (what `/config timezone` writes) decides what
+ * The time zone a scope stores (what `/config timezone` writes) decides what
  * `current_time` answers and when "at 09:00" fires — on an injected clock, on both databases.
  * The turn hands the tools `settings.timezone` as the context's `timeZone` (turn-runner.ts).
  */

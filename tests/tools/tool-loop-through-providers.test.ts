@@ -1,5 +1,5 @@
 /**
- * Issue 5's tool loop below the bot, with nothing faked but the model's HTTP server: a real
+ * The tool loop below the bot, with nothing faked but the model's HTTP server: a real
  * StreamOrchestrator, the real ProviderFactory pointed at the LLM stand-in, and the real
  * registry from createTools over a test database. Per vendor, the model calls a built-in tool,
  * the registry runs and audits it, the result goes back in that vendor's wire format, and the

@@ -1,5 +1,5 @@
 import { RESTEvents, type Client } from 'discord.js';
-import type { BotMetrics, DiscordResponseSample } from '../../core/metrics.ts';
+import type { BotMetrics, RateLimitScope } from '../../core/metrics.ts';
 
 /**
  * Reports every REST response Discord gives the bot (429s included: discord.js emits the event
@@ -17,7 +17,7 @@ export function reportDiscordResponses(client: Client, metrics: BotMetrics): voi
   });
 }
 
-function rateLimitScope(headers: Headers): DiscordResponseSample['rateLimitScope'] {
+function rateLimitScope(headers: Headers): RateLimitScope {
   if (headers.get('x-ratelimit-global') === 'true') return 'global';
   const scope = headers.get('x-ratelimit-scope');
   if (scope === 'global' || scope === 'shared') return scope;

@@ -15,8 +15,7 @@ import type { ProviderFactory } from '../../providers/provider-factory.ts';
 import type { SecretBox } from '../../security/secret-box.ts';
 import type { ToolCatalog } from '../../tools/tool-catalog.ts';
 import type { Locale } from '../i18n/locale.ts';
-import type { ChannelSettingsCache } from '../settings/channel-settings-cache.ts';
-import type { SettingsCache } from '../settings/settings-cache.ts';
+import type { ChannelSettingsCache, ScopeSettingsCache } from '../settings/settings-cache.ts';
 import type { CrossProcessStops } from '../stops/cross-process-stops.ts';
 
 /** Cooldowns are kept per user and category, so a burst of /config edits does not block /help. */
@@ -25,7 +24,7 @@ export type CommandCategory = 'config' | 'conversation' | 'info' | 'diagnostics'
 /** The services every command may use; built once by the bot. */
 export interface CommandServices {
   db: Database;
-  settings: SettingsCache;
+  settings: ScopeSettingsCache;
   /** Per-channel persona and humanizer overrides (written through by `/config … scope:channel`). */
   channelSettings: ChannelSettingsCache;
   secretBox: SecretBox;

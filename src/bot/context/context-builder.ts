@@ -21,7 +21,7 @@ export interface ContextBudget {
 export interface AssembledContext {
   system: string;
   messages: ChatMessage[];
-  /** History entries included / available (seed 004's X / Y). */
+  /** History entries included / available. */
   includedHistory: number;
   availableHistory: number;
   /** Estimated prompt tokens. */
@@ -29,17 +29,17 @@ export interface AssembledContext {
 }
 
 /**
- * Builds the model's view of a turn under a token budget (seed 004): the system prompt (with
+ * Builds the model's view of a turn under a token budget: the system prompt (with
  * the channel's rolling summary as a labelled section), the reminders and the new message are
  * always included; the history budget left by `prompt + max output ≤ context window` is filled
  * by `selectHistory` (pins within their share, a recency floor, then importance, then
- * recency; whole exchanges, chronological). Reminders (persona, memories, time — seed 000)
+ * recency; whole exchanges, chronological). Reminders (persona, memories, time)
  * sit right before the final user message for salience. `dropOldest` leaves out that many of
  * the oldest chosen exchanges, for the retry after a provider's context_overflow.
  */
 export function assembleContext(options: {
   system: string;
-  /** The channel's rolling summary of what fell out of the window (seed 001). */
+  /** The channel's rolling summary of what fell out of the window. */
   summary?: string | undefined;
   history: readonly ConversationEntry[];
   reminders: readonly string[];

@@ -32,12 +32,12 @@ const REPLY_IMPORTANCE = 0.5;
  * really generated, which wins over the bot's Discord messages: those may be humanized, split,
  * or cut by a stop) and the members' (their importance and pins). The window is the truth for
  * the time it covers; stored turns older than it reach further back. Authors are labelled from Discord data the member cannot edit, so text in a
- * message can never pose as another speaker or as an assistant turn (anchor fault 9).
+ * message can never pose as another speaker or as an assistant turn.
  *
  * A bot message counts as the bot's reply only when it belongs to a stored assistant turn. Its
  * other messages — rate-limit, queue-full, budget and failure notices, reminders — are the
  * bot's edge talking, not the model: fed back as the model's own words they would teach it to
- * apologise for rate limits (issue 12.11). The caller loads at least as many stored replies as
+ * apologise for rate limits. The caller loads at least as many stored replies as
  * the window holds messages, so every reply in the window has its turn.
  */
 export function toConversationEntries(options: {

@@ -30,7 +30,7 @@ interface Exchange {
 }
 
 /**
- * Chooses which history entries enter the context (issue 14, extending seed 004's boundary):
+ * Chooses which history entries enter the context:
  * pinned exchanges first within their share of the budget (newest pins first), then the
  * newest exchanges up to the recency floor, then the rest by importance, then recency.
  * An exchange — one member message with the bot replies that follow it — is taken whole or

@@ -19,7 +19,8 @@ export interface PersonaContext {
 
 /**
  * The system prompt: who the bot is, where it is, and the few rules that keep it safe. It never
- * asks the model to mention anyone (anchor fault 8); explicit allowed_mentions enforce that anyway.
+ * asks the model to mention anyone (a reply that pings people is spam); explicit allowed_mentions
+ * enforce that anyway.
  */
 export function buildSystemPrompt(context: PersonaContext): string {
   const name = context.personaName ?? DEFAULT_PERSONA_NAME;
@@ -42,7 +43,10 @@ export function buildSystemPrompt(context: PersonaContext): string {
     .join('\n\n');
 }
 
-/** Seed 000's reminders, placed right before the final user message: persona, memories, time. */
+/**
+ * The reminders (persona, memories, time), placed right before the final user message, where a
+ * model heeds them most.
+ */
 export function buildReminders(options: {
   personaName: string | undefined;
   serverMemories: readonly Memory[];

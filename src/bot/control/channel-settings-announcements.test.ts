@@ -4,9 +4,8 @@ import { CONTROL_BUS_RESUMED, LocalControlBus } from '../../core/control-bus.ts'
 import { silentLogger } from '../../core/logger.ts';
 import { defaultScopeSettings } from '../../core/settings.ts';
 import { ManualClock, settle } from '../../stream/testing/manual-clock.ts';
-import { ChannelSettingsCache } from '../settings/channel-settings-cache.ts';
 import { DailyBudget } from '../limits/daily-budget.ts';
-import { SettingsCache } from '../settings/settings-cache.ts';
+import { channelSettingsCache, scopeSettingsCache } from '../settings/settings-cache.ts';
 import { announcer, followOtherProcesses } from './control-subscriptions.ts';
 import { CONTROL_TOPICS } from './control-messages.ts';
 
@@ -17,7 +16,7 @@ const PIRATE = { name: 'Pirate', instructions: 'Talk like a pirate.' };
 function process(instanceId: string, bus: LocalControlBus, stored: Map<string, ChannelOverrides>) {
   const clock = new ManualClock();
   const announce = announcer({ bus, logger: silentLogger });
-  const channelSettings = new ChannelSettingsCache({
+  const channelSettings = channelSettingsCache({
     load: (channelId) => Promise.resolve(stored.get(channelId) ?? noChannelOverrides(channelId)),
     clock,
     logger: silentLogger,
@@ -27,7 +26,7 @@ function process(instanceId: string, bus: LocalControlBus, stored: Map<string, C
   });
   followOtherProcesses({
     bus,
-    settings: new SettingsCache({
+    settings: scopeSettingsCache({
       load: (scopeId) => Promise.resolve(defaultScopeSettings(scopeId)),
       clock,
       logger: silentLogger,

@@ -1,8 +1,7 @@
 import { CONTROL_BUS_RESUMED, type ControlBus } from '../../core/control-bus.ts';
 import type { Logger } from '../../core/logger.ts';
 import type { DailyBudget } from '../limits/daily-budget.ts';
-import type { ChannelSettingsCache } from '../settings/channel-settings-cache.ts';
-import type { SettingsCache } from '../settings/settings-cache.ts';
+import type { ChannelSettingsCache, ScopeSettingsCache } from '../settings/settings-cache.ts';
 import {
   CONTROL_TOPICS,
   channelSettingsChangedSchema,
@@ -27,7 +26,7 @@ export function announcer(options: { bus: ControlBus; logger: Logger }) {
  */
 export function followOtherProcesses(options: {
   bus: ControlBus;
-  settings: SettingsCache;
+  settings: ScopeSettingsCache;
   channelSettings: ChannelSettingsCache;
   dailyBudget: DailyBudget;
   instanceId: string;
@@ -41,8 +40,8 @@ export function followOtherProcesses(options: {
       const parsed = settingsChangedSchema.safeParse(payload);
       if (!parsed.success) return malformed(CONTROL_TOPICS.settings);
       if (parsed.data.origin === instanceId) return;
-      const dropped = settings.changedElsewhere(parsed.data);
       const { scopeId, version } = parsed.data;
+      const dropped = settings.changedElsewhere(scopeId, version);
       logger.debug({ scopeId, version, dropped }, 'settings changed in another process');
     }),
     bus.subscribe(CONTROL_TOPICS.channelSettings, (payload) => {

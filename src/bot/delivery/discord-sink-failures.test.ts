@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { settle } from '../../stream/testing/manual-clock.ts';
 import { GAP_NOTICE, sinkHarness as harness } from '../../../tests/support/sink-harness.ts';
 
-describe('DiscordSink when Discord writes fail (issue 12.4)', () => {
+describe('DiscordSink when Discord writes fail', () => {
   it('retries a 5xx send after a backoff on the injected clock, with the same nonce, and delivers once', async () => {
     const { clock, target, sink } = harness();
     target.failNext('send', 'transient');

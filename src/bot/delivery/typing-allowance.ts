@@ -16,7 +16,10 @@ export class TypingAllowance {
   #tokens: number;
   #at: number;
 
-  constructor(clock: Clock, options: { perSecond?: number; onSkipped?: () => void } = {}) {
+  constructor(
+    clock: Clock,
+    options: { perSecond?: number | undefined; onSkipped?: () => void } = {},
+  ) {
     const perSecond = options.perSecond ?? DEFAULT_PER_SECOND;
     this.#clock = clock;
     this.#perSecond = perSecond;

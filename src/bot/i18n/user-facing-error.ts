@@ -17,7 +17,7 @@ export function newIncidentId(): string {
 
 /**
  * The one place where a failure becomes text in a channel: short, localized, with an incident
- * id that is also logged. Never a provider body, a stack or a key (anchor fault 13).
+ * id that is also logged. Never a provider body, a stack or a key: they can carry secrets.
  */
 export function describeFailure(error: unknown, locale: Locale): UserFacingFailure {
   const incidentId = newIncidentId();

@@ -20,8 +20,7 @@ import type { MemberNotices } from '../delivery/member-notices.ts';
 import { resolveLocale } from '../i18n/locale.ts';
 import type { DailyBudget } from '../limits/daily-budget.ts';
 import type { MemberRateLimiter } from '../limits/member-rate-limiter.ts';
-import type { SettingsCache } from '../settings/settings-cache.ts';
-import type { ChannelSettingsCache } from '../settings/channel-settings-cache.ts';
+import type { ChannelSettingsCache, ScopeSettingsCache } from '../settings/settings-cache.ts';
 import { MemberStops, type MemberStopsOptions } from '../stops/member-stops.ts';
 import {
   placeOf,
@@ -47,7 +46,7 @@ const KNOWN_SCOPES = 10_000;
 
 export interface MessageRouterOptions {
   db: Database;
-  settings: SettingsCache;
+  settings: ScopeSettingsCache;
   channelSettings: ChannelSettingsCache;
   history: ChannelHistory;
   detector: TriggerDetector;

@@ -6,7 +6,10 @@ import { addDailyUsage, dailyUsage, utcDay } from '../../db/usage-repository.ts'
 /** How long another process's spending may go unseen here. */
 export const DAILY_BUDGET_REFRESH_MS = 60_000;
 
-/** How long a turn's usage waits for a database that went away (issue 16.2). */
+/**
+ * How long a turn's usage waits for a database that went away: spent tokens outlive an outage
+ * of a few minutes instead of going uncounted.
+ */
 export const USAGE_RETRY_MS = 5 * 60_000;
 
 interface Tally {
@@ -69,7 +72,7 @@ export class DailyBudget {
     await retryTransient(() => addDailyUsage(this.options.db, { scopeId, at: now, ...usage }), {
       clock: this.options.clock,
       maxElapsedMs: USAGE_RETRY_MS,
-      ...(this.options.signal === undefined ? {} : { signal: this.options.signal }),
+      signal: this.options.signal,
     });
     const tally = this.tallies.get(scopeId);
     if (tally?.day === utcDay(now)) tally.used += usage.inputTokens + usage.outputTokens;

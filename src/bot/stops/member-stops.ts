@@ -17,7 +17,7 @@ export interface WaitingMessages<T extends WaitingMessage> {
 export interface MemberStopsOptions<T extends WaitingMessage> {
   stops: StopRegistry;
   /** Stops heard here for a reply another process streams (several processes, one database). */
-  remoteStops?: Pick<CrossProcessStops, 'considerElsewhere' | 'shared' | 'stoppedFor'>;
+  remoteStops?: Pick<CrossProcessStops, 'considerElsewhere' | 'shared' | 'stoppedFor'> | undefined;
   queue: WaitingMessages<T>;
   /** Releases the claims of withdrawn messages: they will not be answered. */
   settle?(messageIds: readonly string[]): void;

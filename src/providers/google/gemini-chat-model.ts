@@ -21,8 +21,9 @@ export class GeminiChatModel implements ChatModel {
     // Key, backend and base URL are explicit so the SDK does not pick them from the environment.
     // No SDK timeout: Gemini's covers the whole streamed body, which would cut long answers;
     // a stalled call is ended by the caller's signal instead.
+    // The SDK's option types take no explicit `undefined`: an unset key or base URL is left out.
     this.#client = new GoogleGenAI({
-      apiKey: options.apiKey,
+      ...(options.apiKey === undefined ? {} : { apiKey: options.apiKey }),
       vertexai: false,
       httpOptions: {
         ...(options.baseUrl === undefined ? {} : { baseUrl: options.baseUrl }),

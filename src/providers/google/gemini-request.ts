@@ -118,6 +118,7 @@ function modelParts(message: AssistantMessage): Part[] {
         return [
           {
             functionCall: { id: part.id, name: part.name, args: asArguments(part.input) },
+            // The SDK's Part takes no explicit undefined: an unsigned call is sent without one.
             ...(thoughtSignature === undefined ? {} : { thoughtSignature }),
           },
         ];

@@ -34,8 +34,8 @@ export class GeminiRetryAfter {
       message: error.message,
       retryable: error.retryable,
       retryAfterMs,
-      ...(error.status === undefined ? {} : { status: error.status }),
-      ...(error.provider === undefined ? {} : { provider: error.provider }),
+      status: error.status,
+      provider: error.provider,
       cause: error.cause,
     });
   }

@@ -99,7 +99,7 @@ describe('SemanticBlockBuffer', () => {
     expect(texts(all).some((block) => block.includes('https://example.com/a.b?c=d.'))).toBe(true);
   });
 
-  it('lets emoticons and list labels open nothing, so they never stall the stream (anchor fault 5)', () => {
+  it('lets emoticons and list labels open nothing, so they never stall the stream', () => {
     const { early } = streamed(
       'Nice :) really. Also ;) and :-) fine. 1) first. a) second.\n\nNext',
       SENTENCES,
@@ -173,7 +173,7 @@ describe('SemanticBlockBuffer', () => {
     for (const block of all) expect(block.text.length % family.length).toBe(0);
   });
 
-  it('delivers the whole tail at the end, also after an empty last delta (anchor fault 3)', () => {
+  it('delivers the whole tail at the end, also after an empty last delta', () => {
     const buffer = new SemanticBlockBuffer(PARAGRAPHS);
     const blocks = [...buffer.push('Intro.\n\nThe last words'), ...buffer.push('')];
     expect(texts(blocks)).toEqual(['Intro.']);

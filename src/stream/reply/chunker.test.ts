@@ -11,7 +11,7 @@ describe('chunkMessage', () => {
     expect(chunkMessage('x'.repeat(DISCORD_MESSAGE_LIMIT))).toHaveLength(1);
   });
 
-  it('splits a paragraph over 2000 characters into messages within the limit (anchor fault 4)', () => {
+  it('splits a paragraph over 2000 characters into messages within the limit', () => {
     const text = `${paragraph(600)}.`;
     expect(text.length).toBeGreaterThan(4000);
     const messages = chunkMessage(text);

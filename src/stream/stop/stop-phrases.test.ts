@@ -70,7 +70,7 @@ describe('stop phrases', () => {
     expect(matcher.isStandalone('@Tomodachi how do I cancel my order?', ADDRESS)).toBe(false);
   });
 
-  it('treats custom phrases as literals, so symbols neither break nor widen anything (anchor fault 6)', () => {
+  it('treats custom phrases as literals, so symbols neither break nor widen anything', () => {
     const custom = createStopPhraseMatcher(['c++', 'a.b', '(halt)', '[x]', '\\', '.*']);
     expect(custom.isStandalone('c++')).toBe(true);
     expect(custom.isStandalone('halt please')).toBe(true);

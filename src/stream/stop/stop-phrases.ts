@@ -10,7 +10,7 @@ export { DEFAULT_STOP_LEXICON, DEFAULT_STOP_PHRASES } from './stop-lexicon.ts';
  * question mark makes it a question unless it is a request ("can you stop?", "やめてくれる？").
  *
  * There is no regular expression built from phrases: entries are compared as literals (a phrase
- * like `c++` can neither break nor widen anything — anchor fault 6) and the split is a search
+ * like `c++` can neither break nor widen anything) and the split is a search
  * over (position, seen a phrase, is a request) states, linear in the message length.
  */
 export interface StopPhraseMatcher {

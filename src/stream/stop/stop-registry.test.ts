@@ -31,7 +31,7 @@ describe('StopRegistry', () => {
     });
   });
 
-  it("ignores another member's stop words, even a plain 'wait' (anchor fault 15)", () => {
+  it("ignores another member's stop words, even a plain 'wait'", () => {
     const registry = new StopRegistry();
     const live = registry.begin({
       channelId: 'channel-1',
@@ -62,7 +62,7 @@ describe('StopRegistry', () => {
     expect(live.signal.aborted).toBe(true);
   });
 
-  it('answers a question instead of swallowing it, even one addressed to the bot (issue 12.3)', () => {
+  it('answers a question instead of swallowing it, even one addressed to the bot', () => {
     const registry = new StopRegistry();
     const live = registry.begin({
       channelId: 'channel-1',

@@ -2,7 +2,8 @@ import { createStopPhraseMatcher, type StopPhraseMatcher } from './stop-phrases.
 
 /**
  * Why a turn was stopped: carried as the abort reason of the turn's signal, and kept in the
- * turn's outcome so the caller can run the in-persona acknowledgement (the anchor bot lost it).
+ * turn's outcome so the caller can still run the in-persona acknowledgement once the stream has
+ * ended.
  */
 export interface StopRequest {
   readonly kind: 'stop-request';
@@ -160,7 +161,7 @@ export class StopRegistry {
     channelId: string;
     authorId: string;
     authorIsModerator: boolean;
-    turnId?: string;
+    turnId?: string | undefined;
   }): CommandStopDecision {
     const entry = this.live.get(command.channelId);
     if (entry === undefined) return { stopped: false, reason: 'no-live-turn' };

@@ -11,7 +11,7 @@ async function* hangsAfter(parts: StreamPart[]): AsyncIterable<StreamPart> {
 const textPart = (text: string): StreamPart => ({ type: 'text-delta', text });
 
 describe('ModelStreamReader', () => {
-  it('fires its inactivity watchdog on a stream that stalls (anchor fault 2)', async () => {
+  it('fires its inactivity watchdog on a stream that stalls', async () => {
     const clock = new ManualClock();
     const reader = new ModelStreamReader(hangsAfter([textPart('a')])[Symbol.asyncIterator](), {
       clock,

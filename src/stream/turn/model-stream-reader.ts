@@ -10,8 +10,8 @@ export type NextPart =
 
 /**
  * Reads a model stream part by part, each read raced against an inactivity watchdog and the
- * turn's signal. The watchdog is armed BEFORE a read is awaited — the anchor bot awaited the
- * call first and raced afterwards, so its timeout could never fire — and measures only time
+ * turn's signal. The watchdog is armed BEFORE a read is awaited — a race set up only after the
+ * read was awaited could never fire — and measures only time
  * spent waiting for the model. One timer serves the whole stream (re-armed from a deadline),
  * so thousands of parts do not create thousands of timers.
  */

@@ -22,7 +22,7 @@ export interface StreamOrchestratorDependencies {
   clock: Clock;
   random: RandomSource;
   logger?: Logger;
-  options?: Partial<StreamOptions>;
+  options?: Partial<StreamOptions> | undefined;
 }
 
 /**
@@ -148,7 +148,7 @@ export class StreamOrchestrator {
     const { messageIds } = delivered;
     if (delivered.failure !== undefined) {
       logger.error({ err: delivered.failure }, 'delivery did not complete');
-      // A reply missing on Discord is a failed turn, whatever the model did (issue 12.4).
+      // A reply missing on Discord is a failed turn, whatever the model did.
       if (status === 'complete') {
         status = 'failed';
         error = delivered.failure;

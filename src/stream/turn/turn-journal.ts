@@ -20,7 +20,7 @@ export interface TurnJournalEnd {
 }
 
 /**
- * Where a turn is recorded (seed 002 semantics): `start` once when the turn begins — the bot's
+ * Where a turn is recorded: `start` once when the turn begins — the bot's
  * implementation inserts a `streaming` row so a crash leaves evidence — and `finish` exactly
  * once at its end with the full text, every message id, the final status and metrics. Nothing
  * is written per delta; streaming state lives in memory. The bot implements it with

@@ -54,7 +54,7 @@ const scopeField = z
  */
 export function createMemoryTools(options: {
   db: Database;
-  limits?: Partial<MemoryLimits>;
+  limits?: Partial<MemoryLimits> | undefined;
 }): ToolDefinition[] {
   const { db } = options;
   const limits = { ...MEMORY_LIMITS, ...options.limits };

@@ -35,9 +35,9 @@ const LOCAL_DATE_TIME =
 export function createSetReminderTool(options: {
   db: Database;
   clock: Clock;
-  limits?: Partial<ReminderLimits>;
+  limits?: Partial<ReminderLimits> | undefined;
   /** Told about every new reminder so a sleeping scheduler can wake for an early one. */
-  onReminderCreated?: (dueAt: Date) => void;
+  onReminderCreated?: ((dueAt: Date) => void) | undefined;
 }): ToolDefinition {
   const limits = { ...REMINDER_LIMITS, ...options.limits };
   return defineTool({

@@ -28,10 +28,10 @@ const HTML_TYPES = /^(text\/html|application\/xhtml\+xml)\b/i;
  */
 export function createFetchUrlTool(options: {
   clock: Clock;
-  limits?: Partial<FetchUrlLimits>;
-  resolveHost?: HostResolver;
+  limits?: Partial<FetchUrlLimits> | undefined;
+  resolveHost?: HostResolver | undefined;
   /** TEST ONLY: allow a loopback first hop (a local test server); redirects stay checked. */
-  testOnlyAllowLoopbackFirstHop?: boolean;
+  testOnlyAllowLoopbackFirstHop?: boolean | undefined;
 }): ToolDefinition {
   const limits = { ...FETCH_URL_LIMITS, ...options.limits };
   return defineTool({

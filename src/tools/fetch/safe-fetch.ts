@@ -19,13 +19,13 @@ export interface FetchLimits {
 export interface SafeFetchOptions {
   clock: Clock;
   limits: FetchLimits;
-  resolveHost?: HostResolver;
+  resolveHost?: HostResolver | undefined;
   userAgent: string;
   /**
    * TEST ONLY: lets the FIRST request go to a loopback address (a test server). Redirects are
    * still checked in full, so tests can prove a redirect to loopback is refused.
    */
-  testOnlyAllowLoopbackFirstHop?: boolean;
+  testOnlyAllowLoopbackFirstHop?: boolean | undefined;
 }
 
 export interface FetchedPage {

@@ -48,7 +48,7 @@ const MIN_SECRET_LENGTH = 6;
 
 /** Server names become tool-name prefixes (`<server>__<tool>`), so they are short and plain. */
 const SERVER_NAME = /^[a-zA-Z0-9](?:[a-zA-Z0-9-]|_(?!_)){0,29}$/;
-/** Commands that download and run a package on the spot: what the anchor bot did with @latest. */
+/** Commands that download and run a package on the spot: whatever is published then would run. */
 const PACKAGE_RUNNERS = new Set(['npx', 'pnpx', 'bunx', 'uvx', 'pipx']);
 const RUNNER_SUBCOMMANDS = new Set(['exec', 'dlx', 'x']);
 

@@ -70,8 +70,8 @@ export class McpServerConnection {
     config: McpServerConfig;
     clock: Clock;
     logger: Logger;
-    random?: RandomSource;
-    backoff?: Partial<McpBackoff>;
+    random?: RandomSource | undefined;
+    backoff?: Partial<McpBackoff> | undefined;
     onToolsChanged: () => void;
   }) {
     this.name = options.config.name;

@@ -34,8 +34,8 @@ export class McpToolSource implements ToolSource {
     servers: readonly McpServerConfig[];
     clock: Clock;
     logger: Logger;
-    random?: RandomSource;
-    backoff?: Partial<McpBackoff>;
+    random?: RandomSource | undefined;
+    backoff?: Partial<McpBackoff> | undefined;
   }) {
     this.#logger = options.logger;
     this.#connections = options.servers.map((config) => {

@@ -20,7 +20,8 @@ export function createMcpTransport(config: McpServerConfig, logger: Logger): Tra
     command: config.command,
     args: config.args,
     env: config.env,
-    cwd: config.cwd,
+    // The SDK's parameters take no explicit undefined: without a cwd the server starts in ours.
+    ...(config.cwd === undefined ? {} : { cwd: config.cwd }),
     stderr: 'pipe',
   });
   const stderr = new ServerStderr({ logger, secrets: config.secrets ?? [] });
@@ -34,6 +35,7 @@ export async function listAllTools(client: Client, signal: AbortSignal): Promise
   const tools: Tool[] = [];
   let cursor: string | undefined;
   do {
+    // The SDK's request params take no explicit undefined: the first page is asked without a cursor.
     const page = await client.listTools(cursor === undefined ? {} : { cursor }, { signal });
     tools.push(...page.tools);
     cursor = page.nextCursor;

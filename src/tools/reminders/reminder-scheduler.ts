@@ -91,7 +91,7 @@ export class ReminderScheduler {
     clock: Clock;
     delivery: ReminderDelivery;
     logger: Logger;
-    metrics?: BotMetrics;
+    metrics?: BotMetrics | undefined;
     options?: Partial<ReminderSchedulerOptions>;
     /** A sharded process delivers only the reminders of its shards. */
     shards?: ReminderShards | undefined;
@@ -137,7 +137,7 @@ export class ReminderScheduler {
     const now = this.#clock.now();
     const claimToken = randomUUID();
     const claimed = await claimDueReminders(this.#db, {
-      ...(this.#shards === undefined ? {} : { shards: this.#shards }),
+      shards: this.#shards,
       now: new Date(now),
       claimToken,
       staleClaimBefore: new Date(now - this.#options.claimTimeoutMs),

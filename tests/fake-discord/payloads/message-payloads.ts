@@ -2,6 +2,7 @@ import {
   InteractionType,
   type APIAttachment,
   type APIMessage,
+  type APIMessageInteractionMetadata,
   type APIReaction,
   type APIUser,
 } from 'discord-api-types/v10';
@@ -85,7 +86,7 @@ export function messagePayload(
       type: message.interaction.interactionType,
       user: invoker,
       authorizing_integration_owners: {},
-    } as APIMessage['interaction_metadata'];
+    } as APIMessageInteractionMetadata;
     if (
       message.interaction.commandName !== null &&
       message.interaction.interactionType === InteractionType.ApplicationCommand

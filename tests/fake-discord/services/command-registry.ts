@@ -136,22 +136,18 @@ export class CommandRegistry {
     const body = {
       type,
       name: definition.name as string,
-      name_localizations: (definition.name_localizations ??
-        null) as APIApplicationCommand['name_localizations'],
+      name_localizations: definition.name_localizations ?? null,
       description:
         type === ApplicationCommandType.ChatInput ? (definition.description as string) : '',
-      description_localizations: (definition.description_localizations ??
-        null) as APIApplicationCommand['description_localizations'],
-      options: (definition.options ?? []) as APIApplicationCommand['options'],
+      description_localizations: definition.description_localizations ?? null,
+      options: (definition.options ?? []) as Field<'options'>,
       default_member_permissions:
         typeof permissions === 'string' || typeof permissions === 'number'
           ? String(permissions)
           : null,
       nsfw: definition.nsfw === true,
-      contexts: (definition.contexts ?? null) as APIApplicationCommand['contexts'],
-      integration_types: (definition.integration_types ?? [
-        0,
-      ]) as APIApplicationCommand['integration_types'],
+      contexts: (definition.contexts ?? null) as Field<'contexts'>,
+      integration_types: (definition.integration_types ?? [0]) as Field<'integration_types'>,
       ...(definition.dm_permission === undefined
         ? {}
         : { dm_permission: definition.dm_permission === true }),
@@ -166,6 +162,12 @@ export class CommandRegistry {
     };
   }
 }
+
+/** A field of a command as Discord sends it: present, if only as null. */
+type Field<Key extends keyof APIApplicationCommand> = Exclude<
+  APIApplicationCommand[Key],
+  undefined
+>;
 
 function sameDefinition(previous: APIApplicationCommand, next: object): boolean {
   const {

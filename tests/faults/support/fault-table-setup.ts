@@ -22,8 +22,6 @@ export default function setup(project: TestProject): () => void {
     const rows = readFaultRows(file).sort((a, b) => a.fault.localeCompare(b.fault));
     rmSync(folder, { recursive: true, force: true });
     if (rows.length === 0) return;
-    process.stdout.write(
-      `\nFault suite (issue 12): one row per fault\n${formatFaultTable(rows)}\n\n`,
-    );
+    process.stdout.write(`\nFault suite: one row per fault\n${formatFaultTable(rows)}\n\n`);
   };
 }

@@ -10,7 +10,7 @@
  *       failed, or complete but cut short on screen, and a notice (a bot message that is
  *         not model text) replies to it or to the turn's trigger      → told
  *       otherwise (no assistant row, still `streaming`, failed in silence, a reply cut short
- *         without a word — issue 12.4's "gap")                       → lost
+ *         without a word: a gap the member cannot see)              → lost
  *   not accepted → told when a bot message replies to it, or when its author got a note (a bot
  *     message that belongs to no turn) in that channel — "told once" covers later drops;
  *     otherwise lost.

@@ -1,4 +1,4 @@
-import type { ChatRequest } from '../../../src/core/chat.ts';
+import type { AssistantMessage, ChatRequest, ToolCallPart } from '../../../src/core/chat.ts';
 import { ProviderError } from '../../../src/core/errors.ts';
 import { silentLogger } from '../../../src/core/logger.ts';
 import type { ChatModel } from '../../../src/core/provider.ts';
@@ -7,6 +7,7 @@ import { AnthropicChatModel } from '../../../src/providers/anthropic/anthropic-c
 import { GeminiChatModel } from '../../../src/providers/google/gemini-chat-model.ts';
 import { ModelCatalog } from '../../../src/providers/model-catalog.ts';
 import { OpenAIChatModel } from '../../../src/providers/openai/openai-chat-model.ts';
+import { AssistantMessageBuilder } from '../../../src/stream/turn/assistant-message.ts';
 import type { LlmStandIn } from '../../support/llm-stand-in/llm-stand-in.ts';
 import type { StandInVendor } from '../../support/llm-stand-in/script.ts';
 
@@ -96,6 +97,31 @@ export function textOf(parts: readonly StreamPart[]): string {
 
 export function reasoningOf(parts: readonly StreamPart[]): string {
   return parts.map((part) => (part.type === 'reasoning-delta' ? part.text : '')).join('');
+}
+
+/**
+ * The assistant message a turn keeps of this call (as the model step builds it), which goes
+ * back to the vendor in the next request of a tool loop.
+ */
+export function assistantMessageOf(parts: readonly StreamPart[]): AssistantMessage {
+  const builder = new AssistantMessageBuilder();
+  for (const part of parts) {
+    if (part.type === 'text-delta') builder.addText(part.text);
+    if (part.type === 'reasoning-delta') builder.addReasoning(part.text, part.providerMetadata);
+    if (part.type === 'tool-call') {
+      const call: ToolCallPart = {
+        type: 'tool-call',
+        id: part.id,
+        name: part.name,
+        input: part.input,
+      };
+      if (part.providerMetadata !== undefined) call.providerMetadata = part.providerMetadata;
+      builder.addToolCall(call);
+    }
+  }
+  const message = builder.build();
+  if (message === undefined) throw new Error('the call produced no text, reasoning or tool call');
+  return message;
 }
 
 export function thrownProviderError(collected: Collected): ProviderError {

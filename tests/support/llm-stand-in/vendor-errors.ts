@@ -10,7 +10,7 @@ export interface VendorErrorResponse {
   body: string;
 }
 
-type FailureOptions = { model: string; retryAfterSeconds?: number };
+type FailureOptions = { model: string; retryAfterSeconds?: number | undefined };
 const JSON_HEADERS = { 'content-type': 'application/json' };
 
 export function vendorError(

@@ -152,7 +152,7 @@ async function storeCheckedKey(
     scope: context.scope,
     key: { apiKey: key, provider: verification.provider },
   });
-  services.settings.store(settings);
+  services.settings.written(settings);
   context.logger.info({ fields: ['apiKey'], verified: verification.ok }, 'settings changed');
   await respond(
     interaction,
@@ -181,7 +181,7 @@ async function clearKey(
     scope: context.scope,
     key: undefined,
   });
-  services.settings.store(settings);
+  services.settings.written(settings);
   context.logger.info({ fields: ['apiKey'] }, 'settings changed');
   const fallback = services.providers.fallbackKeySource(
     services.providers.target(settings).provider,

@@ -67,6 +67,7 @@ export const queueSubcommand: ConfigSubcommand = {
     const depth = interaction.options.getInteger('depth') ?? undefined;
     const settings = await saveSettings(interaction, context, {
       queuePolicy: policy,
+      // Each key of a patch is a column written: a depth not given keeps the stored one.
       ...(depth === undefined ? {} : { queueDepth: depth }),
     });
     await respond(

@@ -70,7 +70,7 @@ export const providerSubcommand: ConfigSubcommand = {
         scope: context.scope,
         key: undefined,
       });
-      services.settings.store(settings);
+      services.settings.written(settings);
     }
     const { modelId } = services.providers.target(settings);
     const params = { provider: providerLabel(locale, after), model: modelId };

@@ -43,7 +43,7 @@ export const resetSubcommand: ConfigSubcommand = {
     requirePermission(interaction, context, 'ManageGuild');
     await interaction.deferUpdate();
     const settings = await resetScopeSettings(context.services.db, context.scope);
-    context.services.settings.store(settings);
+    context.services.settings.written(settings);
     // A channel's own persona or humanizer is one of "every setting here" too.
     const channels = await clearChannelOverrides(context.services.db, context.scope.id);
     for (const channelId of channels)

@@ -33,7 +33,7 @@ export async function saveSettings(
     context.services.settings.invalidate(context.scope.id);
     throw new CommandRefusal(translate(context.locale, 'command.conflict'));
   }
-  context.services.settings.store(updated);
+  context.services.settings.written(updated);
   // Field names only: a persona or a trigger word is the members' text, not the log's.
   context.logger.info({ fields: Object.keys(patch) }, 'settings changed');
   return updated;

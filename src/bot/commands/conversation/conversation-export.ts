@@ -98,6 +98,7 @@ const renderMarkdown: Renderer = {
   },
 };
 
+/** JSON.stringify leaves undefined fields out, so an unset importance or summary is absent. */
 const renderJson: Renderer = {
   turn(turn) {
     return JSON.stringify({
@@ -106,7 +107,7 @@ const renderJson: Renderer = {
       createdAt: turn.createdAt.toISOString(),
       status: turn.status,
       content: turn.content,
-      ...(turn.importance === undefined ? {} : { importance: turn.importance }),
+      importance: turn.importance,
       ...(turn.pinned === true ? { pinned: true } : {}),
       ...(turn.role === 'assistant' && turn.metrics !== null ? { metrics: turn.metrics } : {}),
     });
@@ -117,7 +118,7 @@ const renderJson: Renderer = {
       exportedAt: options.exportedAt.toISOString(),
       since: options.resetAt?.toISOString() ?? null,
       olderTurnsLeftOut: truncated,
-      ...(options.summary === undefined ? {} : { summary: options.summary }),
+      summary: options.summary,
     };
     const head = JSON.stringify(header, null, 2).replace(/\n}$/, '');
     return `${head},\n  "turns": [${turns.length === 0 ? '' : `\n    ${turns.join(',\n    ')}\n  `}]\n}\n`;

@@ -61,7 +61,7 @@ export function exportCommand(): SlashCommand {
       const resetAt = await resetMarkerOf(db, channelId);
       const newestFirst = await recentTurns(db, channelId, {
         limit: EXPORT_TURN_LIMIT + 1,
-        ...(resetAt === undefined ? {} : { after: resetAt }),
+        after: resetAt,
       });
       if (newestFirst.length === 0) {
         await respond(interaction, text.get(context.locale, 'none'));

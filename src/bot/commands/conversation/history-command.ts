@@ -48,7 +48,7 @@ export function historyCommand(): SlashCommand {
       const turns = await recentTurns(db, interaction.channelId, {
         limit: count,
         role: 'assistant',
-        ...(resetAt === undefined ? {} : { after: resetAt }),
+        after: resetAt,
       });
       if (turns.length === 0) {
         await respond(interaction, text.get(context.locale, 'none'));

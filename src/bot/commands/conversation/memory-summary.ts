@@ -8,7 +8,7 @@ import { memoryText as text } from './memory-texts.ts';
 const DESCRIPTION_LIMIT = 4_096;
 
 /**
- * `/memory summary`: the channel's rolling summary (seed 001) as the model receives it, with how
+ * `/memory summary`: the channel's rolling summary as the model receives it, with how
  * many turns it covers. Whoever can use the command here can read the channel it summarises.
  */
 export async function showChannelSummary(

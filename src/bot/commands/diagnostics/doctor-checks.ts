@@ -31,7 +31,7 @@ export interface DoctorFacts {
     | { kind: 'key-other-provider' };
   mcp: ReadonlyArray<{ state: McpServerState; enabledHere: boolean }>;
   /** Stored API keys across the bot after a key rotation (gathered for admins only). */
-  storedKeys?: StoredKeyAudit;
+  storedKeys?: StoredKeyAudit | undefined;
 }
 
 const REQUIRED_INTENTS = ['Guilds', 'GuildMessages', 'MessageContent', 'DirectMessages'] as const;

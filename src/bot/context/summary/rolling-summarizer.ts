@@ -33,7 +33,7 @@ export const DEFAULT_SUMMARY_CADENCE = { everyTurns: 20, keepRecent: 40 } as con
 const MAX_TURNS_PER_CALL = 80;
 
 /**
- * Keeps each channel's rolling summary (seed 001) in the background: after a turn, when at
+ * Keeps each channel's rolling summary in the background: after a turn, when at
  * least `everyTurns` stored turns beyond the newest `keepRecent` are not yet summarised, one
  * model call with the scope's provider folds them into the summary. Never blocks a reply
  * (fire and forget, one job per channel at a time), counts its tokens against the scope's daily

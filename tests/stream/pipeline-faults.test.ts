@@ -1,6 +1,5 @@
 /**
- * The faults of the anchor bot (../shared/FIELD-NOTES.md) that belong to the streaming pipeline,
- * each reproduced against the pipeline as a whole.
+ * Faults a streaming chat bot is prone to, each reproduced against the pipeline as a whole.
  */
 import { describe, expect, it } from 'vitest';
 import type { StreamPart } from '../../src/core/stream-part.ts';
@@ -36,7 +35,7 @@ function pausingModel(before: string, after: string) {
   return { script, release: () => release() };
 }
 
-describe('anchor fault 1: the in-character reply after a stop was lost', () => {
+describe('a stop keeps what the in-character reply to it needs', () => {
   it('keeps the stop context and the partial text so the acknowledgement knows what was interrupted', async () => {
     const model = pausingModel(
       'There are many ways to cook pasta.\n\nFirst, you',
@@ -146,7 +145,7 @@ describe('anchor fault 1: the in-character reply after a stop was lost', () => {
   });
 });
 
-describe('anchor fault 2: a stream timeout that could never fire', () => {
+describe('a stream that goes silent times out', () => {
   it('fails the turn after 60 s without a part, although the stream never answers', async () => {
     async function* stalled(): AsyncIterable<StreamPart> {
       yield { type: 'text-delta', text: 'Let me think' };
@@ -164,7 +163,7 @@ describe('anchor fault 2: a stream timeout that could never fire', () => {
   });
 });
 
-describe('anchor fault 3: the final buffered text was dropped after an empty last chunk', () => {
+describe('the final buffered text survives an empty last chunk', () => {
   it('delivers the tail when the provider ends with an empty delta', async () => {
     const { run, sink } = turnFixture({
       scripts: [
@@ -181,7 +180,7 @@ describe('anchor fault 3: the final buffered text was dropped after an empty las
   });
 });
 
-describe('anchor fault 4: paragraphs over 2000 characters were never split', () => {
+describe('paragraphs over 2000 characters are split', () => {
   it('sends a 5000-character paragraph as messages within the limit, nothing lost', async () => {
     const paragraph = Array.from({ length: 1100 }, (_, index) => `w${index}`).join(' ');
     expect(paragraph.length).toBeGreaterThan(4000);
@@ -195,7 +194,7 @@ describe('anchor fault 4: paragraphs over 2000 characters were never split', () 
   });
 });
 
-describe('anchor fault 5: `:)` or `1)` held back all flushing until the end', () => {
+describe('`:)` or `1)` hold back no flushing', () => {
   it('delivers paragraphs while the stream is still running, emoticons and list labels notwithstanding', async () => {
     const model = pausingModel(
       'Sure :) here goes.\n\n1) first\n2) second ;)\n\nThird part',
@@ -211,7 +210,7 @@ describe('anchor fault 5: `:)` or `1)` held back all flushing until the end', ()
   });
 });
 
-describe('anchor fault 6: stop phrases went unescaped into a RegExp', () => {
+describe('stop phrases are literals, never regular expressions', () => {
   it('matches custom phrases with regex characters literally', () => {
     const matcher = createStopPhraseMatcher(['c++', 'stop.', '(x)']);
     expect(matcher.isStandalone('c++')).toBe(true);
@@ -221,7 +220,7 @@ describe('anchor fault 6: stop phrases went unescaped into a RegExp', () => {
   });
 });
 
-describe('anchor fault 15: anyone\'s "wait" interrupted the bot', () => {
+describe('another member\'s "wait" does not interrupt the bot', () => {
   it("keeps streaming when another member says 'wait, what?' or the requester asks someone else", async () => {
     const model = pausingModel('Part one.\n\n', 'Part two.');
     const { run, sink } = turnFixture({ scripts: [model.script] });
