@@ -69,6 +69,6 @@ export interface ChatRequest {
   system: string;
   messages: ChatMessage[];
   tools: ToolSpec[];
-  temperature?: number;
+  temperature?: number | undefined;
   maxOutputTokens?: number;
 }

@@ -154,7 +154,7 @@ export async function streamingInstances(db: Database): Promise<Array<string | n
  */
 export async function streamingOwnersIn(
   db: Database,
-  query: { channelId: string; turnId?: string },
+  query: { channelId: string; turnId?: string | undefined },
 ): Promise<Array<string | null>> {
   // Turn ids are UUIDs (the column's type): another id (a forged button) names no turn.
   if (query.turnId !== undefined && !UUID_PATTERN.test(query.turnId)) return [];

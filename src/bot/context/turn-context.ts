@@ -40,7 +40,7 @@ export interface PreparedTurn {
   /** History, persona, reminders and the new message(s) — without the context trimming yet. */
   history: readonly ConversationEntry[];
   system: string;
-  /** The channel's rolling summary (seed 001), if any. */
+  /** The channel's rolling summary of what the history leaves out, if any. */
   summary: string | undefined;
   reminders: string[];
   finalUserParts: Array<TextPart | ImagePart>;
@@ -208,7 +208,7 @@ export function buildRequest(options: {
       messages: context.messages,
       tools: [...options.toolSpecs],
       maxOutputTokens: prepared.maxOutputTokens,
-      ...(prepared.temperature === undefined ? {} : { temperature: prepared.temperature }),
+      temperature: prepared.temperature,
     },
     includedHistory: context.includedHistory,
     availableHistory: context.availableHistory,

@@ -1,6 +1,6 @@
 /**
  * Matches a scope's trigger words in message text: each word is an escaped literal (so `c++`
- * or `.*` are just text — anchor fault 6), case-insensitive after NFKC normalization (full-
+ * or `.*` are just text, and no word can break matching for every message), case-insensitive after NFKC normalization (full-
  * width letters match), on Unicode word boundaries for words that begin or end with a letter
  * or digit, and anywhere for Japanese/Chinese words, which are written without spaces.
  */

@@ -75,7 +75,7 @@ export async function recoverUnanswered(options: UnansweredRecoveryOptions): Pro
 /**
  * Handed back at shutdown, or held by a process whose liveness lock is gone — judged only when
  * judging is safe: a peer that is re-taking its lock after a restart is alive, and answering
- * its messages here would answer them twice (issue 16.3).
+ * its messages here would answer them twice.
  */
 async function isOrphaned(
   claim: UnsettledClaim,

@@ -176,8 +176,8 @@ export class CrossProcessStops {
       channelId: fields.channelId,
       authorId: fields.authorId,
       authorIsModerator: fields.authorIsModerator,
-      ...(fields.turnId === undefined ? {} : { turnId: fields.turnId }),
-      ...(fields.message === undefined ? {} : { message: fields.message }),
+      turnId: fields.turnId,
+      message: fields.message,
     };
   }
 

@@ -6,7 +6,7 @@ import type { StopMessage } from '../control/control-messages.ts';
 /** Which turn a stop is for: the channel's live one, or (the Stop button) one turn only. */
 export interface StreamingQuery {
   channelId: string;
-  turnId?: string;
+  turnId?: string | undefined;
 }
 
 export interface StreamingElsewhereOptions {
@@ -61,7 +61,7 @@ export async function unconfirmedIfStreaming(
   const { logger } = options;
   const query = {
     channelId: message.channelId,
-    ...(message.turnId === undefined ? {} : { turnId: message.turnId }),
+    turnId: message.turnId,
   };
   try {
     if (!(await options.streamingElsewhere(query))) return undefined;

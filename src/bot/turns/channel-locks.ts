@@ -25,9 +25,9 @@ export interface ChannelLocksOptions {
 }
 
 /**
- * One mutex per channel with ownership tokens (anchor fault 7: a force-released stale holder
- * could release the next run's lock). The per-channel state is dropped when idle, so memory
- * stays proportional to busy channels.
+ * One mutex per channel with ownership tokens: a holder whose lock was force-released (it
+ * held it past the timeout) can never release the next holder's lock when it ends late. The
+ * per-channel state is dropped when idle, so memory stays proportional to busy channels.
  */
 export class ChannelLocks {
   private readonly mutexes = new Map<

@@ -17,7 +17,10 @@ export interface ScheduledTurn<T> {
   lease: ChannelLease;
 }
 
-/** How much one coalesced turn may take from the waiting triggers (issue: 129 in one request). */
+/**
+ * How much one coalesced turn may take from the waiting triggers: a burst must not become one
+ * request of a hundred messages that overflows the context and answers none of them well.
+ */
 export interface BatchLimits {
   /** Triggers answered together at most. */
   count: number;

@@ -9,7 +9,10 @@ import type {
   TurnJournalStart,
 } from '../../stream/turn/turn-journal.ts';
 
-/** How long the end of a turn waits for a database that went away (issue 16.2). */
+/**
+ * How long the end of a turn waits for a database that went away: longer than a PostgreSQL
+ * restart or failover takes, so a reply members saw is recorded as delivered.
+ */
 export const TURN_FINISH_RETRY_MS = 5 * 60_000;
 
 export interface DatabaseTurnJournalOptions {
@@ -66,7 +69,7 @@ export class DatabaseTurnJournal implements TurnJournal {
       {
         clock,
         maxElapsedMs: this.options.finishRetryMs ?? TURN_FINISH_RETRY_MS,
-        ...(this.options.signal === undefined ? {} : { signal: this.options.signal }),
+        signal: this.options.signal,
         onRetry: ({ attempt, error, delayMs }) => {
           retries = attempt;
           const level = attempt === 1 ? 'warn' : 'debug';
