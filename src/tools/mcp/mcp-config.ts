@@ -148,15 +148,25 @@ function parseServer(
   return isHttp ? parseHttpServer(entry, server) : parseStdioServer(entry, server);
 }
 
-function parseHttpServer(entry: unknown, server: ServerEntry): HttpServerConfig | undefined {
-  const { at, expand, problems } = server;
-  const parsed = httpSchema.safeParse(entry);
+/** The entry as `schema` reads it; undefined when it is disabled, or wrong (then reported). */
+function enabledEntry<T extends { disabled?: boolean | undefined }>(
+  schema: z.ZodType<T>,
+  entry: unknown,
+  server: ServerEntry,
+): T | undefined {
+  const parsed = schema.safeParse(entry);
   if (!parsed.success) {
-    problems.push(...describeIssues(parsed.error, at));
+    server.problems.push(...describeIssues(parsed.error, server.at));
     return undefined;
   }
-  if (parsed.data.disabled === true) return undefined;
-  const url = parseHttpUrl(expand(parsed.data.url, 'url'));
+  return parsed.data.disabled === true ? undefined : parsed.data;
+}
+
+function parseHttpServer(entry: unknown, server: ServerEntry): HttpServerConfig | undefined {
+  const { at, expand, problems } = server;
+  const parsed = enabledEntry(httpSchema, entry, server);
+  if (parsed === undefined) return undefined;
+  const url = parseHttpUrl(expand(parsed.url, 'url'));
   if (url === undefined) {
     problems.push(`MCP_CONFIG ${at.join('.')}.url: must be an http:// or https:// URL`);
     return undefined;
@@ -165,23 +175,19 @@ function parseHttpServer(entry: unknown, server: ServerEntry): HttpServerConfig 
     name: server.name,
     transport: 'http',
     url,
-    headers: mapValues(parsed.data.headers ?? {}, (value, key) => expand(value, `headers.${key}`)),
-    enabledByDefault: parsed.data.enabledByDefault ?? false,
-    timeoutMs: parsed.data.timeoutMs,
+    headers: mapValues(parsed.headers ?? {}, (value, key) => expand(value, `headers.${key}`)),
+    enabledByDefault: parsed.enabledByDefault ?? false,
+    timeoutMs: parsed.timeoutMs,
     secrets: server.secrets,
   };
 }
 
 function parseStdioServer(entry: unknown, server: ServerEntry): StdioServerConfig | undefined {
   const { at, expand, problems } = server;
-  const parsed = stdioSchema.safeParse(entry);
-  if (!parsed.success) {
-    problems.push(...describeIssues(parsed.error, at));
-    return undefined;
-  }
-  if (parsed.data.disabled === true) return undefined;
-  const args = (parsed.data.args ?? []).map((arg, index) => expand(arg, `args.${index}`));
-  const runner = packageRunner(parsed.data.command, args);
+  const parsed = enabledEntry(stdioSchema, entry, server);
+  if (parsed === undefined) return undefined;
+  const args = (parsed.args ?? []).map((arg, index) => expand(arg, `args.${index}`));
+  const runner = packageRunner(parsed.command, args);
   if (runner !== undefined) {
     problems.push(
       `MCP_CONFIG ${at.join('.')}.command: "${runner}" downloads and runs packages at run time; install the server ahead of time and run it directly (e.g. "command": "node", "args": ["/opt/mcp/server/index.js"])`,
@@ -191,15 +197,12 @@ function parseStdioServer(entry: unknown, server: ServerEntry): StdioServerConfi
   return {
     name: server.name,
     transport: 'stdio',
-    command: parsed.data.command,
+    command: parsed.command,
     args,
-    env: mapValues(parsed.data.env ?? {}, (value, key) => expand(value, `env.${key}`)),
-    cwd:
-      parsed.data.cwd === undefined
-        ? undefined
-        : path.resolve(server.baseDirectory, parsed.data.cwd),
-    enabledByDefault: parsed.data.enabledByDefault ?? false,
-    timeoutMs: parsed.data.timeoutMs,
+    env: mapValues(parsed.env ?? {}, (value, key) => expand(value, `env.${key}`)),
+    cwd: parsed.cwd === undefined ? undefined : path.resolve(server.baseDirectory, parsed.cwd),
+    enabledByDefault: parsed.enabledByDefault ?? false,
+    timeoutMs: parsed.timeoutMs,
     secrets: server.secrets,
   };
 }
