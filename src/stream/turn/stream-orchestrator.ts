@@ -395,11 +395,7 @@ function settleEnding(loop: LoopResult, state: LoopState, provider: ProviderId):
   return { status, content, error };
 }
 
-function withDeliveryResult(
-  ending: TurnEnding,
-  delivered: Delivered,
-  logger: Logger,
-): TurnEnding {
+function withDeliveryResult(ending: TurnEnding, delivered: Delivered, logger: Logger): TurnEnding {
   if (delivered.failure === undefined) return ending;
   logger.error({ err: delivered.failure }, 'delivery did not complete');
   // A reply missing on Discord is a failed turn, whatever the model did (issue 12.4).
