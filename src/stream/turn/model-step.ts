@@ -62,7 +62,7 @@ export async function runModelStep(options: ModelStepOptions): Promise<ModelStep
       : output.result('failed', asProviderError(error, model));
   }
   try {
-    return await readToEnd(reader, output, { ...options, call });
+    return await readToEnd(reader, { output, call, options });
   } finally {
     signal.removeEventListener('abort', forwardAbort);
     reader.close();
@@ -72,16 +72,16 @@ export async function runModelStep(options: ModelStepOptions): Promise<ModelStep
 /** Takes parts until the stream ends, fails, goes silent or is stopped. */
 async function readToEnd(
   reader: ModelStreamReader,
-  output: StepOutput,
-  options: ModelStepOptions & { call: AbortController },
+  step: { output: StepOutput; call: AbortController; options: ModelStepOptions },
 ): Promise<ModelStepResult> {
+  const { output, call, options } = step;
   for (;;) {
     const next = await reader.next();
     switch (next.kind) {
       case 'aborted':
         return output.result('stopped');
       case 'timeout':
-        options.call.abort();
+        call.abort();
         return output.result(
           'failed',
           new ProviderError({

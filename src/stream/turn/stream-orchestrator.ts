@@ -54,7 +54,7 @@ export class StreamOrchestrator {
       turnId: turn.turnId,
       channelId: turn.toolContext.channelId,
     });
-    const unrecorded = await this.recordStart(turn, metrics, logger);
+    const unrecorded = await this.recordStart(turn, { metrics, logger });
     if (unrecorded !== undefined) return unrecorded;
     const signal = turn.signal ?? new AbortController().signal;
     const plan = humanizerPlan(turn.humanizerDegree);
@@ -69,25 +69,28 @@ export class StreamOrchestrator {
       previewIntervalMs: this.options.editPreviewIntervalMs,
       onFirstDelivery: () => metrics.delivered(),
     });
-    const state = { signal, delivery, metrics, plan: blockPolicyFor(plan, this.options) };
-    const loop = await this.streamReply(turn, state, logger);
-    const ending = settleEnding(loop, state, turn.model.provider);
-    const delivered = await this.flushReply(turn, logger);
-    return this.recordEnd(turn, {
-      ending: withDeliveryResult(ending, delivered, logger),
+    const state: TurnState = {
+      turn,
+      signal,
+      delivery,
+      metrics,
+      plan: blockPolicyFor(plan, this.options),
+      logger,
+    };
+    const loop = await this.streamReply(state);
+    const ending = settleEnding(loop, state);
+    const delivered = await this.flushReply(state);
+    return this.recordEnd(state, {
+      ending: withDeliveryResult(ending, delivered),
       messageIds: delivered.messageIds,
       messages: loop.messages,
-      signal,
-      metrics,
-      logger,
     });
   }
 
   /** A turn whose start cannot be recorded does not run: it ends failed, before any call. */
   private async recordStart(
     turn: TurnRun,
-    metrics: TurnMetricsRecorder,
-    logger: Logger,
+    { metrics, logger }: { metrics: TurnMetricsRecorder; logger: Logger },
   ): Promise<TurnOutcome | undefined> {
     try {
       await this.journal.start({
@@ -117,20 +120,20 @@ export class StreamOrchestrator {
   }
 
   /** Runs the model loop with typing shown; whatever happens, the sink is quiet afterwards. */
-  private async streamReply(turn: TurnRun, state: LoopState, logger: Logger): Promise<LoopResult> {
-    const { signal, delivery } = state;
+  private async streamReply(state: TurnState): Promise<LoopResult> {
+    const { turn, signal, delivery } = state;
     // A stop sends nothing more at once, even before the stream notices.
     const onStop = (): void => delivery.stop();
     signal.addEventListener('abort', onStop, { once: true });
     turn.sink.setTyping(true);
     let loop: LoopResult;
     try {
-      loop = await this.loop(turn, state);
+      loop = await this.loop(state);
       if (loop.status === 'stopped') delivery.stop();
       else await delivery.complete(); // paced messages may still be waiting: a stop cuts them
     } catch (unexpected) {
       // A bug below (a tool registry throwing from specs(), say) still ends the turn properly.
-      logger.error({ err: unexpected }, 'the turn failed unexpectedly');
+      state.logger.error({ err: unexpected }, 'the turn failed unexpectedly');
       delivery.stop();
       loop = {
         status: 'failed',
@@ -148,30 +151,34 @@ export class StreamOrchestrator {
   }
 
   /** The sink's flush, bounded; a flush that throws is a delivery failure like any other. */
-  private async flushReply(turn: TurnRun, logger: Logger): Promise<Delivered> {
-    const flush = flushWithin(turn.sink, {
+  private async flushReply({ turn, logger }: TurnState): Promise<Delivered> {
+    const delivered = await flushWithin(turn.sink, {
       clock: this.clock,
       timeoutMs: this.options.flushTimeoutMs,
       logger,
-    });
-    return flush.then(
-      (result) => result,
-      (flushError: unknown) => ({
-        messageIds: [] as string[],
+    }).then(
+      (result): Delivered => result,
+      (flushError: unknown): Delivered => ({
+        messageIds: [],
         failure:
           flushError instanceof BotError
             ? flushError
             : new BotError('delivery', 'delivery did not complete', { cause: flushError }),
       }),
     );
+    if (delivered.failure !== undefined) {
+      logger.error({ err: delivered.failure }, 'delivery did not complete');
+    }
+    return delivered;
   }
 
   /** Builds the outcome and writes the turn's one end record; a failed write is only flagged. */
-  private async recordEnd(turn: TurnRun, end: TurnEnd): Promise<TurnOutcome> {
-    const { ending, messageIds, logger } = end;
+  private async recordEnd(state: TurnState, end: TurnEnd): Promise<TurnOutcome> {
+    const { turn, logger } = state;
+    const { ending, messageIds } = end;
     const { status, content, error } = ending;
-    const snapshot = end.metrics.snapshot();
-    const stopReason: unknown = end.signal.reason;
+    const snapshot = state.metrics.snapshot();
+    const stopReason: unknown = state.signal.reason;
     const outcome: TurnOutcome = {
       turnId: turn.turnId,
       status,
@@ -207,7 +214,7 @@ export class StreamOrchestrator {
    * answers without tools, fails or is stopped. Past the turn's limits the tool calls are
    * refused (the model is told so) and one last call may answer with what it has.
    */
-  private async loop(turn: TurnRun, state: LoopState): Promise<LoopResult> {
+  private async loop(state: TurnState): Promise<LoopResult> {
     const { signal, delivery, metrics } = state;
     const messages: ChatMessage[] = [];
     const texts: string[] = [];
@@ -223,22 +230,23 @@ export class StreamOrchestrator {
       if (iteration > 1) delivery.nextStep();
       metrics.iterations = iteration;
       const buffer = new SemanticBlockBuffer(state.plan);
-      const step = await this.callModel(turn, { ...state, buffer, messages });
+      const step = await this.callModel({ ...state, buffer, messages });
       texts.push(step.text);
       if (step.finishReason !== undefined) metrics.finishReason = step.finishReason;
       if (step.message !== undefined) messages.push(step.message);
       if (step.outcome === 'stopped') return end('stopped');
       // The tail is delivered also when the provider failed mid-reply: it was written.
-      deliverTail(delivery, buffer.finish(), {
-        last: step.outcome === 'failed' || step.toolCalls.length === 0 || tools.refused,
-      });
+      const tail = buffer.finish();
+      const last = step.outcome === 'failed' || step.toolCalls.length === 0 || tools.refused;
+      if (last) delivery.acceptFinal(tail);
+      else for (const block of tail) delivery.accept(block);
       if (step.outcome === 'failed') return end('failed', step.error);
       if (step.toolCalls.length === 0) return end('complete');
       if (tools.refused) {
         metrics.toolLimitReached = true;
         return end('complete');
       }
-      const results = await this.answerToolCalls(turn, step, { ...state, iteration, tools });
+      const results = await this.answerToolCalls(step, { ...state, iteration, tools });
       if (signal.aborted) return end('stopped');
       tools.count(results);
       messages.push({ role: 'tool', content: results });
@@ -247,9 +255,9 @@ export class StreamOrchestrator {
 
   /** One model call on the conversation so far, its text streamed through `buffer`. */
   private callModel(
-    turn: TurnRun,
-    call: LoopState & { buffer: SemanticBlockBuffer; messages: readonly ChatMessage[] },
+    call: TurnState & { buffer: SemanticBlockBuffer; messages: readonly ChatMessage[] },
   ): Promise<ModelStepResult> {
+    const { turn } = call;
     return runModelStep({
       model: turn.model,
       request: {
@@ -269,21 +277,20 @@ export class StreamOrchestrator {
 
   /** Runs the step's tool calls, or, past the turn's limits, refuses every one of them. */
   private async answerToolCalls(
-    turn: TurnRun,
     step: ModelStepResult,
-    state: LoopState & { iteration: number; tools: ToolAllowance },
+    state: TurnState & { iteration: number; tools: ToolAllowance },
   ): Promise<ToolResultPart[]> {
-    if (state.tools.allows(state.iteration)) return this.runTools(turn, step, state);
+    if (state.tools.allows(state.iteration)) return this.runTools(step, state);
     state.tools.refused = true;
     state.metrics.toolLimitReached = true;
     return step.toolCalls.map((call) => toolLimitRefusal(call));
   }
 
   private async runTools(
-    turn: TurnRun,
     step: ModelStepResult,
-    state: LoopState & { iteration: number },
+    state: TurnState & { iteration: number },
   ): Promise<ToolResultPart[]> {
+    const { turn } = state;
     const describe = turn.describeTool ?? ((call: { name: string }) => `\`${call.name}\`…`);
     const round = await runToolRound({
       executor: turn.tools,
@@ -307,11 +314,15 @@ export class StreamOrchestrator {
   }
 }
 
-interface LoopState {
+/** One running turn: what it was asked, and what carries it to the platform. */
+interface TurnState {
+  turn: TurnRun;
   signal: AbortSignal;
   delivery: ReplyDelivery;
   metrics: TurnMetricsRecorder;
   plan: ReturnType<typeof blockPolicyFor>;
+  /** The turn's child logger (turn and channel ids). */
+  logger: Logger;
 }
 
 interface LoopResult {
@@ -339,9 +350,6 @@ interface TurnEnd {
   ending: TurnEnding;
   messageIds: string[];
   messages: ChatMessage[];
-  signal: AbortSignal;
-  metrics: TurnMetricsRecorder;
-  logger: Logger;
 }
 
 /**
@@ -369,18 +377,8 @@ class ToolAllowance {
   }
 }
 
-/** The end of a model call's text: the reply's last blocks when nothing more will follow. */
-function deliverTail(
-  delivery: ReplyDelivery,
-  tail: ReturnType<SemanticBlockBuffer['finish']>,
-  options: { last: boolean },
-): void {
-  if (options.last) delivery.acceptFinal(tail);
-  else for (const block of tail) delivery.accept(block);
-}
-
 /** The loop's status, corrected for what was delivered: a stop during pacing, an empty reply. */
-function settleEnding(loop: LoopResult, state: LoopState, provider: ProviderId): TurnEnding {
+function settleEnding(loop: LoopResult, state: TurnState): TurnEnding {
   // A stop while paced messages were still "being typed" stops the reply too.
   let status = loop.status === 'complete' && state.signal.aborted ? 'stopped' : loop.status;
   let error: BotError | undefined = loop.error;
@@ -390,16 +388,14 @@ function settleEnding(loop: LoopResult, state: LoopState, provider: ProviderId):
     .join('\n\n');
   if (status === 'complete' && content === '' && state.delivery.deliveredCount === 0) {
     status = 'failed';
-    error = emptyReplyError(state.metrics.finishReason, provider);
+    error = emptyReplyError(state.metrics.finishReason, state.turn.model.provider);
   }
   return { status, content, error };
 }
 
-function withDeliveryResult(ending: TurnEnding, delivered: Delivered, logger: Logger): TurnEnding {
-  if (delivered.failure === undefined) return ending;
-  logger.error({ err: delivered.failure }, 'delivery did not complete');
+function withDeliveryResult(ending: TurnEnding, delivered: Delivered): TurnEnding {
   // A reply missing on Discord is a failed turn, whatever the model did (issue 12.4).
-  if (ending.status !== 'complete') return ending;
+  if (delivered.failure === undefined || ending.status !== 'complete') return ending;
   return { ...ending, status: 'failed', error: delivered.failure };
 }
 

@@ -99,7 +99,7 @@ export function parseMcpConfig(
   const problems: string[] = [];
   const servers: McpServerConfig[] = [];
   for (const [name, entry] of Object.entries(file.data.mcpServers)) {
-    const server = parseServer(name, entry, { ...options, problems });
+    const server = parseServer({ name, entry }, { ...options, problems });
     if (server !== undefined) servers.push(server);
   }
   if (problems.length > 0) throw new ConfigError(problems);
@@ -109,6 +109,8 @@ export function parseMcpConfig(
 /** One server entry being read: where it is in the file, and where its findings go. */
 interface ServerEntry {
   name: string;
+  /** The entry as the file has it. */
+  entry: unknown;
   at: string[];
   baseDirectory: string;
   /** Fills in `${NAME}` (see expander); `key` names the value in a problem. */
@@ -122,8 +124,7 @@ interface ServerEntry {
  * wrong; what is wrong is added to `problems`, so one run reports every bad entry.
  */
 function parseServer(
-  name: string,
-  entry: unknown,
+  { name, entry }: { name: string; entry: unknown },
   options: { environment: Environment; baseDirectory: string; problems: string[] },
 ): McpServerConfig | undefined {
   const { problems } = options;
@@ -144,17 +145,17 @@ function parseServer(
   }
   const secrets: string[] = [];
   const expand = expander({ environment: options.environment, at, problems, secrets });
-  const server = { name, at, baseDirectory: options.baseDirectory, expand, secrets, problems };
-  return isHttp ? parseHttpServer(entry, server) : parseStdioServer(entry, server);
+  const { baseDirectory } = options;
+  const server = { name, entry, at, baseDirectory, expand, secrets, problems };
+  return isHttp ? parseHttpServer(server) : parseStdioServer(server);
 }
 
 /** The entry as `schema` reads it; undefined when it is disabled, or wrong (then reported). */
 function enabledEntry<T extends { disabled?: boolean | undefined }>(
   schema: z.ZodType<T>,
-  entry: unknown,
   server: ServerEntry,
 ): T | undefined {
-  const parsed = schema.safeParse(entry);
+  const parsed = schema.safeParse(server.entry);
   if (!parsed.success) {
     server.problems.push(...describeIssues(parsed.error, server.at));
     return undefined;
@@ -162,9 +163,9 @@ function enabledEntry<T extends { disabled?: boolean | undefined }>(
   return parsed.data.disabled === true ? undefined : parsed.data;
 }
 
-function parseHttpServer(entry: unknown, server: ServerEntry): HttpServerConfig | undefined {
+function parseHttpServer(server: ServerEntry): HttpServerConfig | undefined {
   const { at, expand, problems } = server;
-  const parsed = enabledEntry(httpSchema, entry, server);
+  const parsed = enabledEntry(httpSchema, server);
   if (parsed === undefined) return undefined;
   const url = parseHttpUrl(expand(parsed.url, 'url'));
   if (url === undefined) {
@@ -182,9 +183,9 @@ function parseHttpServer(entry: unknown, server: ServerEntry): HttpServerConfig 
   };
 }
 
-function parseStdioServer(entry: unknown, server: ServerEntry): StdioServerConfig | undefined {
+function parseStdioServer(server: ServerEntry): StdioServerConfig | undefined {
   const { at, expand, problems } = server;
-  const parsed = enabledEntry(stdioSchema, entry, server);
+  const parsed = enabledEntry(stdioSchema, server);
   if (parsed === undefined) return undefined;
   const args = (parsed.args ?? []).map((arg, index) => expand(arg, `args.${index}`));
   const runner = packageRunner(parsed.command, args);

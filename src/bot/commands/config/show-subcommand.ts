@@ -129,17 +129,17 @@ function settingsEmbed(
   const { locale, scope } = context;
   const { server, overrides } = options;
   const settings = applyChannelOverrides(server, overrides);
-  const fields = new SettingFields(context);
+  const fields = new SettingFields(context, settings);
   return new EmbedBuilder()
     .setTitle(text.get(locale, scope.kind === 'guild' ? 'title.guild' : 'title.dm'))
     .setFooter({ text: text.get(locale, 'levels') })
     .addFields([
-      ...modelFields(fields, settings),
-      ...voiceFields(fields, settings, channelSettingLevels(server, overrides)),
-      ...deliveryFields(fields, settings),
-      ...limitFields(fields, settings, options.usedToday),
-      ...switchFields(fields, settings),
-      ...(scope.kind === 'guild' ? guildFields(fields, settings) : []),
+      ...modelFields(fields),
+      ...voiceFields(fields, channelSettingLevels(server, overrides)),
+      ...deliveryFields(fields),
+      ...limitFields(fields, options.usedToday),
+      ...switchFields(fields),
+      ...(scope.kind === 'guild' ? guildFields(fields) : []),
     ]);
 }
 
@@ -148,9 +148,12 @@ type TextKey = Parameters<typeof text.get>[1];
 /** Writes the embed's fields in the member's language, each value with where it comes from. */
 class SettingFields {
   readonly context: CommandContext;
+  /** The settings in effect here: the server's, with this channel's overrides applied. */
+  readonly settings: ScopeSettings;
 
-  constructor(context: CommandContext) {
+  constructor(context: CommandContext, settings: ScopeSettings) {
     this.context = context;
+    this.settings = settings;
   }
 
   field(key: TextKey, value: string, inline = true): APIEmbedField {
@@ -183,8 +186,8 @@ class SettingFields {
 }
 
 /** Which model answers here, and whose key pays for it. */
-function modelFields(fields: SettingFields, settings: ScopeSettings): APIEmbedField[] {
-  const { context } = fields;
+function modelFields(fields: SettingFields): APIEmbedField[] {
+  const { context, settings } = fields;
   const { provider, modelId } = context.services.providers.target(settings);
   return [
     fields.field(
@@ -199,9 +202,9 @@ function modelFields(fields: SettingFields, settings: ScopeSettings): APIEmbedFi
 /** How the bot speaks: persona, humanizer, temperature, language and time zone. */
 function voiceFields(
   fields: SettingFields,
-  settings: ScopeSettings,
   levels: ReturnType<typeof channelSettingLevels>,
 ): APIEmbedField[] {
+  const { settings } = fields;
   const { locale } = fields.context;
   return [
     fields.field('persona', fields.levelled(personaSummary(settings), levels.persona), false),
@@ -228,7 +231,8 @@ function voiceFields(
 }
 
 /** How replies are delivered, and how triggers wait behind a reply. */
-function deliveryFields(fields: SettingFields, settings: ScopeSettings): APIEmbedField[] {
+function deliveryFields(fields: SettingFields): APIEmbedField[] {
+  const { settings } = fields;
   const { locale, scope } = fields.context;
   const defaults = defaultScopeSettings(scope.id);
   return [
@@ -254,11 +258,8 @@ function deliveryFields(fields: SettingFields, settings: ScopeSettings): APIEmbe
 }
 
 /** What limits the replies: per member, and in tokens per day. */
-function limitFields(
-  fields: SettingFields,
-  settings: ScopeSettings,
-  usedToday: number,
-): APIEmbedField[] {
+function limitFields(fields: SettingFields, usedToday: number): APIEmbedField[] {
+  const { settings } = fields;
   const { locale, scope } = fields.context;
   const defaults = defaultScopeSettings(scope.id);
   const used = fields.number(usedToday);
@@ -284,7 +285,8 @@ function limitFields(
 }
 
 /** What the bot may do: answer bots, ping members, use tools. */
-function switchFields(fields: SettingFields, settings: ScopeSettings): APIEmbedField[] {
+function switchFields(fields: SettingFields): APIEmbedField[] {
+  const { settings } = fields;
   const { locale, services } = fields.context;
   const switches = services.tools.switches();
   const flagField = (key: TextKey, flag: ReplySwitch) =>
@@ -309,7 +311,8 @@ function switchFields(fields: SettingFields, settings: ScopeSettings): APIEmbedF
 }
 
 /** When the bot speaks unasked in a server: trigger words and auto-reply. */
-function guildFields(fields: SettingFields, settings: ScopeSettings): APIEmbedField[] {
+function guildFields(fields: SettingFields): APIEmbedField[] {
+  const { settings } = fields;
   return [
     fields.field('triggers', settings.triggerWords.map((word) => `\`${word}\``).join(', '), false),
     fields.field('autoreply', autoReplySummary(fields.context.locale, settings), false),
