@@ -7,7 +7,12 @@ import {
   type ChatInputCommandInteraction,
   type MessageContextMenuCommandInteraction,
 } from 'discord.js';
-import { pinnedTurns, setTurnPinned, unpinTurn } from '../../../db/context-turn-repository.ts';
+import {
+  pinnedTurns,
+  setTurnPinned,
+  unpinTurn,
+  type PinnedTurn,
+} from '../../../db/context-turn-repository.ts';
 import { ensureScope } from '../../../db/scope-settings-repository.ts';
 import { recordUserTurn } from '../../../db/turn-repository.ts';
 import { holdsPermission } from '../command-access.ts';
@@ -84,19 +89,24 @@ export function pinsCommand(): SlashCommand {
     category: 'conversation',
     messageMenu: { definition: menu.toJSON(), execute: pinMessage },
     async execute(interaction, context) {
-      if (interaction.options.getSubcommand() === 'list') await listPins(interaction, context);
-      else await removePin(interaction, context);
+      await deferIfSlow(interaction);
+      const pins = await pinnedTurns(context.services.db, interaction.channelId);
+      const call = { interaction, context, pins };
+      if (interaction.options.getSubcommand() === 'list') await listPins(call);
+      else await removePin(call);
     },
   };
 }
 
+/** A `/pins` subcommand being answered, with the channel's pins in their listed order. */
+interface PinsCall {
+  interaction: ChatInputCommandInteraction;
+  context: CommandContext;
+  pins: readonly PinnedTurn[];
+}
+
 /** `/pins list`: the channel's pins, numbered as `/pins remove` takes them. */
-async function listPins(
-  interaction: ChatInputCommandInteraction,
-  context: CommandContext,
-): Promise<void> {
-  await deferIfSlow(interaction);
-  const pins = await pinnedTurns(context.services.db, interaction.channelId);
+async function listPins({ interaction, context, pins }: PinsCall): Promise<void> {
   if (pins.length === 0) return respond(interaction, text.get(context.locale, 'none'));
   const lines = pins.map((pin, index) => {
     const who = pin.pinnedBy === 'auto' ? text.get(context.locale, 'auto') : `<@${pin.pinnedBy}>`;
@@ -106,12 +116,7 @@ async function listPins(
 }
 
 /** `/pins remove`: by whoever pinned it, or a member with Manage Messages. */
-async function removePin(
-  interaction: ChatInputCommandInteraction,
-  context: CommandContext,
-): Promise<void> {
-  await deferIfSlow(interaction);
-  const pins = await pinnedTurns(context.services.db, interaction.channelId);
+async function removePin({ interaction, context, pins }: PinsCall): Promise<void> {
   const number = interaction.options.getInteger('number', true);
   const pin = pins[number - 1];
   if (pin === undefined) throw new CommandRefusal(text.get(context.locale, 'no_such'));
