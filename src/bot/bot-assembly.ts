@@ -205,7 +205,7 @@ function turnPath(
     clock,
     random: options.random,
     logger,
-    ...(options.streamOptions === undefined ? {} : { options: options.streamOptions }),
+    options: options.streamOptions,
   });
   const summarizer = new RollingSummarizer({
     ...options,

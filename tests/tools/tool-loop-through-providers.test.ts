@@ -129,6 +129,7 @@ describe.each(testBackends())('a tool loop through the registry on $name', (back
     const model = factory.resolve({ provider: vendor, model: undefined, apiKey: undefined });
     const before = standIn.requests.length;
     standIn.enqueue(...scripts);
+    const toolContext = memberContext(vendor, turnId);
     const outcome = await orchestrator.run({
       turnId,
       model: model.chatModel,
@@ -136,10 +137,10 @@ describe.each(testBackends())('a tool loop through the registry on $name', (back
         model: model.modelId,
         system: 'You are Tomo, a friendly companion.',
         messages: [{ role: 'user', content: [{ type: 'text', text: 'My cat is called Miso.' }] }],
-        tools: [],
+        tools: tools.registry.specs(toolContext),
       },
       tools: tools.registry,
-      toolContext: memberContext(vendor, turnId),
+      toolContext,
       sink,
       humanizerDegree: 1,
       deliveryMode: 'messages',

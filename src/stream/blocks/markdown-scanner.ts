@@ -5,7 +5,6 @@ import {
   urlExtent,
 } from '../../humanizer/markdown-tokens.ts';
 import type { FenceState } from './fence.ts';
-import { InlineHolds } from './inline-holds.ts';
 import {
   ASCII_PLAIN,
   closesSentence,
@@ -61,9 +60,9 @@ const LANGUAGE = /[A-Za-z0-9_+#.-]{0,24}(?=\r?\n)/y;
  * is ever reported inside one. `:)`, `;)`, `1)` and `a)` never open anything; an unmatched
  * opener only holds until the paragraph ends (markdown's own scope for inline constructs).
  *
- * The file is long on purpose: one state machine whose transitions share its state. What could
- * stand apart does — the character classes and rules (scanner-rules.ts) and the inline hold
- * state (inline-holds.ts).
+ * The file is long on purpose: one state machine whose transitions share its state (the inline
+ * holds below are part of it). What could stand apart does: the character classes and rules
+ * (scanner-rules.ts).
  */
 export class MarkdownScanner {
   /** Absolute position of the next character to scan. */
@@ -459,5 +458,41 @@ export class MarkdownScanner {
   private previousIsEmoticonEye(): boolean {
     const eye = (code: number): boolean => code === 58 || code === 59 || code === 61; // : ; =
     return eye(this.previous) || (this.previous === 45 && eye(this.beforePrevious)); // -
+  }
+}
+
+/**
+ * The inline constructs open at the scan position that a block must not be cut inside: inline
+ * code, emphasis (bold, italics, underline, strike, spoiler), parentheses, link brackets and
+ * quotes (straight, curly, 「」『』【】«»). All of them end with their paragraph.
+ */
+class InlineHolds {
+  readonly emphasis = new EmphasisState();
+  /** The backtick run length of the open inline code; 0 when none. */
+  inlineCode = 0;
+  parentheses = 0;
+  brackets = 0;
+  straightQuote = false;
+  pairedQuotes = 0;
+
+  get any(): boolean {
+    return (
+      this.inlineCode > 0 ||
+      this.emphasis.open ||
+      this.parentheses > 0 ||
+      this.brackets > 0 ||
+      this.straightQuote ||
+      this.pairedQuotes > 0
+    );
+  }
+
+  /** A blank line ends the paragraph, and with it every inline construct left open. */
+  reset(): void {
+    this.emphasis.reset();
+    this.inlineCode = 0;
+    this.parentheses = 0;
+    this.brackets = 0;
+    this.straightQuote = false;
+    this.pairedQuotes = 0;
   }
 }

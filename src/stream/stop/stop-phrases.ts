@@ -1,7 +1,5 @@
 import { DEFAULT_STOP_LEXICON, DEFAULT_STOP_PHRASES, type StopLexicon } from './stop-lexicon.ts';
 
-export { DEFAULT_STOP_LEXICON, DEFAULT_STOP_PHRASES } from './stop-lexicon.ts';
-
 /**
  * Natural-language stops (English and Japanese). A message is a stop only when it IS one: the
  * whole message, once normalised, splits into lexicon entries — lead-ins, at least one stop

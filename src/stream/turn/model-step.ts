@@ -2,7 +2,7 @@ import type { AssistantMessage, ChatRequest, ToolCallPart } from '../../core/cha
 import type { Clock } from '../../core/clock.ts';
 import { isAbortError, ProviderError } from '../../core/errors.ts';
 import type { ChatModel } from '../../core/provider.ts';
-import type { FinishReason, TokenUsage } from '../../core/stream-part.ts';
+import type { FinishReason, StreamPart, TokenUsage } from '../../core/stream-part.ts';
 import { AssistantMessageBuilder } from './assistant-message.ts';
 import type { SemanticBlockBuffer } from '../blocks/block-buffer.ts';
 import { ModelStreamReader } from './model-stream-reader.ts';
@@ -42,34 +42,8 @@ export interface ModelStepOptions {
  * the watchdog — is returned as a value, never thrown.
  */
 export async function runModelStep(options: ModelStepOptions): Promise<ModelStepResult> {
-  const { model, request, signal, clock, buffer, delivery, metrics } = options;
-  const builder = new AssistantMessageBuilder();
-  const toolCalls: ToolCallPart[] = [];
-  const text: string[] = [];
-  let finishReason: FinishReason | undefined;
-  let usage: TokenUsage | undefined;
-  let receivedParts = false;
-  const result = (outcome: ModelStepResult['outcome'], error?: ProviderError): ModelStepResult => {
-    const message = builder.build();
-    const accounted = callUsage({
-      reported: usage,
-      estimator: options.estimator,
-      request,
-      streamed: message,
-      receivedParts,
-      error,
-    });
-    if (accounted !== undefined) metrics.usage(accounted.usage, { estimated: accounted.estimated });
-    return {
-      outcome,
-      text: text.join(''),
-      message,
-      toolCalls,
-      finishReason,
-      error,
-    };
-  };
-
+  const { model, request, signal } = options;
+  const output = new StepOutput(options);
   // The call gets its own controller so a watchdog timeout can abort it too.
   const call = new AbortController();
   const forwardAbort = (): void => call.abort(signal.reason);
@@ -77,82 +51,145 @@ export async function runModelStep(options: ModelStepOptions): Promise<ModelStep
   let reader: ModelStreamReader;
   try {
     reader = new ModelStreamReader(model.stream(request, call.signal)[Symbol.asyncIterator](), {
-      clock,
+      clock: options.clock,
       timeoutMs: options.inactivityTimeoutMs,
       signal,
     });
   } catch (error) {
     signal.removeEventListener('abort', forwardAbort);
-    return signal.aborted ? result('stopped') : result('failed', asProviderError(error, model));
+    return signal.aborted
+      ? output.result('stopped')
+      : output.result('failed', asProviderError(error, model));
   }
-
   try {
-    for (;;) {
-      const next = await reader.next();
-      switch (next.kind) {
-        case 'aborted':
-          return result('stopped');
-        case 'timeout':
-          call.abort();
-          return result(
-            'failed',
-            new ProviderError({
-              kind: 'timeout',
-              message: `the model stream sent nothing for ${options.inactivityTimeoutMs} ms`,
-              provider: model.provider,
-            }),
-          );
-        case 'thrown':
-          if (signal.aborted && isAbortError(next.error)) return result('stopped');
-          return result('failed', asProviderError(next.error, model));
-        case 'end':
-          return result('complete');
-        case 'part':
-          break;
-      }
-      metrics.part();
-      const part = next.part;
-      // An error part is no answer: a refusal still bills nothing.
-      if (part.type !== 'error') receivedParts = true;
-      switch (part.type) {
-        case 'text-delta':
-          if (part.text === '') break;
-          metrics.token();
-          metrics.textDeltas += 1;
-          metrics.textCharacters += part.text.length;
-          text.push(part.text);
-          builder.addText(part.text);
-          for (const block of buffer.push(part.text)) delivery.accept(block);
-          delivery.preview(() => buffer.preview());
-          break;
-        case 'reasoning-delta':
-          metrics.token();
-          builder.addReasoning(part.text, part.providerMetadata);
-          break;
-        case 'tool-call': {
-          const toolCall: ToolCallPart = {
-            type: 'tool-call',
-            id: part.id,
-            name: part.name,
-            input: part.input,
-          };
-          if (part.providerMetadata !== undefined)
-            toolCall.providerMetadata = part.providerMetadata;
-          builder.addToolCall(toolCall);
-          toolCalls.push(toolCall);
-          break;
-        }
-        case 'step-end':
-          finishReason = part.finishReason;
-          usage = part.usage;
-          break;
-        case 'error':
-          return result('failed', part.error);
-      }
-    }
+    return await readToEnd(reader, { output, call, options });
   } finally {
     signal.removeEventListener('abort', forwardAbort);
     reader.close();
+  }
+}
+
+/** Takes parts until the stream ends, fails, goes silent or is stopped. */
+async function readToEnd(
+  reader: ModelStreamReader,
+  step: { output: StepOutput; call: AbortController; options: ModelStepOptions },
+): Promise<ModelStepResult> {
+  const { output, call, options } = step;
+  for (;;) {
+    const next = await reader.next();
+    switch (next.kind) {
+      case 'aborted':
+        return output.result('stopped');
+      case 'timeout':
+        call.abort();
+        return output.result(
+          'failed',
+          new ProviderError({
+            kind: 'timeout',
+            message: `the model stream sent nothing for ${options.inactivityTimeoutMs} ms`,
+            provider: options.model.provider,
+          }),
+        );
+      case 'thrown':
+        if (options.signal.aborted && isAbortError(next.error)) return output.result('stopped');
+        return output.result('failed', asProviderError(next.error, options.model));
+      case 'end':
+        return output.result('complete');
+      case 'part': {
+        const failed = output.take(next.part);
+        if (failed !== undefined) return failed;
+      }
+    }
+  }
+}
+
+/** What one model call has produced so far, and the result it comes to. */
+class StepOutput {
+  private readonly options: ModelStepOptions;
+  private readonly builder = new AssistantMessageBuilder();
+  private readonly toolCalls: ToolCallPart[] = [];
+  private readonly text: string[] = [];
+  private finishReason: FinishReason | undefined;
+  private usage: TokenUsage | undefined;
+  private receivedParts = false;
+
+  constructor(options: ModelStepOptions) {
+    this.options = options;
+  }
+
+  /** Records one part; answers the failed result when the part is an error. */
+  take(part: StreamPart): ModelStepResult | undefined {
+    const { metrics } = this.options;
+    metrics.part();
+    // An error part is no answer: a refusal still bills nothing.
+    if (part.type !== 'error') this.receivedParts = true;
+    switch (part.type) {
+      case 'text-delta':
+        this.takeText(part.text);
+        return undefined;
+      case 'reasoning-delta':
+        metrics.token();
+        this.builder.addReasoning(part.text, part.providerMetadata);
+        return undefined;
+      case 'tool-call':
+        this.takeToolCall(part);
+        return undefined;
+      case 'step-end':
+        this.finishReason = part.finishReason;
+        this.usage = part.usage;
+        return undefined;
+      case 'error':
+        return this.result('failed', part.error);
+    }
+  }
+
+  /** Accounts the call's usage (reported, or else estimated) and answers how it ended. */
+  result(outcome: ModelStepResult['outcome'], error?: ProviderError): ModelStepResult {
+    const message = this.builder.build();
+    const accounted = callUsage({
+      reported: this.usage,
+      estimator: this.options.estimator,
+      request: this.options.request,
+      streamed: message,
+      receivedParts: this.receivedParts,
+      error,
+    });
+    if (accounted !== undefined) {
+      this.options.metrics.usage(accounted.usage, { estimated: accounted.estimated });
+    }
+    return {
+      outcome,
+      text: this.text.join(''),
+      message,
+      toolCalls: this.toolCalls,
+      finishReason: this.finishReason,
+      error,
+    };
+  }
+
+  /** Text goes on to delivery as it arrives, block by block, with a live preview. */
+  private takeText(text: string): void {
+    if (text === '') return;
+    const { metrics, buffer, delivery } = this.options;
+    metrics.token();
+    metrics.textDeltas += 1;
+    metrics.textCharacters += text.length;
+    this.text.push(text);
+    this.builder.addText(text);
+    for (const block of buffer.push(text)) delivery.accept(block);
+    delivery.preview(() => buffer.preview());
+  }
+
+  private takeToolCall(part: Extract<StreamPart, { type: 'tool-call' }>): void {
+    const toolCall: ToolCallPart = {
+      type: 'tool-call',
+      id: part.id,
+      name: part.name,
+      input: part.input,
+    };
+    if (part.providerMetadata !== undefined) toolCall.providerMetadata = part.providerMetadata;
+    this.builder.addToolCall(toolCall);
+    this.toolCalls.push(toolCall);
   }
 }
 

@@ -408,9 +408,11 @@ describe('StreamOrchestrator: failures', () => {
   });
 
   it('ends a turn broken by a bug below it as failed, still recorded once', async () => {
-    const { run, tools, journal } = turnFixture({ scripts: [[stepEnd()]] });
-    tools.specs = () => {
-      throw new Error('registry bug');
+    const { run, sink, journal } = turnFixture({
+      scripts: [[...textDeltas('Hi.\n\nMore.', 4), stepEnd()]],
+    });
+    sink.pushMessage = () => {
+      throw new Error('sink bug');
     };
     const outcome = await run();
     expect(outcome).toMatchObject({ status: 'failed', error: { code: 'turn_internal' } });

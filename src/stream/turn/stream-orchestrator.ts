@@ -1,11 +1,12 @@
-import type { ChatMessage, ToolResultPart } from '../../core/chat.ts';
+import type { ChatMessage, ToolCallPart, ToolResultPart } from '../../core/chat.ts';
 import type { Clock, RandomSource } from '../../core/clock.ts';
-import { BotError } from '../../core/errors.ts';
+import { BotError, ProviderError } from '../../core/errors.ts';
 import { silentLogger, type Logger } from '../../core/logger.ts';
+import type { ProviderId } from '../../core/provider.ts';
+import type { FinishReason } from '../../core/stream-part.ts';
 import { humanizerPlan } from '../../humanizer/humanizer-plan.ts';
 import { SemanticBlockBuffer } from '../blocks/block-buffer.ts';
 import { flushWithin } from '../reply/delivery-sink.ts';
-import { emptyReplyError, toolLimitRefusal } from './loop-endings.ts';
 import { runModelStep, type ModelStepResult } from './model-step.ts';
 import { ReplyDelivery } from '../reply/reply-delivery.ts';
 import { isStopRequest } from '../stop/stop-registry.ts';
@@ -46,35 +47,15 @@ export class StreamOrchestrator {
     this.options = resolveStreamOptions(dependencies.options);
   }
 
+  /** Record the start → stream the reply → settle how it ended → flush → record the end. */
   async run(turn: TurnRun): Promise<TurnOutcome> {
     const metrics = new TurnMetricsRecorder(this.clock);
     const logger = this.logger.child({
       turnId: turn.turnId,
       channelId: turn.toolContext.channelId,
     });
-    const empty = { content: '', messageIds: [], stop: undefined, messages: [] };
-    try {
-      await this.journal.start({
-        turnId: turn.turnId,
-        scopeId: turn.toolContext.scopeId,
-        channelId: turn.toolContext.channelId,
-        triggerMessageId: turn.toolContext.messageId,
-      });
-    } catch (error) {
-      logger.error({ err: error }, 'could not record the start of the turn');
-      const failure = new BotError('journal_start', 'could not record the start of the turn', {
-        cause: error,
-      });
-      return {
-        turnId: turn.turnId,
-        status: 'failed',
-        metrics: metrics.snapshot(),
-        error: failure,
-        journalFailed: true,
-        ...empty,
-      };
-    }
-
+    const unrecorded = await this.recordStart(turn, { metrics, logger });
+    if (unrecorded !== undefined) return unrecorded;
     const signal = turn.signal ?? new AbortController().signal;
     const plan = humanizerPlan(turn.humanizerDegree);
     const delivery = new ReplyDelivery({
@@ -88,24 +69,71 @@ export class StreamOrchestrator {
       previewIntervalMs: this.options.editPreviewIntervalMs,
       onFirstDelivery: () => metrics.delivered(),
     });
+    const state: TurnState = {
+      turn,
+      signal,
+      delivery,
+      metrics,
+      plan: blockPolicyFor(plan, this.options),
+      logger,
+    };
+    const loop = await this.streamReply(state);
+    const ending = settleEnding(loop, state);
+    const delivered = await this.flushReply(state);
+    return this.recordEnd(state, {
+      ending: withDeliveryResult(ending, delivered),
+      messageIds: delivered.messageIds,
+      messages: loop.messages,
+    });
+  }
+
+  /** A turn whose start cannot be recorded does not run: it ends failed, before any call. */
+  private async recordStart(
+    turn: TurnRun,
+    { metrics, logger }: { metrics: TurnMetricsRecorder; logger: Logger },
+  ): Promise<TurnOutcome | undefined> {
+    try {
+      await this.journal.start({
+        turnId: turn.turnId,
+        scopeId: turn.toolContext.scopeId,
+        channelId: turn.toolContext.channelId,
+        triggerMessageId: turn.toolContext.messageId,
+      });
+      return undefined;
+    } catch (error) {
+      logger.error({ err: error }, 'could not record the start of the turn');
+      const failure = new BotError('journal_start', 'could not record the start of the turn', {
+        cause: error,
+      });
+      return {
+        turnId: turn.turnId,
+        status: 'failed',
+        metrics: metrics.snapshot(),
+        error: failure,
+        journalFailed: true,
+        content: '',
+        messageIds: [],
+        stop: undefined,
+        messages: [],
+      };
+    }
+  }
+
+  /** Runs the model loop with typing shown; whatever happens, the sink is quiet afterwards. */
+  private async streamReply(state: TurnState): Promise<LoopResult> {
+    const { turn, signal, delivery } = state;
     // A stop sends nothing more at once, even before the stream notices.
     const onStop = (): void => delivery.stop();
     signal.addEventListener('abort', onStop, { once: true });
     turn.sink.setTyping(true);
-
     let loop: LoopResult;
     try {
-      loop = await this.loop(turn, {
-        signal,
-        delivery,
-        metrics,
-        plan: blockPolicyFor(plan, this.options),
-      });
+      loop = await this.loop(state);
       if (loop.status === 'stopped') delivery.stop();
       else await delivery.complete(); // paced messages may still be waiting: a stop cuts them
     } catch (unexpected) {
-      // A bug below (a tool registry throwing from specs(), say) still ends the turn properly.
-      logger.error({ err: unexpected }, 'the turn failed unexpectedly');
+      // A bug below (a sink or a tool executor throwing, say) still ends the turn properly.
+      state.logger.error({ err: unexpected }, 'the turn failed unexpectedly');
       delivery.stop();
       loop = {
         status: 'failed',
@@ -116,46 +144,41 @@ export class StreamOrchestrator {
     } finally {
       signal.removeEventListener('abort', onStop);
     }
-    metrics.deliveries = delivery.deliveredCount;
+    state.metrics.deliveries = delivery.deliveredCount;
     turn.sink.setStatus(undefined);
     turn.sink.setTyping(false);
+    return loop;
+  }
 
-    // A stop while paced messages were still "being typed" stops the reply too.
-    let status = loop.status === 'complete' && signal.aborted ? 'stopped' : loop.status;
-    let error: BotError | undefined = loop.error;
-    const content = loop.texts
-      .map((text) => text.trim())
-      .filter((text) => text !== '')
-      .join('\n\n');
-    if (status === 'complete' && content === '' && delivery.deliveredCount === 0) {
-      status = 'failed';
-      error = emptyReplyError(metrics.finishReason, turn.model.provider);
-    }
+  /** The sink's flush, bounded; a flush that throws is a delivery failure like any other. */
+  private async flushReply({ turn, logger }: TurnState): Promise<Delivered> {
     const delivered = await flushWithin(turn.sink, {
       clock: this.clock,
       timeoutMs: this.options.flushTimeoutMs,
       logger,
     }).then(
-      (result) => result,
-      (flushError: unknown) => ({
-        messageIds: [] as string[],
+      (result): Delivered => result,
+      (flushError: unknown): Delivered => ({
+        messageIds: [],
         failure:
           flushError instanceof BotError
             ? flushError
             : new BotError('delivery', 'delivery did not complete', { cause: flushError }),
       }),
     );
-    const { messageIds } = delivered;
     if (delivered.failure !== undefined) {
       logger.error({ err: delivered.failure }, 'delivery did not complete');
-      // A reply missing on Discord is a failed turn, whatever the model did.
-      if (status === 'complete') {
-        status = 'failed';
-        error = delivered.failure;
-      }
     }
-    const snapshot = metrics.snapshot();
-    const stopReason: unknown = signal.reason;
+    return delivered;
+  }
+
+  /** Builds the outcome and writes the turn's one end record; a failed write is only flagged. */
+  private async recordEnd(state: TurnState, end: TurnEnd): Promise<TurnOutcome> {
+    const { turn, logger } = state;
+    const { ending, messageIds } = end;
+    const { status, content, error } = ending;
+    const snapshot = state.metrics.snapshot();
+    const stopReason: unknown = state.signal.reason;
     const outcome: TurnOutcome = {
       turnId: turn.turnId,
       status,
@@ -167,7 +190,7 @@ export class StreamOrchestrator {
         status === 'stopped' && isStopRequest(stopReason)
           ? { request: stopReason, interruptedText: content }
           : undefined,
-      messages: loop.messages,
+      messages: end.messages,
       journalFailed: false,
     };
     try {
@@ -186,72 +209,84 @@ export class StreamOrchestrator {
     return outcome;
   }
 
-  private async loop(turn: TurnRun, state: LoopState): Promise<LoopResult> {
+  /**
+   * Model call → deliver what it wrote → run its tool calls → call again, until the model
+   * answers without tools, fails or is stopped. Past the turn's limits the tool calls are
+   * refused (the model is told so) and one last call may answer with what it has.
+   */
+  private async loop(state: TurnState): Promise<LoopResult> {
     const { signal, delivery, metrics } = state;
     const messages: ChatMessage[] = [];
     const texts: string[] = [];
-    let consecutiveToolErrors = 0;
-    let toolsRefused = false;
+    const end = (status: TurnEndStatus, error?: BotError): LoopResult => ({
+      status,
+      error,
+      texts,
+      messages,
+    });
+    const tools = new ToolAllowance(this.options);
     for (let iteration = 1; ; iteration += 1) {
-      if (signal.aborted) return { status: 'stopped', error: undefined, texts, messages };
+      if (signal.aborted) return end('stopped');
       if (iteration > 1) delivery.nextStep();
       metrics.iterations = iteration;
       const buffer = new SemanticBlockBuffer(state.plan);
-      const step = await runModelStep({
-        model: turn.model,
-        request: {
-          ...turn.request,
-          messages: [...turn.request.messages, ...messages],
-          tools: turn.tools.specs(turn.toolContext),
-        },
-        signal,
-        clock: this.clock,
-        inactivityTimeoutMs: this.options.inactivityTimeoutMs,
-        buffer,
-        delivery,
-        metrics,
-        ...(turn.usageEstimator === undefined ? {} : { estimator: turn.usageEstimator }),
-      });
+      const step = await this.callModel({ ...state, buffer, messages });
       texts.push(step.text);
       if (step.finishReason !== undefined) metrics.finishReason = step.finishReason;
       if (step.message !== undefined) messages.push(step.message);
-      if (step.outcome === 'stopped')
-        return { status: 'stopped', error: undefined, texts, messages };
+      if (step.outcome === 'stopped') return end('stopped');
       // The tail is delivered also when the provider failed mid-reply: it was written.
       const tail = buffer.finish();
-      const last = step.outcome === 'failed' || step.toolCalls.length === 0 || toolsRefused;
+      const last = step.outcome === 'failed' || step.toolCalls.length === 0 || tools.refused;
       if (last) delivery.acceptFinal(tail);
       else for (const block of tail) delivery.accept(block);
-      if (step.outcome === 'failed')
-        return { status: 'failed', error: step.error, texts, messages };
-      if (step.toolCalls.length === 0)
-        return { status: 'complete', error: undefined, texts, messages };
-      if (toolsRefused) {
+      if (step.outcome === 'failed') return end('failed', step.error);
+      if (step.toolCalls.length === 0) return end('complete');
+      if (tools.refused) {
         metrics.toolLimitReached = true;
-        return { status: 'complete', error: undefined, texts, messages };
+        return end('complete');
       }
-      const canRun =
-        iteration < this.options.maxIterations &&
-        consecutiveToolErrors < this.options.maxConsecutiveToolErrors;
-      const results = canRun
-        ? await this.runTools(turn, step, { ...state, iteration })
-        : step.toolCalls.map((call) => toolLimitRefusal(call));
-      if (!canRun) {
-        toolsRefused = true;
-        metrics.toolLimitReached = true;
-      }
-      if (signal.aborted) return { status: 'stopped', error: undefined, texts, messages };
-      for (const result of results)
-        consecutiveToolErrors = result.isError ? consecutiveToolErrors + 1 : 0;
+      const results = await this.answerToolCalls(step, { ...state, iteration, tools });
+      if (signal.aborted) return end('stopped');
+      tools.count(results);
       messages.push({ role: 'tool', content: results });
     }
   }
 
-  private async runTools(
-    turn: TurnRun,
+  /** One model call on the conversation so far, its text streamed through `buffer`. */
+  private callModel(
+    call: TurnState & { buffer: SemanticBlockBuffer; messages: readonly ChatMessage[] },
+  ): Promise<ModelStepResult> {
+    const { turn } = call;
+    return runModelStep({
+      model: turn.model,
+      request: { ...turn.request, messages: [...turn.request.messages, ...call.messages] },
+      signal: call.signal,
+      clock: this.clock,
+      inactivityTimeoutMs: this.options.inactivityTimeoutMs,
+      buffer: call.buffer,
+      delivery: call.delivery,
+      metrics: call.metrics,
+      ...(turn.usageEstimator === undefined ? {} : { estimator: turn.usageEstimator }),
+    });
+  }
+
+  /** Runs the step's tool calls, or, past the turn's limits, refuses every one of them. */
+  private async answerToolCalls(
     step: ModelStepResult,
-    state: LoopState & { iteration: number },
+    state: TurnState & { iteration: number; tools: ToolAllowance },
   ): Promise<ToolResultPart[]> {
+    if (state.tools.allows(state.iteration)) return this.runTools(step, state);
+    state.tools.refused = true;
+    state.metrics.toolLimitReached = true;
+    return step.toolCalls.map((call) => toolLimitRefusal(call));
+  }
+
+  private async runTools(
+    step: ModelStepResult,
+    state: TurnState & { iteration: number },
+  ): Promise<ToolResultPart[]> {
+    const { turn } = state;
     const describe = turn.describeTool ?? ((call: { name: string }) => `\`${call.name}\`…`);
     const round = await runToolRound({
       executor: turn.tools,
@@ -275,11 +310,15 @@ export class StreamOrchestrator {
   }
 }
 
-interface LoopState {
+/** One running turn: what it was asked, and what carries it to the platform. */
+interface TurnState {
+  turn: TurnRun;
   signal: AbortSignal;
   delivery: ReplyDelivery;
   metrics: TurnMetricsRecorder;
   plan: ReturnType<typeof blockPolicyFor>;
+  /** The turn's child logger (turn and channel ids). */
+  logger: Logger;
 }
 
 interface LoopResult {
@@ -287,6 +326,99 @@ interface LoopResult {
   error: BotError | undefined;
   texts: string[];
   messages: ChatMessage[];
+}
+
+/** How the turn ended, as recorded and reported. */
+interface TurnEnding {
+  status: TurnEndStatus;
+  /** The model's text over all its calls. */
+  content: string;
+  error: BotError | undefined;
+}
+
+/** What reached the platform: the sink's result, or the failure its flush threw. */
+interface Delivered {
+  messageIds: string[];
+  failure: BotError | undefined;
+}
+
+interface TurnEnd {
+  ending: TurnEnding;
+  messageIds: string[];
+  messages: ChatMessage[];
+}
+
+/**
+ * Whether the model may run tools again: not past `maxIterations` model calls, and not after
+ * `maxConsecutiveToolErrors` failed calls in a row. Once refused, tools stay refused.
+ */
+class ToolAllowance {
+  refused = false;
+  private errorsInARow = 0;
+  private readonly options: StreamOptions;
+
+  constructor(options: StreamOptions) {
+    this.options = options;
+  }
+
+  allows(iteration: number): boolean {
+    return (
+      iteration < this.options.maxIterations &&
+      this.errorsInARow < this.options.maxConsecutiveToolErrors
+    );
+  }
+
+  count(results: readonly ToolResultPart[]): void {
+    for (const result of results) this.errorsInARow = result.isError ? this.errorsInARow + 1 : 0;
+  }
+}
+
+/** The loop's status, corrected for what was delivered: a stop during pacing, an empty reply. */
+function settleEnding(loop: LoopResult, state: TurnState): TurnEnding {
+  // A stop while paced messages were still "being typed" stops the reply too.
+  let status = loop.status === 'complete' && state.signal.aborted ? 'stopped' : loop.status;
+  let error: BotError | undefined = loop.error;
+  const content = loop.texts
+    .map((text) => text.trim())
+    .filter((text) => text !== '')
+    .join('\n\n');
+  if (status === 'complete' && content === '' && state.delivery.deliveredCount === 0) {
+    status = 'failed';
+    error = emptyReplyError(state.metrics.finishReason, state.turn.model.provider);
+  }
+  return { status, content, error };
+}
+
+function withDeliveryResult(ending: TurnEnding, delivered: Delivered): TurnEnding {
+  // A reply missing on Discord is a failed turn, whatever the model did.
+  if (delivered.failure === undefined || ending.status !== 'complete') return ending;
+  return { ...ending, status: 'failed', error: delivered.failure };
+}
+
+/** What the model is told for each tool call past the turn's limits, instead of a result. */
+const TOOL_LIMIT_MESSAGE =
+  'Tool limit reached for this reply: no more tools can run. Answer now with what you have.';
+
+/** Nothing to show is a failure the member should hear about (with a Retry), not silence. */
+function emptyReplyError(finishReason: FinishReason | null, provider: ProviderId): ProviderError {
+  const filtered = finishReason === 'content_filter';
+  return new ProviderError({
+    kind: filtered ? 'content_filter' : 'model',
+    message: 'the model returned an empty reply',
+    retryable: !filtered,
+    provider,
+  });
+}
+
+/** The result given back for a tool call the turn's limits do not let run. */
+function toolLimitRefusal(call: ToolCallPart): ToolResultPart {
+  return {
+    type: 'tool-result',
+    callId: call.id,
+    name: call.name,
+    output: TOOL_LIMIT_MESSAGE,
+    isError: true,
+  };
 }
 
 function summary(metrics: TurnMetrics): Record<string, unknown> {

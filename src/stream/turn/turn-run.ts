@@ -15,7 +15,10 @@ export interface TurnRun {
   /** The assistant turn's id (also `toolContext.turnId`). */
   turnId: string;
   model: ChatModel;
-  /** System prompt and history; `tools` is replaced by the executor's specs. */
+  /**
+   * System prompt, history and the tools the model may call (`tools.specs(toolContext)`, listed
+   * once by the caller, who also counts them in the context's token budget).
+   */
   request: ChatRequest;
   tools: ToolExecutor;
   toolContext: ToolContext;

@@ -56,12 +56,22 @@ export function createMemoryTools(options: {
   db: Database;
   limits?: Partial<MemoryLimits> | undefined;
 }): ToolDefinition[] {
-  const { db } = options;
-  const limits = { ...MEMORY_LIMITS, ...options.limits };
-  const limitOf = (owner: MemoryOwner) =>
-    owner.kind === 'server' ? limits.serverMemoriesPerScope : limits.personalMemoriesPerMember;
+  const store: MemoryStore = { db: options.db, limits: { ...MEMORY_LIMITS, ...options.limits } };
+  return [rememberFactTool(store), forgetFactTool(store), listMemoriesTool(store)];
+}
 
-  const remember = defineTool({
+/** Where the tools keep memories, and how many each owner may have. */
+interface MemoryStore {
+  db: Database;
+  limits: MemoryLimits;
+}
+
+function limitOf(limits: MemoryLimits, owner: MemoryOwner): number {
+  return owner.kind === 'server' ? limits.serverMemoriesPerScope : limits.personalMemoriesPerMember;
+}
+
+function rememberFactTool({ db, limits }: MemoryStore): ToolDefinition {
+  return defineTool({
     name: 'remember_fact',
     description:
       'Remember a fact for future conversations. Use scope "user" for something about the person you are answering (you cannot store facts about anyone else) and "server" for something about this server.',
@@ -79,13 +89,13 @@ export function createMemoryTools(options: {
         owner,
         authorId: member.id,
         content: oneLine(input.fact),
-        limit: limitOf(owner),
+        limit: limitOf(limits, owner),
       });
       const label = labelOf(owner);
       switch (result.status) {
         case 'added': {
           const used = await countMemories(db, context.scopeId, owner);
-          return `Remembered as a ${label} (${used}/${limitOf(owner)} used): ${result.memory.content}`;
+          return `Remembered as a ${label} (${used}/${limitOf(limits, owner)} used): ${result.memory.content}`;
         }
         case 'duplicate':
           return `Already remembered as a ${label}: ${result.memory.content}`;
@@ -97,8 +107,10 @@ export function createMemoryTools(options: {
       }
     },
   });
+}
 
-  const forget = defineTool({
+function forgetFactTool({ db }: MemoryStore): ToolDefinition {
+  return defineTool({
     name: 'forget_fact',
     description:
       'Forget one remembered fact by its id (from list_memories). Personal facts can only be forgotten for the person you are answering.',
@@ -129,8 +141,12 @@ export function createMemoryTools(options: {
       return `Forgotten: ${memory.content}`;
     },
   });
+}
 
-  const list = defineTool({
+function listMemoriesTool({ db, limits }: MemoryStore): ToolDefinition {
+  const listed = async (context: ToolContext, title: string, owner: MemoryOwner) =>
+    section(title, await listMemories(db, context.scopeId, owner), limitOf(limits, owner));
+  return defineTool({
     name: 'list_memories',
     description:
       "List what you remember: this server's shared facts and the personal facts about the person you are answering, with their ids.",
@@ -144,34 +160,21 @@ export function createMemoryTools(options: {
       const sections: string[] = [];
       const inGuild = context.guildId !== undefined;
       if (inGuild && input.scope !== 'user') {
-        const owner: MemoryOwner = { kind: 'server' };
-        sections.push(
-          section(
-            `Server memories`,
-            await listMemories(db, context.scopeId, owner),
-            limitOf(owner),
-          ),
-        );
+        sections.push(await listed(context, `Server memories`, { kind: 'server' }));
       }
       if (input.scope !== 'server') {
-        const owner: MemoryOwner = {
-          kind: 'user',
-          ownerId: actingMember(context, input.member).id,
-        };
+        const ownerId = actingMember(context, input.member).id;
         sections.push(
-          section(
-            'Personal memories of the person you are answering',
-            await listMemories(db, context.scopeId, owner),
-            limitOf(owner),
-          ),
+          await listed(context, 'Personal memories of the person you are answering', {
+            kind: 'user',
+            ownerId,
+          }),
         );
       }
       if (sections.length === 0) ownerFor('server', context, context.userId); // the DM explanation
       return sections.join('\n\n');
     },
   });
-
-  return [remember, forget, list];
 }
 
 function ownerFor(scope: 'server' | 'user', context: ToolContext, memberId: string): MemoryOwner {

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import type { Clock } from '../../core/clock.ts';
 import { ToolError } from '../../core/errors.ts';
 import type { Database } from '../../db/database.ts';
+import type { ToolContext } from '../../core/tool.ts';
 import { createReminder } from '../../db/reminder-repository.ts';
 import { defineTool, type ToolDefinition } from '../tool-definition.ts';
 import { actingMember, MEMBER_ARGUMENT_DESCRIPTION } from './acting-member.ts';
@@ -44,57 +45,14 @@ export function createSetReminderTool(options: {
     name: 'set_reminder',
     description: (context) =>
       `Remind the person you are answering of something later, in this channel. Give either inMinutes or at (a local date-time in ${whoseTimeZone(context)}, e.g. "2026-03-01T09:00", or with an offset).`,
-    input: z
-      .strictObject({
-        message: z
-          .string()
-          .trim()
-          .min(1)
-          .max(limits.maxMessageChars)
-          .describe('What to remind them of.'),
-        inMinutes: z
-          .number()
-          .int()
-          .min(1)
-          .max(limits.maxDelayDays * 24 * 60)
-          .optional()
-          .describe('Minutes from now.'),
-        at: z
-          .string()
-          .regex(LOCAL_DATE_TIME, 'must look like 2026-03-01T09:00 (optionally with an offset)')
-          .optional()
-          .describe('Date-time, ISO 8601.'),
-        member: z.string().max(100).optional().describe(MEMBER_ARGUMENT_DESCRIPTION),
-      })
-      .refine((input) => (input.inMinutes === undefined) !== (input.at === undefined), {
-        message: 'give exactly one of inMinutes or at',
-      }),
+    input: reminderInput(limits),
     availability: { enabledByDefault: true },
     async execute(input, { context }) {
       const scope = scopeOfContext(context);
       const member = actingMember(context, input.member);
       const now = options.clock.now();
-      const timeZone =
-        context.timeZone !== undefined && isValidTimeZone(context.timeZone)
-          ? context.timeZone
-          : DEFAULT_TIME_ZONE;
-      const dueAt =
-        input.inMinutes !== undefined
-          ? now + input.inMinutes * MINUTE
-          : parseAt(input.at ?? '', timeZone);
-      if (dueAt <= now) {
-        const current = formatZoned(now, timeZone);
-        throw new ToolError(
-          'reminder_past',
-          `That time has already passed: it is now ${current.iso} in ${timeZone}.`,
-        );
-      }
-      if (dueAt - now > limits.maxDelayDays * 24 * 60 * MINUTE) {
-        throw new ToolError(
-          'reminder_too_far',
-          `Reminders can be set at most ${limits.maxDelayDays} days ahead.`,
-        );
-      }
+      const timeZone = scopeTimeZone(context);
+      const dueAt = dueTimeOf(input, { now, timeZone, limits });
       const result = await createReminder(options.db, {
         scope,
         channelId: context.channelId,
@@ -115,6 +73,68 @@ export function createSetReminderTool(options: {
       return `Reminder set for ${due.readable} ${timeZone} (${due.iso}), in ${describeDelay(dueAt - now)}. It will be posted in this channel.`;
     },
   });
+}
+
+/** The scope's time zone; UTC when none is set or the one set is unknown. */
+function scopeTimeZone(context: ToolContext): string {
+  return context.timeZone !== undefined && isValidTimeZone(context.timeZone)
+    ? context.timeZone
+    : DEFAULT_TIME_ZONE;
+}
+
+/** What the model gives: the text, and when as either minutes from now or a date-time. */
+function reminderInput(limits: ReminderLimits) {
+  return z
+    .strictObject({
+      message: z
+        .string()
+        .trim()
+        .min(1)
+        .max(limits.maxMessageChars)
+        .describe('What to remind them of.'),
+      inMinutes: z
+        .number()
+        .int()
+        .min(1)
+        .max(limits.maxDelayDays * 24 * 60)
+        .optional()
+        .describe('Minutes from now.'),
+      at: z
+        .string()
+        .regex(LOCAL_DATE_TIME, 'must look like 2026-03-01T09:00 (optionally with an offset)')
+        .optional()
+        .describe('Date-time, ISO 8601.'),
+      member: z.string().max(100).optional().describe(MEMBER_ARGUMENT_DESCRIPTION),
+    })
+    .refine((input) => (input.inMinutes === undefined) !== (input.at === undefined), {
+      message: 'give exactly one of inMinutes or at',
+    });
+}
+
+/** When the reminder is due (epoch ms): in the future, and not past the furthest allowed. */
+function dueTimeOf(
+  input: { inMinutes?: number | undefined; at?: string | undefined },
+  options: { now: number; timeZone: string; limits: ReminderLimits },
+): number {
+  const { now, timeZone, limits } = options;
+  const dueAt =
+    input.inMinutes !== undefined
+      ? now + input.inMinutes * MINUTE
+      : parseAt(input.at ?? '', timeZone);
+  if (dueAt <= now) {
+    const current = formatZoned(now, timeZone);
+    throw new ToolError(
+      'reminder_past',
+      `That time has already passed: it is now ${current.iso} in ${timeZone}.`,
+    );
+  }
+  if (dueAt - now > limits.maxDelayDays * 24 * 60 * MINUTE) {
+    throw new ToolError(
+      'reminder_too_far',
+      `Reminders can be set at most ${limits.maxDelayDays} days ahead.`,
+    );
+  }
+  return dueAt;
 }
 
 /** An ISO date-time; without an offset it is the wall-clock time of `timeZone`. */

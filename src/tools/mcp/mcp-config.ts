@@ -99,79 +99,113 @@ export function parseMcpConfig(
   const problems: string[] = [];
   const servers: McpServerConfig[] = [];
   for (const [name, entry] of Object.entries(file.data.mcpServers)) {
-    const at = ['mcpServers', name];
-    if (!SERVER_NAME.test(name)) {
-      problems.push(
-        `MCP_CONFIG ${at.join('.')}: a server name is 1–30 letters, digits, "-" or "_" (no "__")`,
-      );
-      continue;
-    }
-    const isHttp = typeof entry === 'object' && entry !== null && 'url' in entry;
-    const isStdio = typeof entry === 'object' && entry !== null && 'command' in entry;
-    if (isHttp === isStdio) {
-      problems.push(
-        `MCP_CONFIG ${at.join('.')}: give either "command" (a stdio server) or "url" (a Streamable HTTP server)`,
-      );
-      continue;
-    }
-    const secrets: string[] = [];
-    const expand = expander({ environment: options.environment, at, problems, secrets });
-    if (isHttp) {
-      const parsed = httpSchema.safeParse(entry);
-      if (!parsed.success) {
-        problems.push(...describeIssues(parsed.error, at));
-        continue;
-      }
-      if (parsed.data.disabled === true) continue;
-      const url = parseHttpUrl(expand(parsed.data.url, 'url'));
-      if (url === undefined) {
-        problems.push(`MCP_CONFIG ${at.join('.')}.url: must be an http:// or https:// URL`);
-        continue;
-      }
-      servers.push({
-        name,
-        transport: 'http',
-        url,
-        headers: mapValues(parsed.data.headers ?? {}, (value, key) =>
-          expand(value, `headers.${key}`),
-        ),
-        enabledByDefault: parsed.data.enabledByDefault ?? false,
-        timeoutMs: parsed.data.timeoutMs,
-        secrets,
-      });
-      continue;
-    }
-    const parsed = stdioSchema.safeParse(entry);
-    if (!parsed.success) {
-      problems.push(...describeIssues(parsed.error, at));
-      continue;
-    }
-    if (parsed.data.disabled === true) continue;
-    const args = (parsed.data.args ?? []).map((arg, index) => expand(arg, `args.${index}`));
-    const runner = packageRunner(parsed.data.command, args);
-    if (runner !== undefined) {
-      problems.push(
-        `MCP_CONFIG ${at.join('.')}.command: "${runner}" downloads and runs packages at run time; install the server ahead of time and run it directly (e.g. "command": "node", "args": ["/opt/mcp/server/index.js"])`,
-      );
-      continue;
-    }
-    servers.push({
-      name,
-      transport: 'stdio',
-      command: parsed.data.command,
-      args,
-      env: mapValues(parsed.data.env ?? {}, (value, key) => expand(value, `env.${key}`)),
-      cwd:
-        parsed.data.cwd === undefined
-          ? undefined
-          : path.resolve(options.baseDirectory, parsed.data.cwd),
-      enabledByDefault: parsed.data.enabledByDefault ?? false,
-      timeoutMs: parsed.data.timeoutMs,
-      secrets,
-    });
+    const server = parseServer({ name, entry }, { ...options, problems });
+    if (server !== undefined) servers.push(server);
   }
   if (problems.length > 0) throw new ConfigError(problems);
   return servers;
+}
+
+/** One server entry being read: where it is in the file, and where its findings go. */
+interface ServerEntry {
+  name: string;
+  /** The entry as the file has it. */
+  entry: unknown;
+  at: string[];
+  baseDirectory: string;
+  /** Fills in `${NAME}` (see expander); `key` names the value in a problem. */
+  expand: (value: string, key: string) => string;
+  secrets: string[];
+  problems: string[];
+}
+
+/**
+ * One entry of `mcpServers`, as a stdio or an HTTP server. Undefined when it is disabled or
+ * wrong; what is wrong is added to `problems`, so one run reports every bad entry.
+ */
+function parseServer(
+  { name, entry }: { name: string; entry: unknown },
+  options: { environment: Environment; baseDirectory: string; problems: string[] },
+): McpServerConfig | undefined {
+  const { problems } = options;
+  const at = ['mcpServers', name];
+  if (!SERVER_NAME.test(name)) {
+    problems.push(
+      `MCP_CONFIG ${at.join('.')}: a server name is 1–30 letters, digits, "-" or "_" (no "__")`,
+    );
+    return undefined;
+  }
+  const isHttp = typeof entry === 'object' && entry !== null && 'url' in entry;
+  const isStdio = typeof entry === 'object' && entry !== null && 'command' in entry;
+  if (isHttp === isStdio) {
+    problems.push(
+      `MCP_CONFIG ${at.join('.')}: give either "command" (a stdio server) or "url" (a Streamable HTTP server)`,
+    );
+    return undefined;
+  }
+  const secrets: string[] = [];
+  const expand = expander({ environment: options.environment, at, problems, secrets });
+  const { baseDirectory } = options;
+  const server = { name, entry, at, baseDirectory, expand, secrets, problems };
+  return isHttp ? parseHttpServer(server) : parseStdioServer(server);
+}
+
+/** The entry as `schema` reads it; undefined when it is disabled, or wrong (then reported). */
+function enabledEntry<T extends { disabled?: boolean | undefined }>(
+  schema: z.ZodType<T>,
+  server: ServerEntry,
+): T | undefined {
+  const parsed = schema.safeParse(server.entry);
+  if (!parsed.success) {
+    server.problems.push(...describeIssues(parsed.error, server.at));
+    return undefined;
+  }
+  return parsed.data.disabled === true ? undefined : parsed.data;
+}
+
+function parseHttpServer(server: ServerEntry): HttpServerConfig | undefined {
+  const { at, expand, problems } = server;
+  const parsed = enabledEntry(httpSchema, server);
+  if (parsed === undefined) return undefined;
+  const url = parseHttpUrl(expand(parsed.url, 'url'));
+  if (url === undefined) {
+    problems.push(`MCP_CONFIG ${at.join('.')}.url: must be an http:// or https:// URL`);
+    return undefined;
+  }
+  return {
+    name: server.name,
+    transport: 'http',
+    url,
+    headers: mapValues(parsed.headers ?? {}, (value, key) => expand(value, `headers.${key}`)),
+    enabledByDefault: parsed.enabledByDefault ?? false,
+    timeoutMs: parsed.timeoutMs,
+    secrets: server.secrets,
+  };
+}
+
+function parseStdioServer(server: ServerEntry): StdioServerConfig | undefined {
+  const { at, expand, problems } = server;
+  const parsed = enabledEntry(stdioSchema, server);
+  if (parsed === undefined) return undefined;
+  const args = (parsed.args ?? []).map((arg, index) => expand(arg, `args.${index}`));
+  const runner = packageRunner(parsed.command, args);
+  if (runner !== undefined) {
+    problems.push(
+      `MCP_CONFIG ${at.join('.')}.command: "${runner}" downloads and runs packages at run time; install the server ahead of time and run it directly (e.g. "command": "node", "args": ["/opt/mcp/server/index.js"])`,
+    );
+    return undefined;
+  }
+  return {
+    name: server.name,
+    transport: 'stdio',
+    command: parsed.command,
+    args,
+    env: mapValues(parsed.env ?? {}, (value, key) => expand(value, `env.${key}`)),
+    cwd: parsed.cwd === undefined ? undefined : path.resolve(server.baseDirectory, parsed.cwd),
+    enabledByDefault: parsed.enabledByDefault ?? false,
+    timeoutMs: parsed.timeoutMs,
+    secrets: server.secrets,
+  };
 }
 
 /** The values the logger must scrub: everything filled from `${NAME}`, long enough to match. */

@@ -1,4 +1,4 @@
-import { EmbedBuilder } from 'discord.js';
+import { EmbedBuilder, type APIEmbedField } from 'discord.js';
 import {
   applyChannelOverrides,
   channelSettingLevels,
@@ -13,6 +13,7 @@ import {
   ALLOW_USER_MENTIONS_FLAG,
   ANSWER_BOTS_FLAG,
   isSwitchOn,
+  type ReplySwitch,
 } from '../../settings/reply-switches.ts';
 import type { Locale } from '../../i18n/locale.ts';
 import { DEFAULT_PERSONA_NAME } from '../../context/persona.ts';
@@ -125,62 +126,126 @@ function settingsEmbed(
   context: CommandContext,
   options: { server: ScopeSettings; overrides: ChannelOverrides; usedToday: number },
 ): EmbedBuilder {
-  const { locale, services, scope } = context;
-  const { server, overrides, usedToday } = options;
+  const { locale, scope } = context;
+  const { server, overrides } = options;
   const settings = applyChannelOverrides(server, overrides);
-  const levels = channelSettingLevels(server, overrides);
-  const defaults = defaultScopeSettings(scope.id);
-  const { provider, modelId } = services.providers.target(settings);
+  const fields = new SettingFields(context, settings);
+  return new EmbedBuilder()
+    .setTitle(text.get(locale, scope.kind === 'guild' ? 'title.guild' : 'title.dm'))
+    .setFooter({ text: text.get(locale, 'levels') })
+    .addFields([
+      ...modelFields(fields),
+      ...voiceFields(fields, channelSettingLevels(server, overrides)),
+      ...deliveryFields(fields),
+      ...limitFields(fields, options.usedToday),
+      ...switchFields(fields),
+      ...(scope.kind === 'guild' ? guildFields(fields) : []),
+    ]);
+}
+
+type TextKey = Parameters<typeof text.get>[1];
+
+/** Writes the embed's fields in the member's language, each value with where it comes from. */
+class SettingFields {
+  readonly context: CommandContext;
+  /** The settings in effect here: the server's, with this channel's overrides applied. */
+  readonly settings: ScopeSettings;
+
+  constructor(context: CommandContext, settings: ScopeSettings) {
+    this.context = context;
+    this.settings = settings;
+  }
+
+  field(key: TextKey, value: string, inline = true): APIEmbedField {
+    const { locale } = this.context;
+    return {
+      name: text.get(locale, key),
+      value: truncate(value === '' ? text.get(locale, 'none') : value),
+      inline,
+    };
+  }
+
   /** A value with where it comes from: this channel, the server (or our DMs), or the default. */
-  const levelled = (value: string, level: SettingLevel): string => {
-    const key = level === 'server' && scope.kind === 'dm' ? 'dm' : level;
-    return `${value} (${settingLabels.get(locale, `level.${key}`)})`;
-  };
-  const scopeLevel = (isDefault: boolean): SettingLevel => (isDefault ? 'default' : 'server');
-  const inherited = (value: string, isDefault: boolean): string =>
-    levelled(value, scopeLevel(isDefault));
-  const onOff = (on: boolean): string => settingLabels.get(locale, on ? 'on' : 'off');
-  const number = (value: number): string => value.toLocaleString(locale);
-  const field = (key: Parameters<typeof text.get>[1], value: string, inline = true) => ({
-    name: text.get(locale, key),
-    value: truncate(value === '' ? text.get(locale, 'none') : value),
-    inline,
-  });
-  const switches = services.tools.switches();
-  const fields = [
-    field('provider', inherited(providerLabel(locale, provider), settings.provider === undefined)),
-    field('model', inherited(`\`${modelId}\``, settings.model === undefined)),
-    field('key', keyState(context, settings, provider)),
-    field('persona', levelled(personaSummary(settings), levels.persona), false),
-    field(
-      'humanizer',
-      levelled(humanizerLabel(locale, settings.humanizerDegree), levels.humanizer),
+  levelled(value: string, level: SettingLevel): string {
+    const key = level === 'server' && this.context.scope.kind === 'dm' ? 'dm' : level;
+    return `${value} (${settingLabels.get(this.context.locale, `level.${key}`)})`;
+  }
+
+  /** A value no channel overrides: the server's own, or the default. */
+  inherited(value: string, isDefault: boolean): string {
+    return this.levelled(value, isDefault ? 'default' : 'server');
+  }
+
+  onOff(on: boolean): string {
+    return settingLabels.get(this.context.locale, on ? 'on' : 'off');
+  }
+
+  number(value: number): string {
+    return value.toLocaleString(this.context.locale);
+  }
+}
+
+/** Which model answers here, and whose key pays for it. */
+function modelFields(fields: SettingFields): APIEmbedField[] {
+  const { context, settings } = fields;
+  const { provider, modelId } = context.services.providers.target(settings);
+  return [
+    fields.field(
+      'provider',
+      fields.inherited(providerLabel(context.locale, provider), settings.provider === undefined),
     ),
-    field(
+    fields.field('model', fields.inherited(`\`${modelId}\``, settings.model === undefined)),
+    fields.field('key', keyState(context, settings, provider)),
+  ];
+}
+
+/** How the bot speaks: persona, humanizer, temperature, language and time zone. */
+function voiceFields(
+  fields: SettingFields,
+  levels: ReturnType<typeof channelSettingLevels>,
+): APIEmbedField[] {
+  const { settings } = fields;
+  const { locale } = fields.context;
+  return [
+    fields.field('persona', fields.levelled(personaSummary(settings), levels.persona), false),
+    fields.field(
+      'humanizer',
+      fields.levelled(humanizerLabel(locale, settings.humanizerDegree), levels.humanizer),
+    ),
+    fields.field(
       'temperature',
       // "The model's default" says where it comes from already.
       settings.temperature === undefined
         ? text.get(locale, 'temperature.default')
-        : levelled(String(settings.temperature), 'server'),
+        : fields.levelled(String(settings.temperature), 'server'),
     ),
-    field(
+    fields.field(
       'language',
-      inherited(languageLabel(locale, settings.language), settings.language === undefined),
+      fields.inherited(languageLabel(locale, settings.language), settings.language === undefined),
     ),
-    field(
+    fields.field(
       'timezone',
-      inherited(`\`${settings.timezone ?? 'UTC'}\``, settings.timezone === undefined),
+      fields.inherited(`\`${settings.timezone ?? 'UTC'}\``, settings.timezone === undefined),
     ),
-    field(
+  ];
+}
+
+/** How replies are delivered, and how triggers wait behind a reply. */
+function deliveryFields(fields: SettingFields): APIEmbedField[] {
+  const { settings } = fields;
+  const { locale, scope } = fields.context;
+  const defaults = defaultScopeSettings(scope.id);
+  return [
+    fields.field(
       'delivery',
-      inherited(
+      fields.inherited(
         settingLabels.get(locale, `delivery.${settings.deliveryMode}`),
         settings.deliveryMode === defaults.deliveryMode,
       ),
     ),
-    field(
+    fields.field(
       'queue',
-      inherited(
+      fields.inherited(
         text.get(locale, 'queue.value', {
           policy: settingLabels.get(locale, `queue.${settings.queuePolicy}`),
           depth: settings.queueDepth,
@@ -189,40 +254,53 @@ function settingsEmbed(
           settings.queueDepth === defaults.queueDepth,
       ),
     ),
-    field(
+  ];
+}
+
+/** What limits the replies: per member, and in tokens per day. */
+function limitFields(fields: SettingFields, usedToday: number): APIEmbedField[] {
+  const { settings } = fields;
+  const { locale, scope } = fields.context;
+  const defaults = defaultScopeSettings(scope.id);
+  const used = fields.number(usedToday);
+  const budget = settings.dailyTokenBudget;
+  return [
+    fields.field(
       'ratelimit',
-      inherited(
+      fields.inherited(
         text.get(locale, 'ratelimit.value', { turns: settings.memberTurnsPerMinute }),
         settings.memberTurnsPerMinute === defaults.memberTurnsPerMinute,
       ),
     ),
-    field(
+    fields.field(
       'budget',
-      inherited(
-        settings.dailyTokenBudget === undefined
-          ? text.get(locale, 'budget.unlimited', { used: number(usedToday) })
-          : text.get(locale, 'budget.value', {
-              budget: number(settings.dailyTokenBudget),
-              used: number(usedToday),
-            }),
-        settings.dailyTokenBudget === undefined,
+      fields.inherited(
+        budget === undefined
+          ? text.get(locale, 'budget.unlimited', { used })
+          : text.get(locale, 'budget.value', { budget: fields.number(budget), used }),
+        budget === undefined,
       ),
     ),
-    field(
-      'answerbots',
-      inherited(
-        onOff(isSwitchOn(settings, ANSWER_BOTS_FLAG)),
-        settings.featureFlags[ANSWER_BOTS_FLAG] === undefined,
+  ];
+}
+
+/** What the bot may do: answer bots, ping members, use tools. */
+function switchFields(fields: SettingFields): APIEmbedField[] {
+  const { settings } = fields;
+  const { locale, services } = fields.context;
+  const switches = services.tools.switches();
+  const flagField = (key: TextKey, flag: ReplySwitch) =>
+    fields.field(
+      key,
+      fields.inherited(
+        fields.onOff(isSwitchOn(settings, flag)),
+        settings.featureFlags[flag] === undefined,
       ),
-    ),
-    field(
-      'mentions',
-      inherited(
-        onOff(isSwitchOn(settings, ALLOW_USER_MENTIONS_FLAG)),
-        settings.featureFlags[ALLOW_USER_MENTIONS_FLAG] === undefined,
-      ),
-    ),
-    field(
+    );
+  return [
+    flagField('answerbots', ANSWER_BOTS_FLAG),
+    flagField('mentions', ALLOW_USER_MENTIONS_FLAG),
+    fields.field(
       'tools',
       switches.length === 0
         ? text.get(locale, 'tools.none')
@@ -230,16 +308,15 @@ function settingsEmbed(
       false,
     ),
   ];
-  if (scope.kind === 'guild') {
-    fields.push(
-      field('triggers', settings.triggerWords.map((word) => `\`${word}\``).join(', '), false),
-      field('autoreply', autoReplySummary(locale, settings), false),
-    );
-  }
-  return new EmbedBuilder()
-    .setTitle(text.get(locale, scope.kind === 'guild' ? 'title.guild' : 'title.dm'))
-    .setFooter({ text: text.get(locale, 'levels') })
-    .addFields(fields);
+}
+
+/** When the bot speaks unasked in a server: trigger words and auto-reply. */
+function guildFields(fields: SettingFields): APIEmbedField[] {
+  const { settings } = fields;
+  return [
+    fields.field('triggers', settings.triggerWords.map((word) => `\`${word}\``).join(', '), false),
+    fields.field('autoreply', autoReplySummary(fields.context.locale, settings), false),
+  ];
 }
 
 function keyState(

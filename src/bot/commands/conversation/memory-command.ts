@@ -1,7 +1,11 @@
 import {
   EmbedBuilder,
+  InteractionContextType,
+  SlashCommandBuilder,
   type AutocompleteInteraction,
   type ChatInputCommandInteraction,
+  type RESTPostAPIChatInputApplicationCommandsJSONBody,
+  type SlashCommandStringOption,
 } from 'discord.js';
 import {
   addMemory,
@@ -11,23 +15,126 @@ import {
   type Memory,
   type MemoryOwner,
 } from '../../../db/memory-repository.ts';
+import { summaryOf } from '../../../db/summary-repository.ts';
 import { MEMORY_LIMITS, type MemoryLimits } from '../../../tools/builtin/memory-tools.ts';
 import { holdsPermission, requirePermission } from '../command-access.ts';
 import { CommandRefusal, deferIfSlow, respond } from '../command-replies.ts';
+import { commandText } from '../command-text.ts';
 import type { CommandContext, SlashCommand } from '../slash-command.ts';
-import { memoryDefinition } from './memory-definition.ts';
-import { showChannelSummary } from './memory-summary.ts';
-import { memoryText as text } from './memory-texts.ts';
 
 type MemoryScope = 'server' | 'personal';
 
 const UUID = /^[\da-f]{8}-[\da-f]{4}-[\da-f]{4}-[\da-f]{4}-[\da-f]{12}$/i;
 const MAX_CHOICES = 25;
 const CHOICE_NAME_LIMIT = 100;
+/** Discord's limit for an embed description. */
+const DESCRIPTION_LIMIT = 4_096;
+
+/** `/memory`'s texts, en and ja side by side. */
+const text = commandText({
+  en: {
+    description: 'What I remember about this server and about you',
+    list: 'Show the memories you can see',
+    add: 'Teach me a fact',
+    forget: 'Make me forget one memory',
+    scope: 'Whose memory',
+    server: 'This server (shared with everyone here)',
+    personal: 'Personal (about you, only yours)',
+    fact: 'The fact, one sentence',
+    memory: 'The memory to forget',
+    serverTitle: 'Server memories ({count}/{limit})',
+    personalTitle: 'Your memories ({count}/{limit})',
+    none: '(none)',
+    added: 'Remembered ({kind}): {fact}',
+    duplicate: 'I already remember that ({kind}): {fact}',
+    full: 'Not saved: {kind} memories are full ({limit}). Forget one first with `/memory forget`.',
+    forgotten: 'Forgotten: {fact}',
+    emptyFact: 'There is nothing to remember in that: write the fact in words.',
+    notFound: 'I have no memory like that which you can make me forget.',
+    dmServer: 'In DMs there is no server to share memories with: use the personal scope.',
+    forgetServerRefused:
+      'Only the member who taught this server memory or a member with **Manage Server** can make me forget it.',
+    kindServer: 'server',
+    kindPersonal: 'personal',
+    summary: 'Show my rolling summary of this channel’s older conversation',
+    summaryTitle: 'What I keep of this channel’s older conversation',
+    summaryCovers: 'Covers {turns} turns; updated',
+    summaryNone:
+      'There is no summary of this channel yet: I write one once older turns no longer fit in what I read.',
+  },
+  ja: {
+    description: 'このサーバーとあなたについて覚えていること',
+    list: '見られる記憶を表示',
+    add: '事実を覚えさせる',
+    forget: '記憶をひとつ忘れさせる',
+    scope: '誰の記憶か',
+    server: 'このサーバー（ここにいる全員と共有）',
+    personal: '個人（あなたについて、あなただけのもの）',
+    fact: '覚えてほしい事実（一文で）',
+    memory: '忘れさせる記憶',
+    serverTitle: 'サーバーの記憶（{count}/{limit}）',
+    personalTitle: 'あなたの記憶（{count}/{limit}）',
+    none: '（なし）',
+    added: '覚えました（{kind}）：{fact}',
+    duplicate: 'すでに覚えています（{kind}）：{fact}',
+    full: '保存できません：{kind}の記憶がいっぱいです（{limit}件）。先に `/memory forget` で忘れさせてください。',
+    forgotten: '忘れました：{fact}',
+    emptyFact: '覚えることがありません：事実を言葉で書いてください。',
+    notFound: 'あなたが忘れさせられる、そのような記憶はありません。',
+    dmServer: 'DMには記憶を共有するサーバーがありません。個人を選んでください。',
+    forgetServerRefused:
+      'このサーバーの記憶を忘れさせられるのは、それを教えたメンバーか **サーバー管理** 権限を持つメンバーだけです。',
+    kindServer: 'サーバー',
+    kindPersonal: '個人',
+    summary: 'このチャンネルの古い会話の要約を表示',
+    summaryTitle: 'このチャンネルの古い会話について覚えていること',
+    summaryCovers: '{turns}件のやりとりを要約。更新',
+    summaryNone:
+      'このチャンネルの要約はまだありません。古いやりとりが読みきれなくなったら書きます。',
+  },
+});
+
+/**
+ * `/memory list|add|forget`, each with an optional `scope` (server | personal), and `/memory
+ * summary` (the channel's rolling summary).
+ */
+function memoryDefinition(maxFactChars: number): RESTPostAPIChatInputApplicationCommandsJSONBody {
+  const scopeOption = (option: SlashCommandStringOption) =>
+    text
+      .describe(option.setName('scope'), 'scope')
+      .addChoices(text.choice('server', 'server'), text.choice('personal', 'personal'));
+  const builder = new SlashCommandBuilder()
+    .setName('memory')
+    .setContexts(InteractionContextType.Guild, InteractionContextType.BotDM)
+    .addSubcommand((list) =>
+      text.describe(list.setName('list'), 'list').addStringOption(scopeOption),
+    )
+    .addSubcommand((add) =>
+      text
+        .describe(add.setName('add'), 'add')
+        .addStringOption((fact) =>
+          text.describe(
+            fact.setName('fact').setRequired(true).setMinLength(1).setMaxLength(maxFactChars),
+            'fact',
+          ),
+        )
+        .addStringOption(scopeOption),
+    )
+    .addSubcommand((forget) =>
+      text
+        .describe(forget.setName('forget'), 'forget')
+        .addStringOption((memory) =>
+          text.describe(memory.setName('memory').setRequired(true).setAutocomplete(true), 'memory'),
+        )
+        .addStringOption(scopeOption),
+    )
+    .addSubcommand((summary) => text.describe(summary.setName('summary'), 'summary'));
+  return text.describe(builder, 'description').toJSON();
+}
 
 /**
  * `/memory list | add | forget`, the same memories the model's memory tools use, and
- * `/memory summary`, the channel's rolling summary (memory-summary.ts).
+ * `/memory summary`, the channel's rolling summary.
  * - Personal memories are always the caller's own (owner = caller): listed, added and forgotten
  *   only by them.
  * - Server memories: everyone here may list them (the bot uses them in every member's replies
@@ -36,10 +143,40 @@ const CHOICE_NAME_LIMIT = 100;
  */
 export function memoryCommand(options: { limits?: Partial<MemoryLimits> } = {}): SlashCommand {
   const limits = { ...MEMORY_LIMITS, ...options.limits };
-  const limitOf = (owner: MemoryOwner) =>
-    owner.kind === 'server' ? limits.serverMemoriesPerScope : limits.personalMemoriesPerMember;
+  const subcommands = new MemorySubcommands(limits);
+  return {
+    definition: memoryDefinition(limits.maxFactChars),
+    category: 'conversation',
+    async execute(interaction, context) {
+      const subcommand = interaction.options.getSubcommand(true);
+      if (subcommand === 'add') await subcommands.add(interaction, context);
+      else if (subcommand === 'forget') await subcommands.forget(interaction, context);
+      else if (subcommand === 'summary') await showChannelSummary(interaction, context);
+      else await subcommands.list(interaction, context);
+    },
+    async autocomplete(interaction, context) {
+      const typed = String(interaction.options.getFocused()).toLowerCase();
+      const choices = (await forgettable(interaction, context))
+        .filter(({ memory }) => memory.content.toLowerCase().includes(typed))
+        .slice(0, MAX_CHOICES)
+        .map(({ memory, icon }) => ({
+          name: fit(`${icon} ${memory.content}`, CHOICE_NAME_LIMIT),
+          value: memory.id,
+        }));
+      await interaction.respond(choices);
+    },
+  };
+}
 
-  async function list(interaction: ChatInputCommandInteraction, context: CommandContext) {
+/** `/memory list`, `add` and `forget`, under the limits the memory tools use too. */
+class MemorySubcommands {
+  private readonly limits: MemoryLimits;
+
+  constructor(limits: MemoryLimits) {
+    this.limits = limits;
+  }
+
+  async list(interaction: ChatInputCommandInteraction, context: CommandContext): Promise<void> {
     const scope = chosenScope(interaction, context);
     await deferIfSlow(interaction);
     const owners: MemoryOwner[] = [];
@@ -51,7 +188,7 @@ export function memoryCommand(options: { limits?: Partial<MemoryLimits> } = {}):
       const title = owner.kind === 'server' ? 'serverTitle' : 'personalTitle';
       const heading = text.get(context.locale, title, {
         count: memories.length,
-        limit: limitOf(owner),
+        limit: this.limitOf(owner),
       });
       sections.push(`**${heading}**\n${bulletList(memories, context)}`);
     }
@@ -59,7 +196,7 @@ export function memoryCommand(options: { limits?: Partial<MemoryLimits> } = {}):
     await respond(interaction, { embeds: [embed] });
   }
 
-  async function add(interaction: ChatInputCommandInteraction, context: CommandContext) {
+  async add(interaction: ChatInputCommandInteraction, context: CommandContext): Promise<void> {
     const scope = chosenScope(interaction, context) ?? 'personal';
     if (scope === 'server') requirePermission(interaction, context, 'ManageGuild');
     // One line, like the memory tools store it: a fact cannot fake structure in a later prompt.
@@ -72,7 +209,7 @@ export function memoryCommand(options: { limits?: Partial<MemoryLimits> } = {}):
       owner,
       authorId: interaction.user.id,
       content: fact,
-      limit: limitOf(owner),
+      limit: this.limitOf(owner),
     });
     const kind = text.get(context.locale, scope === 'server' ? 'kindServer' : 'kindPersonal');
     const reply =
@@ -82,7 +219,7 @@ export function memoryCommand(options: { limits?: Partial<MemoryLimits> } = {}):
     await respond(interaction, reply);
   }
 
-  async function forget(interaction: ChatInputCommandInteraction, context: CommandContext) {
+  async forget(interaction: ChatInputCommandInteraction, context: CommandContext): Promise<void> {
     const scope = chosenScope(interaction, context);
     const id = interaction.options.getString('memory', true);
     if (!UUID.test(id)) throw new CommandRefusal(text.get(context.locale, 'notFound'));
@@ -103,28 +240,39 @@ export function memoryCommand(options: { limits?: Partial<MemoryLimits> } = {}):
     throw new CommandRefusal(text.get(context.locale, 'notFound'));
   }
 
-  return {
-    definition: memoryDefinition(limits.maxFactChars),
-    category: 'conversation',
-    async execute(interaction, context) {
-      const subcommand = interaction.options.getSubcommand(true);
-      if (subcommand === 'add') await add(interaction, context);
-      else if (subcommand === 'forget') await forget(interaction, context);
-      else if (subcommand === 'summary') await showChannelSummary(interaction, context);
-      else await list(interaction, context);
-    },
-    async autocomplete(interaction, context) {
-      const typed = String(interaction.options.getFocused()).toLowerCase();
-      const choices = (await forgettable(interaction, context))
-        .filter(({ memory }) => memory.content.toLowerCase().includes(typed))
-        .slice(0, MAX_CHOICES)
-        .map(({ memory, icon }) => ({
-          name: fit(`${icon} ${memory.content}`, CHOICE_NAME_LIMIT),
-          value: memory.id,
-        }));
-      await interaction.respond(choices);
-    },
-  };
+  private limitOf(owner: MemoryOwner): number {
+    return owner.kind === 'server'
+      ? this.limits.serverMemoriesPerScope
+      : this.limits.personalMemoriesPerMember;
+  }
+}
+
+/**
+ * `/memory summary`: the channel's rolling summary as the model receives it, with how
+ * many turns it covers. Whoever can use the command here can read the channel it summarises.
+ */
+async function showChannelSummary(
+  interaction: ChatInputCommandInteraction,
+  context: CommandContext,
+): Promise<void> {
+  await deferIfSlow(interaction);
+  const summary = await summaryOf(context.services.db, interaction.channelId);
+  if (summary === undefined) {
+    await respond(interaction, text.get(context.locale, 'summaryNone'));
+    return;
+  }
+  const content =
+    summary.content.length <= DESCRIPTION_LIMIT
+      ? summary.content
+      : `${summary.content.slice(0, DESCRIPTION_LIMIT - 1)}…`;
+  const embed = new EmbedBuilder()
+    .setTitle(text.get(context.locale, 'summaryTitle'))
+    .setDescription(content)
+    .setFooter({
+      text: text.get(context.locale, 'summaryCovers', { turns: summary.coveredTurns }),
+    })
+    .setTimestamp(summary.updatedAt);
+  await respond(interaction, { embeds: [embed] });
 }
 
 /** The memories the caller may make the bot forget: their own, and server ones they may. */
