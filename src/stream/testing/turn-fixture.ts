@@ -50,7 +50,7 @@ export function turnFixture(options: {
     orchestrator.run({
       turnId: 'turn-1',
       model,
-      request: { ...BASE_REQUEST, tools: tools.specs(TOOL_CONTEXT) },
+      request: { ...BASE_REQUEST, tools: tools.specs() },
       tools,
       toolContext: TOOL_CONTEXT,
       sink,
