@@ -157,6 +157,7 @@ async function main(): Promise<void> {
       isAlive: (other) => database.liveness.isAlive(other),
       shards,
       canJudgePeers: () => database.liveness.canJudgePeers(),
+      delivery: discord.delivery,
     });
     bot.attach();
     const background = new AbortController();

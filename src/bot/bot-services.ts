@@ -14,7 +14,8 @@ import { announcer } from './control/control-subscriptions.ts';
 import { CrossProcessStops } from './stops/cross-process-stops.ts';
 import { streamingElsewhere } from './stops/streaming-elsewhere.ts';
 import { DailyBudget } from './limits/daily-budget.ts';
-import { WriteBudgets } from './delivery/write-budgets.ts';
+import { DeliveryPort } from './delivery/delivery-port.ts';
+import type { WriteBudgets } from './delivery/write-budgets.ts';
 import type { DiscordBotOptions } from './discord-bot-options.ts';
 import { historyMessagesOf } from './client/gateway-tolerance.ts';
 import { MemberNotices } from './delivery/member-notices.ts';
@@ -38,6 +39,8 @@ export interface BotServices {
   commands: SlashCommand[];
   commandRouter: CommandRouter;
   notices: MemberNotices;
+  /** Every channel write of the bot goes through it (delivery-port.ts). */
+  delivery: DeliveryPort;
 }
 
 /**
@@ -97,6 +100,7 @@ export function createBotServices(
     },
     logger,
   });
+  const delivery = options.delivery ?? new DeliveryPort({ clock, logger });
   const commands = options.commands ?? createCommands();
   const commandRouter = new CommandRouter({
     commands,
@@ -119,7 +123,7 @@ export function createBotServices(
   return {
     stops,
     bus,
-    budgets: new WriteBudgets(clock),
+    budgets: delivery.budgets,
     crossProcessStops,
     settings,
     dailyBudget,
@@ -127,6 +131,7 @@ export function createBotServices(
     history,
     commands,
     commandRouter,
-    notices: new MemberNotices({ clock, logger }),
+    notices: new MemberNotices({ clock, logger, delivery }),
+    delivery,
   };
 }

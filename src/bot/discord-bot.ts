@@ -164,6 +164,7 @@ export class DiscordBot {
       client: this.options.client,
       clock: this.options.clock,
       logger: this.options.logger,
+      delivery: this.services.delivery,
       instanceId: this.options.instanceId,
       isAlive: (instanceId) => this.options.isAlive(instanceId),
       canJudgePeers: () => this.options.canJudgePeers(),

@@ -26,6 +26,7 @@ export async function createDiscordPhase(options: {
   const { GlobalRequestPacer, processRequestsPerSecond } =
     await import('../../bot/rest/global-request-pacer.ts');
   const { DiscordToolActions } = await import('../../bot/client/discord-tool-actions.ts');
+  const { DeliveryPort } = await import('../../bot/delivery/delivery-port.ts');
   const { DiscordBot } = await import('../../bot/discord-bot.ts');
   const { inviteLink } = await import('../../bot/client/invite-link.ts');
   const { SharedIdentifyThrottler } =
@@ -69,5 +70,8 @@ export async function createDiscordPhase(options: {
               maxConcurrency,
             }),
   });
-  return { client, monitor, DiscordBot, inviteLink, actions: new DiscordToolActions(client) };
+  // One write path for the bot's replies and the tools' stickers and reminders alike.
+  const delivery = new DeliveryPort({ clock: systemClock, logger });
+  const actions = new DiscordToolActions(client, delivery);
+  return { client, monitor, DiscordBot, inviteLink, actions, delivery };
 }

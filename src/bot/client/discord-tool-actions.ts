@@ -1,10 +1,5 @@
-import {
-  DiscordAPIError,
-  RESTJSONErrorCodes,
-  Routes,
-  type Client,
-  type SendableChannels,
-} from 'discord.js';
+import type { Client, SendableChannels } from 'discord.js';
+import { abortError } from '../../core/clock.ts';
 import { DeliveryError } from '../../core/errors.ts';
 import type {
   DiscordActions,
@@ -18,13 +13,21 @@ import type {
   ReminderDelivery,
   ReminderDeliveryOptions,
 } from '../../tools/reminders/reminder-scheduler.ts';
+import { type ChannelWriter, type DeliveryPort, newNonce } from '../delivery/delivery-port.ts';
+import { classify, DiscordMessageTarget } from '../delivery/discord-message-target.ts';
+import { allowedMentionsFor, TargetWriteError } from '../delivery/message-target.ts';
 
-/** What tools may do on Discord, through the bot's client. Nothing here pings anyone but a reminder's owner. */
+/**
+ * What tools may do on Discord, through the bot's client; stickers and reminders are channel
+ * writes, through the delivery port. Nothing here pings anyone but a reminder's owner.
+ */
 export class DiscordToolActions implements DiscordActions, ReminderDelivery {
   private readonly client: Client;
+  private readonly delivery: DeliveryPort;
 
-  constructor(client: Client) {
+  constructor(client: Client, delivery: DeliveryPort) {
     this.client = client;
+    this.delivery = delivery;
   }
 
   async listEmojis(guildId: string): Promise<readonly GuildEmoji[]> {
@@ -59,54 +62,58 @@ export class DiscordToolActions implements DiscordActions, ReminderDelivery {
     await channel.messages.react(target.messageId, resolved);
   }
 
-  async sendSticker(target: MessageTarget, stickerId: string): Promise<void> {
-    const channel = await this.sendable(target.channelId);
-    await channel.send({
-      stickers: [stickerId],
-      reply: { messageReference: target.messageId, failIfNotExists: false },
-      allowedMentions: { parse: [], repliedUser: false },
-    });
+  async sendSticker(target: MessageTarget, stickerId: string, signal: AbortSignal): Promise<void> {
+    const writer = await this.writerFor(target.channelId);
+    const outcome = await writer.post(
+      {
+        content: '',
+        stickerIds: [stickerId],
+        replyTo: target.messageId,
+        allowedMentions: allowedMentionsFor({ allowUserMentions: false }),
+      },
+      signal,
+    );
+    if (outcome.kind === 'failed') throw outcome.failure;
+    if (outcome.kind === 'abandoned') throw abortError(signal);
   }
 
   /**
    * Posts a reminder. Nothing is sent once `signal` aborts, and the send itself is aborted with
-   * it; the claim is confirmed right before the send (see ReminderScheduler).
+   * it; the claim is confirmed right before the send (see ReminderScheduler), once the channel's
+   * budget has a token for it. A retry of the send reuses its nonce: it never posts twice.
    */
   async deliver(reminder: Reminder, { signal, claim }: ReminderDeliveryOptions): Promise<void> {
-    try {
-      signal.throwIfAborted();
-      const channel = await this.sendable(reminder.channelId);
-      await claim.confirm();
-      signal.throwIfAborted();
-      // Through REST rather than channel.send: only the REST call takes an abort signal.
-      await this.client.rest.post(Routes.channelMessages(channel.id), {
-        body: {
-          content: `⏰ <@${reminder.userId}> ${reminder.content}`,
-          message_reference: { message_id: reminder.messageId, fail_if_not_exists: false },
-          // The owner, and only the owner, is pinged: the text came through the model.
-          allowed_mentions: { parse: [], users: [reminder.userId], replied_user: false },
-        },
-        signal,
-      });
-    } catch (error) {
-      if (error instanceof DiscordAPIError && PERMANENT.has(Number(error.code))) {
-        throw new DeliveryError(
-          'reminder_undeliverable',
-          'the reminder channel is gone or closed to the bot',
-          {
-            cause: error,
-            retryable: false,
-          },
-        );
-      }
-      throw error;
-    }
+    signal.throwIfAborted();
+    const writer = await this.writerFor(reminder.channelId).catch((error: unknown) => {
+      throw error instanceof TargetWriteError ? undelivered(error) : error;
+    });
+    if (!(await writer.takeToken(signal))) throw abortError(signal);
+    await claim.confirm();
+    signal.throwIfAborted();
+    const message = {
+      content: `⏰ <@${reminder.userId}> ${reminder.content}`,
+      replyTo: reminder.messageId,
+      nonce: newNonce(),
+      // The owner, and only the owner, is pinged: the text came through the model.
+      allowedMentions: { parse: [], users: [reminder.userId], repliedUser: false },
+    };
+    const outcome = await writer.attempt(() => writer.create(message, signal), signal);
+    if (outcome.kind === 'abandoned') throw abortError(signal);
+    if (outcome.kind === 'failed') throw undelivered(outcome.failure);
+  }
+
+  /** The channel's writer; a channel Discord refuses to show us fails like a refused write. */
+  private async writerFor(channelId: string): Promise<ChannelWriter> {
+    return this.delivery.to(new DiscordMessageTarget(await this.sendable(channelId)));
   }
 
   private async sendable(channelId: string): Promise<SendableChannels> {
-    const channel = await this.client.channels.fetch(channelId);
+    const channel = await this.client.channels.fetch(channelId).catch((error: unknown) => {
+      throw classify(error, { route: 'GET /channels/:id', channelId });
+    });
     if (channel === null || !channel.isSendable()) {
       throw new DeliveryError('channel_unavailable', 'the channel is gone or not a text channel', {
+        channelId,
         retryable: false,
       });
     }
@@ -114,9 +121,15 @@ export class DiscordToolActions implements DiscordActions, ReminderDelivery {
   }
 }
 
-const PERMANENT: ReadonlySet<number> = new Set([
-  RESTJSONErrorCodes.UnknownChannel,
-  RESTJSONErrorCodes.MissingAccess,
-  RESTJSONErrorCodes.MissingPermissions,
-  RESTJSONErrorCodes.CannotSendMessagesToThisUser,
-]);
+/**
+ * A reminder whose channel is gone or closed to the bot is never sent (the scheduler gives up
+ * at once); any other failure is tried again at the scheduler's next attempt.
+ */
+function undelivered(failure: TargetWriteError): DeliveryError {
+  const permanent = failure.failure === 'gone' || failure.failure === 'forbidden';
+  return new DeliveryError(
+    permanent ? 'reminder_undeliverable' : 'reminder_not_sent',
+    permanent ? 'the reminder channel is gone or closed to the bot' : failure.message,
+    { ...failure.request, cause: failure, retryable: !permanent },
+  );
+}

@@ -5,6 +5,7 @@ import {
   type RepliableInteraction,
 } from 'discord.js';
 import { BotError } from '../../core/errors.ts';
+import type { Refusal } from '../i18n/member-text.ts';
 
 /** No command reply ever pings anyone: names in settings or memories are only text. */
 export const NO_MENTIONS = { parse: [] as [], repliedUser: false } as const;
@@ -15,15 +16,15 @@ export type CommandReply = Pick<
 >;
 
 /**
- * A command's refusal or input problem, already localized for the invoker: the router shows
- * it ephemerally, with no incident id (it is not a failure of the bot).
+ * A command's refusal or input problem: the router shows it to the invoker ephemerally, worded
+ * by the one voice (member-text.ts), with no incident id (it is not a failure of the bot).
  */
 export class CommandRefusal extends BotError {
-  readonly text: string;
+  readonly refusal: Refusal;
 
-  constructor(text: string) {
-    super('command_refusal', text);
-    this.text = text;
+  constructor(refusal: Refusal) {
+    super('command_refusal', `refused: ${refusal.kind}`);
+    this.refusal = refusal;
   }
 }
 

@@ -149,7 +149,7 @@ export class MessageRouter {
     if (outcome !== 'rejected') return true;
     this.options.settle?.([trigger.message.id]);
     if (replyTo !== undefined)
-      void this.options.notices.tell(replyTo, 'note.queue_full', {}, settings);
+      void this.options.notices.tell(replyTo, { kind: 'queue_full' }, settings);
     return false;
   }
 
@@ -158,7 +158,7 @@ export class MessageRouter {
     const { botUserId } = this.options;
     if (!isSupportedChannel(message.channel)) {
       if (message.author.id !== botUserId && message.mentions.users.has(botUserId)) {
-        void this.options.notices.tell(message, 'note.channel_unsupported', {}, undefined);
+        void this.options.notices.tell(message, { kind: 'channel_unsupported' }, undefined);
       }
       return;
     }
@@ -168,7 +168,7 @@ export class MessageRouter {
     if (this.stopAhead(message, inbound)) return;
     const accepted = this.intake.enqueue(message.channelId, () => this.route(message, inbound));
     if (!accepted && addressedToBot(inbound)) {
-      void this.options.notices.tell(message, 'note.queue_full', {}, undefined);
+      void this.options.notices.tell(message, { kind: 'queue_full' }, undefined);
     }
   }
 
@@ -210,8 +210,7 @@ export class MessageRouter {
         if (await this.firstToRefuse(message.id)) {
           await this.options.notices.tell(
             message,
-            'note.member_rate_limited',
-            { seconds },
+            { kind: 'member_rate_limited', seconds },
             settings,
           );
         }
@@ -221,7 +220,7 @@ export class MessageRouter {
       if (await this.databaseStep(() => this.options.dailyBudget.exhausted(scope.id, budget))) {
         if (recovered) this.options.settle?.([message.id]);
         if (recovered || (await this.firstToRefuse(message.id))) {
-          await this.options.notices.tell(message, 'note.budget_exhausted', {}, settings);
+          await this.options.notices.tell(message, { kind: 'budget_exhausted' }, settings);
         }
         return;
       }
@@ -251,7 +250,7 @@ export class MessageRouter {
       // The database stayed out of reach (or another step failed): say so, never drop silently.
       this.options.logger.error({ err: error, messageId: message.id }, 'could not take a message');
       if (reason !== undefined || addressedToBot(inbound)) {
-        await this.options.notices.tell(message, 'note.storage_trouble', {}, settings);
+        await this.options.notices.tell(message, { kind: 'storage_trouble' }, settings);
       }
     }
   }

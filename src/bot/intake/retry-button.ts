@@ -6,7 +6,7 @@ import type { Database } from '../../db/database.ts';
 import { claimMessage } from '../../db/claim-repository.ts';
 import { RETRY_BUTTON_PREFIX } from '../delivery/failure-notice.ts';
 import { resolveLocale } from '../i18n/locale.ts';
-import { translate, type MessageKey } from '../i18n/messages.ts';
+import { refusalText, retryRefusal, type Refusal } from '../i18n/member-text.ts';
 import { toInboundMessage } from './message-intake.ts';
 import type { DatabaseStep, RetryAdmission } from './message-router.ts';
 import type { Trigger } from './trigger.ts';
@@ -14,12 +14,6 @@ import type { Trigger } from './trigger.ts';
 export function isRetryButton(interaction: ButtonInteraction): boolean {
   return interaction.customId.startsWith(RETRY_BUTTON_PREFIX);
 }
-
-const REFUSALS: Record<Exclude<RetryAdmission, { kind: 'started' }>['kind'], MessageKey> = {
-  rate_limited: 'note.member_rate_limited',
-  budget: 'note.budget_exhausted',
-  busy: 'note.retry_busy',
-};
 
 /**
  * The Retry button under a failure notice (seed 004's re-ask): the member who asked (or a
@@ -52,9 +46,9 @@ export async function handleRetryButton(
   );
   if (!acknowledged) return;
   const locale = resolveLocale(interaction.locale, interaction.guildLocale);
-  const tell = async (key: MessageKey, params: Record<string, string | number> = {}) => {
+  const tell = async (refusal: Refusal) => {
     await interaction.followUp({
-      content: translate(locale, key, params),
+      content: refusalText(refusal, locale),
       flags: MessageFlags.Ephemeral,
       allowedMentions: { parse: [] },
     });
@@ -71,7 +65,7 @@ export async function handleRetryButton(
     claimed = await options.databaseStep(() => claimMessage(options.db, claim));
   } catch (error) {
     options.logger.warn({ err: error }, 'could not take a Retry press');
-    return tell('note.storage_trouble');
+    return tell({ kind: 'storage_trouble' });
   }
   if (!claimed) return;
   options.logger.debug({ interactionId: interaction.id }, 'retry pressed');
@@ -79,12 +73,12 @@ export async function handleRetryButton(
   const channel = interaction.channel;
   const original =
     channel === null ? undefined : await channel.messages.fetch(messageId).catch(() => undefined);
-  if (original === undefined) return tell('note.retry_expired');
+  if (original === undefined) return tell({ kind: 'retry_expired' });
   const isModerator =
     options.ownerIds.includes(interaction.user.id) ||
     (interaction.memberPermissions?.has(PermissionFlagsBits.ManageMessages) ?? false);
   if (original.author.id !== interaction.user.id && !isModerator) {
-    return tell('note.retry_not_yours');
+    return tell({ kind: 'retry_not_yours' });
   }
   const message = toInboundMessage(original, options.botUserId);
   const settings = await options.loadSettings(message.guildId ?? message.authorId);
@@ -97,10 +91,7 @@ export async function handleRetryButton(
     },
     settings,
   );
-  if (admission.kind !== 'started') {
-    const seconds = admission.kind === 'rate_limited' ? admission.seconds : 0;
-    return tell(REFUSALS[admission.kind], { seconds });
-  }
+  if (admission.kind !== 'started') return tell(retryRefusal(admission));
   await interaction.message.delete().catch((error: unknown) => {
     options.logger.debug({ err: error }, 'failure notice already gone');
   });

@@ -89,7 +89,7 @@ export function createTurnPipeline(pipeline: TurnPipelineOptions): {
     tools: options.tools,
     orchestrator,
     history: services.history,
-    budgets: services.budgets,
+    delivery: services.delivery,
     typing: new TypingAllowance(clock, { onSkipped: () => metrics.typingSkipped() }),
     stops: services.stops,
     dailyBudget: services.dailyBudget,

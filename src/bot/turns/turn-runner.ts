@@ -16,14 +16,15 @@ import { batchAuthors, batchToolContext } from './batch-context.ts';
 import type { ChannelLease } from './channel-locks.ts';
 import type { ChannelHistory } from '../context/channel-history.ts';
 import type { DailyBudget } from '../limits/daily-budget.ts';
+import type { DeliveryPort } from '../delivery/delivery-port.ts';
 import type { TypingAllowance } from '../delivery/typing-allowance.ts';
-import type { WriteBudgets } from '../delivery/write-budgets.ts';
 import { resolveLocale, type Locale } from '../i18n/locale.ts';
 import { acknowledgeStop } from '../stops/stop-acknowledgement-turn.ts';
 import type { Download } from '../context/trigger-attachments.ts';
 import type { Trigger } from '../intake/trigger.ts';
 import { buildRequest, prepareTurn } from '../context/turn-context.ts';
-import { notConfigured, postFailureNotice } from '../delivery/failure-notice.ts';
+import { postFailureNotice } from '../delivery/failure-notice.ts';
+import { notConfigured } from '../i18n/member-text.ts';
 import { accountTurn, accountUsage } from './turn-accounting.ts';
 import type { TurnPlace } from './turn-place.ts';
 import { NO_TOOLS, streamTurn } from './turn-stream.ts';
@@ -42,7 +43,7 @@ export interface TurnRunnerOptions {
   tools: ToolExecutor;
   orchestrator: StreamOrchestrator;
   history: ChannelHistory;
-  budgets: WriteBudgets;
+  delivery: DeliveryPort;
   typing: TypingAllowance;
   stops: StopRegistry;
   dailyBudget: DailyBudget;
@@ -144,7 +145,7 @@ export class TurnRunner {
       await postFailureNotice({
         error: notConfigured(error),
         replyTo: last.message.id,
-        place,
+        writer: this.options.delivery.to(place.target),
         locale,
         logger,
       });
@@ -238,7 +239,13 @@ export class TurnRunner {
         logger.info({ reason: describeAbort(signal.reason) }, 'stopped before the reply started');
         return;
       }
-      await postFailureNotice({ error, replyTo: last.message.id, place, locale, logger });
+      await postFailureNotice({
+        error,
+        replyTo: last.message.id,
+        writer: this.options.delivery.to(place.target),
+        locale,
+        logger,
+      });
       return;
     }
     if (outcome === undefined || request === undefined) return;
@@ -248,7 +255,7 @@ export class TurnRunner {
       await postFailureNotice({
         error: outcome.error,
         replyTo: last.message.id,
-        place,
+        writer: this.options.delivery.to(place.target),
         locale,
         logger,
       });

@@ -5,10 +5,10 @@ import type { ScopeSettings } from '../../core/settings.ts';
 import type { ToolContext, ToolExecutor } from '../../core/tool.ts';
 import type { ResolvedModel } from '../../providers/provider-factory.ts';
 import type { StreamOrchestrator, TurnOutcome } from '../../stream/turn/stream-orchestrator.ts';
+import type { DeliveryPort } from '../delivery/delivery-port.ts';
 import { DiscordSink } from '../delivery/discord-sink.ts';
 import { allowedMentionsFor } from '../delivery/message-target.ts';
 import type { TypingAllowance } from '../delivery/typing-allowance.ts';
-import type { WriteBudgets } from '../delivery/write-budgets.ts';
 import type { Locale } from '../i18n/locale.ts';
 import { translate } from '../i18n/messages.ts';
 import { ALLOW_USER_MENTIONS_FLAG, isSwitchOn } from '../settings/reply-switches.ts';
@@ -27,7 +27,7 @@ export const NO_TOOLS: ToolExecutor = {
 /** What every stream of the runner shares. */
 export interface TurnStreamDependencies {
   orchestrator: StreamOrchestrator;
-  budgets: WriteBudgets;
+  delivery: DeliveryPort;
   typing: TypingAllowance;
   clock: Clock;
   logger: Logger;
@@ -54,8 +54,7 @@ export function streamTurn(
   options: TurnStreamOptions,
 ): Promise<TurnOutcome> {
   const sink = new DiscordSink({
-    target: options.place.target,
-    budgets: dependencies.budgets,
+    writer: dependencies.delivery.to(options.place.target),
     typing: dependencies.typing,
     clock: dependencies.clock,
     logger: dependencies.logger,

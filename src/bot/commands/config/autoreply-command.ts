@@ -118,12 +118,11 @@ async function changeChannels(
   const channel = interaction.options.getChannel('channel', true, [...TEXT_CHANNEL_TYPES]).id;
   const current = await currentSettings(interaction, context);
   const listed = current.autoReplyChannelIds.includes(channel);
-  if (action === 'add' && listed)
-    throw new CommandRefusal(text.get(locale, 'duplicate', { channel }));
+  if (action === 'add' && listed) throw new CommandRefusal(text.refusal('duplicate', { channel }));
   if (action === 'remove' && !listed)
-    throw new CommandRefusal(text.get(locale, 'missing', { channel }));
+    throw new CommandRefusal(text.refusal('missing', { channel }));
   if (action === 'add' && current.autoReplyChannelIds.length >= MAX_CHANNELS)
-    throw new CommandRefusal(text.get(locale, 'full', { max: MAX_CHANNELS }));
+    throw new CommandRefusal(text.refusal('full', { max: MAX_CHANNELS }));
   const autoReplyChannelIds =
     action === 'add'
       ? [...current.autoReplyChannelIds, channel]

@@ -1,4 +1,3 @@
-import { translate } from '../../i18n/messages.ts';
 import { CommandRefusal } from '../command-replies.ts';
 import type { CommandContext } from '../slash-command.ts';
 
@@ -7,6 +6,5 @@ import type { CommandContext } from '../slash-command.ts';
  * run-time backstop (an old registration, a client that cached the command list).
  */
 export function requireGuild(context: CommandContext): void {
-  if (context.scope.kind !== 'guild')
-    throw new CommandRefusal(translate(context.locale, 'command.guild_only'));
+  if (context.scope.kind !== 'guild') throw new CommandRefusal({ kind: 'guild_only' });
 }

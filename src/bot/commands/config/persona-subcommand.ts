@@ -101,8 +101,7 @@ export const personaSubcommand: ConfigSubcommand = {
       .getTextInputValue(INSTRUCTIONS_INPUT)
       .trim()
       .slice(0, MAX_INSTRUCTIONS_LENGTH);
-    if (name === '' || instructions === '')
-      throw new CommandRefusal(text.get(context.locale, 'empty'));
+    if (name === '' || instructions === '') throw new CommandRefusal(text.refusal('empty'));
     await savePersona(interaction, context, { scope, persona: { name, instructions } });
     await respond(interaction, confirmation(context.locale, { name, instructions, scope }));
   },

@@ -54,7 +54,7 @@ export const timezoneSubcommand: ConfigSubcommand = {
       return;
     }
     const zone = canonicalZone(typed);
-    if (zone === undefined) throw new CommandRefusal(text.get(locale, 'unknown', { zone: typed }));
+    if (zone === undefined) throw new CommandRefusal(text.refusal('unknown', { zone: typed }));
     await saveSettings(interaction, context, { timezone: zone });
     const now = formatZoned(context.services.clock.now(), zone).iso.slice(0, 16).replace('T', ' ');
     await respond(interaction, text.get(locale, 'done', { zone, now }));

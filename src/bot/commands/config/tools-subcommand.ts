@@ -125,7 +125,7 @@ async function flipSwitch(
   const found = switches.find((item) => item.name.toLowerCase() === name.toLowerCase());
   if (found === undefined) {
     const available = switches.map((item) => `\`${item.name}\``).join(', ') || '—';
-    throw new CommandRefusal(text.get(locale, 'unknown', { name, available }));
+    throw new CommandRefusal(text.refusal('unknown', { name, available }));
   }
   const current = await currentSettings(interaction, context);
   await saveSettings(

@@ -114,12 +114,12 @@ async function addWord(
   const { locale } = context;
   const word = normalized(interaction.options.getString('word', true));
   if (word.length > MAX_WORD_LENGTH || !LETTER_OR_DIGIT.test(word))
-    throw new CommandRefusal(text.get(locale, 'invalid', { max: MAX_WORD_LENGTH }));
+    throw new CommandRefusal(text.refusal('invalid', { max: MAX_WORD_LENGTH }));
   const current = await currentSettings(interaction, context);
   if (current.triggerWords.some((existing) => comparable(existing) === comparable(word)))
-    throw new CommandRefusal(text.get(locale, 'duplicate', { word }));
+    throw new CommandRefusal(text.refusal('duplicate', { word }));
   if (current.triggerWords.length >= MAX_WORDS)
-    throw new CommandRefusal(text.get(locale, 'full', { max: MAX_WORDS }));
+    throw new CommandRefusal(text.refusal('full', { max: MAX_WORDS }));
   const settings = await saveSettings(
     interaction,
     context,
@@ -143,7 +143,7 @@ async function removeWord(
     (existing) => comparable(existing) !== comparable(word),
   );
   if (remaining.length === current.triggerWords.length)
-    throw new CommandRefusal(text.get(locale, 'missing', { word }));
+    throw new CommandRefusal(text.refusal('missing', { word }));
   await saveSettings(interaction, context, { triggerWords: remaining }, current);
   await respond(interaction, text.get(locale, 'removed', { word }));
 }

@@ -64,7 +64,7 @@ export function memoryCommand(options: { limits?: Partial<MemoryLimits> } = {}):
     if (scope === 'server') requirePermission(interaction, context, 'ManageGuild');
     // One line, like the memory tools store it: a fact cannot fake structure in a later prompt.
     const fact = interaction.options.getString('fact', true).replace(/\s+/g, ' ').trim();
-    if (fact === '') throw new CommandRefusal(text.get(context.locale, 'emptyFact'));
+    if (fact === '') throw new CommandRefusal(text.refusal('emptyFact'));
     await deferIfSlow(interaction);
     const owner = ownerOf(scope, interaction.user.id);
     const result = await addMemory(context.services.db, {
@@ -85,7 +85,7 @@ export function memoryCommand(options: { limits?: Partial<MemoryLimits> } = {}):
   async function forget(interaction: ChatInputCommandInteraction, context: CommandContext) {
     const scope = chosenScope(interaction, context);
     const id = interaction.options.getString('memory', true);
-    if (!UUID.test(id)) throw new CommandRefusal(text.get(context.locale, 'notFound'));
+    if (!UUID.test(id)) throw new CommandRefusal(text.refusal('notFound'));
     await deferIfSlow(interaction);
     const { db } = context.services;
     const owners: MemoryOwner[] = [];
@@ -95,12 +95,12 @@ export function memoryCommand(options: { limits?: Partial<MemoryLimits> } = {}):
       const memory = await findMemory(db, { scopeId: context.scope.id, owner, id });
       if (memory === undefined) continue;
       if (owner.kind === 'server' && !mayForgetServerMemory(memory, interaction, context))
-        throw new CommandRefusal(text.get(context.locale, 'forgetServerRefused'));
+        throw new CommandRefusal(text.refusal('forgetServerRefused'));
       await deleteMemory(db, { scopeId: context.scope.id, owner, id });
       await respond(interaction, text.get(context.locale, 'forgotten', { fact: memory.content }));
       return;
     }
-    throw new CommandRefusal(text.get(context.locale, 'notFound'));
+    throw new CommandRefusal(text.refusal('notFound'));
   }
 
   return {
@@ -156,7 +156,7 @@ function chosenScope(
 ): MemoryScope | undefined {
   const scope = (interaction.options.getString('scope') as MemoryScope | null) ?? undefined;
   if (scope === 'server' && context.scope.kind === 'dm')
-    throw new CommandRefusal(text.get(context.locale, 'dmServer'));
+    throw new CommandRefusal(text.refusal('dmServer'));
   return scope;
 }
 

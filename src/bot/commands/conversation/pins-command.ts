@@ -57,12 +57,12 @@ export function pinsCommand(): SlashCommand {
       }
       const number = interaction.options.getInteger('number', true);
       const pin = pins[number - 1];
-      if (pin === undefined) throw new CommandRefusal(text.get(context.locale, 'no_such'));
+      if (pin === undefined) throw new CommandRefusal(text.refusal('no_such'));
       if (
         pin.pinnedBy !== interaction.user.id &&
         !holdsPermission(interaction, context, 'ManageMessages')
       )
-        throw new CommandRefusal(text.get(context.locale, 'not_yours'));
+        throw new CommandRefusal(text.refusal('not_yours'));
       await unpinTurn(context.services.db, { channelId: interaction.channelId, turnId: pin.id });
       context.logger.info({ turnId: pin.id }, 'pin removed');
       await respond(interaction, text.get(context.locale, 'removed', { number }));
@@ -77,7 +77,7 @@ async function pinMessage(
   const message = interaction.targetMessage;
   const isAuthor = message.author.id === interaction.user.id;
   if (!isAuthor && !holdsPermission(interaction, context, 'ManageMessages'))
-    throw new CommandRefusal(text.get(context.locale, 'refused'));
+    throw new CommandRefusal(text.refusal('refused'));
   await deferIfSlow(interaction);
   const { db } = context.services;
   const pinned = await setTurnPinned(db, {
@@ -87,7 +87,7 @@ async function pinMessage(
   });
   if (!pinned) {
     if (message.author.id === interaction.client.user.id || message.content.trim() === '')
-      throw new CommandRefusal(text.get(context.locale, 'unknown_message'));
+      throw new CommandRefusal(text.refusal('unknown_message'));
     // A member message the bot never answered: stored now, as a pinned member turn.
     await ensureScope(db, context.scope.id, context.scope.kind);
     await recordUserTurn(db, {

@@ -44,8 +44,7 @@ export function resetCommand(): SlashCommand {
     definition: text.describe(builder, 'description').toJSON(),
     category: 'conversation',
     async execute(interaction, context) {
-      if (!mayReset(interaction, context))
-        throw new CommandRefusal(text.get(context.locale, 'refused'));
+      if (!mayReset(interaction, context)) throw new CommandRefusal(text.refusal('refused'));
       await deferIfSlow(interaction, { ephemeral: false });
       const { db, settings } = context.services;
       await ensureScope(db, context.scope.id, context.scope.kind);

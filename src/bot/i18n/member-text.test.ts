@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { DeliveryError, ProviderError, SecretError, UserFacingError } from '../../core/errors.ts';
-import { describeFailure } from './user-facing-error.ts';
+import { describeFailure } from './member-text.ts';
 
 const PROVIDER_BODY =
   '{"error":{"message":"Incorrect API key provided: sk-abc***xyz","type":"invalid_request_error"}}';
