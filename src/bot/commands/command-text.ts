@@ -13,7 +13,7 @@ export interface CommandText<Key extends string> {
   /** The text in `locale`, with `{name}` placeholders filled. */
   get(locale: Locale, key: Key, params?: Params): string;
   /** A refusal in this command's own words, for a CommandRefusal (worded in the invoker's language). */
-  refusal(key: Key, params?: Params): Refusal;
+  refusal(key: Key, params?: Params): Extract<Refusal, { kind: 'command' }>;
   /** Sets a builder's description (en-US) and its Japanese localization. */
   describe<Builder extends Describable>(builder: Builder, key: Key): Builder;
   /** A choice with its Japanese name, for `addChoices`. */
