@@ -15,7 +15,6 @@ import { CrossProcessStops } from './stops/cross-process-stops.ts';
 import { streamingElsewhere } from './stops/streaming-elsewhere.ts';
 import { DailyBudget } from './limits/daily-budget.ts';
 import { DeliveryPort } from './delivery/delivery-port.ts';
-import type { WriteBudgets } from './delivery/write-budgets.ts';
 import type { DiscordBotOptions } from './discord-bot-options.ts';
 import { historyMessagesOf } from './client/gateway-tolerance.ts';
 import { MemberNotices } from './delivery/member-notices.ts';
@@ -30,7 +29,6 @@ const SETTINGS_REFRESH_MS = 30_000;
 export interface BotServices {
   stops: StopRegistry;
   bus: ControlBus;
-  budgets: WriteBudgets;
   crossProcessStops: CrossProcessStops;
   settings: SettingsCache;
   channelSettings: ChannelSettingsCache;
@@ -39,7 +37,7 @@ export interface BotServices {
   commands: SlashCommand[];
   commandRouter: CommandRouter;
   notices: MemberNotices;
-  /** Every channel write of the bot goes through it (delivery-port.ts). */
+  /** Every channel write of the bot goes through it; it holds the channels' write budgets. */
   delivery: DeliveryPort;
 }
 
@@ -123,7 +121,6 @@ export function createBotServices(
   return {
     stops,
     bus,
-    budgets: delivery.budgets,
     crossProcessStops,
     settings,
     dailyBudget,

@@ -97,7 +97,7 @@ export class DiscordBot {
       clock: this.options.clock,
       logger,
       metrics: this.metrics,
-      budgets: services.budgets,
+      budgets: services.delivery.budgets,
       history: services.history,
       router: () => this.router,
       onInteraction: (interaction) =>

@@ -40,15 +40,14 @@ export interface DiscordSinkOptions {
 /**
  * Delivers one turn to a Discord channel. The pipeline decides WHAT to send; this decides WHEN:
  * every write first takes a token from the channel's shared WriteBudgets (learned from
- * Discord's rate-limit headers, through the ChannelWriter), so a burst is smoothed instead of
- * answered with 429s. In
- * message-per-block mode, chunks that meet an empty bucket are merged into the next message
- * (up to the limit), so a long reply finishes sooner in fewer messages. Every send and edit
- * carries explicit allowed mentions.
+ * Discord's rate-limit headers) through the ChannelWriter, so a burst is smoothed instead of
+ * answered with 429s. In message-per-block mode, chunks that meet an empty bucket are merged
+ * into the next message (up to the limit), so a long reply finishes sooner in fewer messages.
+ * Every send and edit carries explicit allowed mentions.
  *
  * A write that fails with a 5xx, a network error or a 429 is retried with backoff (the
- * writer's `attempt`); one that still fails is lost — never marked written — and the next block is
- * preceded by the gap notice. 403 (or the channel gone) ends all writing. `flush` reports any
+ * writer's `attempt`); one that still fails is lost — never marked written — and the next
+ * block is preceded by the gap notice. 403 (or the channel gone) ends all writing. `flush` reports any
  * loss as data, so the turn is recorded `failed` with the reason.
  */
 export class DiscordSink implements DeliverySink {
