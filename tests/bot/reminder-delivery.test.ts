@@ -1,7 +1,7 @@
 /**
  * DiscordToolActions as the reminder delivery, through the real discord.js client against the
  * loopback Discord: it pings only the owner, confirms its claim right before the send, and
- * honours its abort signal before and during the send (issue 12.10).
+ * honours its abort signal before and during the send.
  */
 import type { Client } from 'discord.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -16,11 +16,11 @@ export function isRetryButton(interaction: ButtonInteraction): boolean {
 }
 
 /**
- * The Retry button under a failure notice (seed 004's re-ask): the member who asked (or a
- * moderator) re-asks the same message with fresh context. Discord is answered first (its 3 s
- * deadline; only one process can acknowledge a press), then the member rate limit, the daily
- * budget and the channel's queue decide; a retry that cannot run is explained to the presser
- * alone, and the notice is removed only when the retry runs.
+ * The Retry button under a failure notice: the member who asked (or a moderator) re-asks the
+ * same message with fresh context. Discord is answered first (its 3 s deadline; only one
+ * process can acknowledge a press), then the member rate limit, the daily budget and the
+ * channel's queue decide; a retry that cannot run is explained to the presser alone (in the
+ * one voice's words), and the notice is removed only when the retry runs.
  */
 export async function handleRetryButton(
   interaction: ButtonInteraction,
