@@ -42,8 +42,9 @@ interface Setup {
   catalogOverrides: ModelCatalogOverrides;
 }
 
-/** The discord.js client, as the discord-client phase builds it (only src/bot imports discord.js). */
-type DiscordClient = Awaited<ReturnType<typeof createDiscordPhase>>['client'];
+/** The discord.js client and its write path (only src/bot imports discord.js). */
+type DiscordConnection = Awaited<ReturnType<typeof createDiscordPhase>>;
+type DiscordClient = DiscordConnection['client'];
 
 /** What every step of a start shares. */
 interface App {
@@ -150,7 +151,7 @@ async function runBot(app: App, startedAt: number): Promise<void> {
     createDiscordPhase({ ...app, shards, gatewayHealth, db: database.db }),
   );
   const tools = await phases.run('tools', () =>
-    startTools(app, { database, metrics, client: discord.client, shards }),
+    startTools(app, { database, metrics, discord, shards }),
   );
   const { DiscordBot } = await import('./bot/discord-bot.ts');
   const bot = new DiscordBot({
@@ -172,6 +173,7 @@ async function runBot(app: App, startedAt: number): Promise<void> {
     isAlive: (other) => database.liveness.isAlive(other),
     shards,
     canJudgePeers: () => database.liveness.canJudgePeers(),
+    delivery: discord.delivery,
   });
   bot.attach();
   await announceWhenReady(app, { client: discord.client, phases, reminders: tools.reminders });
@@ -210,13 +212,13 @@ async function startTools(
   parts: {
     database: DatabaseHandle;
     metrics: PrometheusMetrics;
-    client: DiscordClient;
+    discord: DiscordConnection;
     shards: ProcessShards | undefined;
   },
 ) {
   const { createTools } = await import('./tools/create-tools.ts');
-  const { DiscordToolActions } = await import('./bot/client/discord-tool-actions.ts');
-  const actions = new DiscordToolActions(parts.client);
+  const { DiscordToolActions } = await import('./bot/delivery/discord-tool-actions.ts');
+  const actions = new DiscordToolActions(parts.discord.client, parts.discord.delivery);
   const tools = await createTools({
     db: parts.database.db,
     clock: systemClock,

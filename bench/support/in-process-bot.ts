@@ -12,7 +12,8 @@ import pino from 'pino';
 import { DiscordBot } from '../../src/bot/discord-bot.ts';
 import { GlobalRequestPacer } from '../../src/bot/rest/global-request-pacer.ts';
 import { createDiscordClient } from '../../src/bot/client/discord-client.ts';
-import { DiscordToolActions } from '../../src/bot/client/discord-tool-actions.ts';
+import { DiscordToolActions } from '../../src/bot/delivery/discord-tool-actions.ts';
+import { DeliveryPort } from '../../src/bot/delivery/delivery-port.ts';
 import { systemClock } from '../../src/core/clock.ts';
 import { openDatabase } from '../../src/db/database.ts';
 import { failAbandonedTurns } from '../../src/db/turn-recovery.ts';
@@ -98,7 +99,8 @@ export async function startInProcessBot(options: InProcessBotOptions): Promise<I
       catalog: new ModelCatalog(),
       logger,
     });
-    const discordActions = new DiscordToolActions(client);
+    const delivery = new DeliveryPort({ clock: systemClock, logger });
+    const discordActions = new DiscordToolActions(client, delivery);
     const tools = await createTools({
       db: database.db,
       clock: systemClock,
@@ -125,6 +127,7 @@ export async function startInProcessBot(options: InProcessBotOptions): Promise<I
       shutdownGraceMs: 0,
       isAlive: () => Promise.resolve(true),
       canJudgePeers: () => Promise.resolve(true),
+      delivery,
     });
     bot.attach();
     const background = new AbortController();

@@ -21,9 +21,9 @@ import {
 import { fetchDownload } from './context/trigger-attachments.ts';
 import { CONTROL_TOPICS } from './control/control-messages.ts';
 import { announcer, followOtherProcesses } from './control/control-subscriptions.ts';
+import type { DeliveryPort } from './delivery/delivery-port.ts';
 import { MemberNotices } from './delivery/member-notices.ts';
 import { TypingAllowance } from './delivery/typing-allowance.ts';
-import { WriteBudgets } from './delivery/write-budgets.ts';
 import type { DiscordBotOptions } from './discord-bot-options.ts';
 import type { AcceptedMessage } from './intake/accepted-message.ts';
 import { MessageRouter } from './intake/message-router.ts';
@@ -71,7 +71,6 @@ export interface BotParts {
   router: MessageRouter;
   scheduler: ChannelTurnScheduler<AcceptedMessage>;
   history: ChannelHistory;
-  budgets: WriteBudgets;
   commands: SlashCommand[];
   commandRouter: CommandRouter;
   crossProcessStops: CrossProcessStops;
@@ -92,7 +91,8 @@ interface SharedState {
   channelSettings: ChannelSettingsCache;
   dailyBudget: DailyBudget;
   history: ChannelHistory;
-  budgets: WriteBudgets;
+  /** The one write path to channels (its budgets learn from every REST response). */
+  delivery: DeliveryPort;
   notices: MemberNotices;
   databaseStep: DatabaseStep;
   /** The members have seen what became of these messages: their claims are settled. */
@@ -177,8 +177,8 @@ function sharedState(options: DiscordBotOptions, lifetime: BotLifetime): SharedS
       announce: (scopeId) => announce(CONTROL_TOPICS.usage, { origin: instanceId, scopeId }),
     }),
     history: channelHistory(options),
-    budgets: new WriteBudgets(clock),
-    notices: new MemberNotices({ clock, logger }),
+    delivery: options.delivery,
+    notices: new MemberNotices({ clock, logger, delivery: options.delivery }),
     databaseStep: outageHold({ clock, logger, signal: lifetime.intakeHold }),
     settle: settleInBackground(options, lifetime.shutdown),
   };

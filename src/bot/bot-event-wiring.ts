@@ -7,6 +7,7 @@ import { reportDiscordResponses } from './client/discord-rest-metrics.ts';
 import { guardEvent } from './client/gateway-tolerance.ts';
 import type { CommandRouter } from './commands/command-router.ts';
 import type { ChannelHistory } from './context/channel-history.ts';
+import type { DeliveryPort } from './delivery/delivery-port.ts';
 import { readBucket, type WriteBudgets } from './delivery/write-budgets.ts';
 import type { MessageRouter } from './intake/message-router.ts';
 import type { DatabaseStep } from './intake/outage-hold.ts';
@@ -26,7 +27,7 @@ export interface BotEventWiring {
   ownerIds: readonly string[];
   router: MessageRouter;
   history: ChannelHistory;
-  budgets: WriteBudgets;
+  delivery: DeliveryPort;
   commandRouter: CommandRouter;
   crossProcessStops: CrossProcessStops;
   databaseStep: DatabaseStep;
@@ -68,7 +69,7 @@ export function attachBotEvents(wiring: BotEventWiring): void {
       handleInteraction(interaction, { ...wiring, stops: wiring.crossProcessStops }),
     ),
   );
-  observeRateLimits(client, wiring.budgets);
+  observeRateLimits(client, wiring.delivery.budgets);
   if (wiring.metrics !== undefined) reportDiscordResponses(client, wiring.metrics);
 }
 

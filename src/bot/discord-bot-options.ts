@@ -10,6 +10,7 @@ import type { SecretBox } from '../security/secret-box.ts';
 import type { StreamOrchestratorDependencies } from '../stream/turn/stream-orchestrator.ts';
 import type { ToolCatalog } from '../tools/tool-catalog.ts';
 import type { SlashCommand } from './commands/slash-command.ts';
+import type { DeliveryPort } from './delivery/delivery-port.ts';
 import type { ProcessShards } from './sharding/channel-ownership.ts';
 import type { Download } from './context/trigger-attachments.ts';
 
@@ -50,4 +51,6 @@ export interface DiscordBotOptions {
   /** Overrides of the stream's tunables (tests). */
   streamOptions?: StreamOrchestratorDependencies['options'];
   download?: Download;
+  /** The one write path to channels, shared with the tools' Discord actions. */
+  delivery: DeliveryPort;
 }

@@ -101,13 +101,47 @@ export class UserFacingError extends BotError {
   }
 }
 
-/** Sending or editing a message on the chat platform failed. */
+/** Which request of the chat platform failed, as far as it is known. */
+export interface DeliveryRequest {
+  /** The method and route template, e.g. `POST /channels/:id/messages`. */
+  route?: string | undefined;
+  /** The HTTP status the platform answered; none when no answer came. */
+  status?: number | undefined;
+  channelId?: string | undefined;
+  /** The message edited or deleted, or replied to by a create. */
+  messageId?: string | undefined;
+}
+
+export interface DeliveryErrorOptions extends DeliveryRequest {
+  cause?: unknown;
+  retryable?: boolean;
+}
+
+/** Sending or editing a message on the chat platform failed; it carries the request it was. */
 export class DeliveryError extends BotError {
   readonly retryable: boolean;
+  readonly route: string | undefined;
+  readonly status: number | undefined;
+  readonly channelId: string | undefined;
+  readonly messageId: string | undefined;
 
-  constructor(code: string, message: string, options?: { cause?: unknown; retryable?: boolean }) {
-    super(`delivery_${code}`, message, options);
-    this.retryable = options?.retryable ?? false;
+  constructor(code: string, message: string, options: DeliveryErrorOptions = {}) {
+    super(`delivery_${code}`, message, 'cause' in options ? { cause: options.cause } : undefined);
+    this.retryable = options.retryable ?? false;
+    this.route = options.route;
+    this.status = options.status;
+    this.channelId = options.channelId;
+    this.messageId = options.messageId;
+  }
+
+  /** The request this error is about, to carry it over to an error that wraps it. */
+  get request(): DeliveryRequest {
+    return {
+      route: this.route,
+      status: this.status,
+      channelId: this.channelId,
+      messageId: this.messageId,
+    };
   }
 }
 

@@ -5,7 +5,10 @@
  */
 import type { Client } from 'discord.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DiscordToolActions } from '../../src/bot/client/discord-tool-actions.ts';
+import { DiscordToolActions } from '../../src/bot/delivery/discord-tool-actions.ts';
+import { DeliveryPort } from '../../src/bot/delivery/delivery-port.ts';
+import { systemClock } from '../../src/core/clock.ts';
+import { silentLogger } from '../../src/core/logger.ts';
 import type { Reminder } from '../../src/db/reminder-repository.ts';
 import { ReminderClaimLostError } from '../../src/tools/reminders/reminder-scheduler.ts';
 import { connectClient } from '../fake-discord/discord-js-harness.ts';
@@ -42,10 +45,11 @@ describe('reminder delivery on Discord', () => {
     await discord?.close();
   });
 
+  const delivery = new DeliveryPort({ clock: systemClock, logger: silentLogger });
   const posts = () => discord.requests({ method: 'POST', route: '/channels/:channelId/messages' });
 
   it('confirms the claim, then posts a reply that pings the owner and nobody else', async () => {
-    const actions = new DiscordToolActions(client);
+    const actions = new DiscordToolActions(client, delivery);
     const order: string[] = [];
     const before = posts().length;
     await actions.deliver(reminder, {
@@ -75,7 +79,7 @@ describe('reminder delivery on Discord', () => {
   });
 
   it('sends nothing when the claim was taken over, or when already aborted', async () => {
-    const actions = new DiscordToolActions(client);
+    const actions = new DiscordToolActions(client, delivery);
     const before = posts().length;
     await expect(
       actions.deliver(reminder, {
@@ -95,7 +99,7 @@ describe('reminder delivery on Discord', () => {
   });
 
   it('abandons a send that Discord is slow to answer when aborted', async () => {
-    const actions = new DiscordToolActions(client);
+    const actions = new DiscordToolActions(client, delivery);
     discord.faults.slowRoute({ route: /\/channels\/\d+\/messages$/, delayMs: 15_000, times: 1 });
     const abort = new AbortController();
     const delivering = actions.deliver(reminder, {

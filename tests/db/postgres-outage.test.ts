@@ -8,6 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { Client } from 'discord.js';
 import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { DeliveryPort } from '../../src/bot/delivery/delivery-port.ts';
 import { DatabaseTurnJournal } from '../../src/bot/turns/database-turn-journal.ts';
 import { DailyBudget } from '../../src/bot/limits/daily-budget.ts';
 import { recoverUnanswered } from '../../src/bot/recovery/unanswered-recovery.ts';
@@ -284,6 +285,7 @@ describe.skipIf('skipped' in available)('a PostgreSQL outage (own cluster)', () 
         client,
         clock: new ManualClock(Date.now()),
         logger: recordingLogger([]),
+        delivery: new DeliveryPort({ clock: new ManualClock(), logger: recordingLogger([]) }),
         instanceId: 'instance-judge',
         isAlive: (instanceId) => judge.handle.liveness.isAlive(instanceId),
         canJudgePeers: () => judge.handle.liveness.canJudgePeers(),

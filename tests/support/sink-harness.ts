@@ -1,3 +1,4 @@
+import { DeliveryPort } from '../../src/bot/delivery/delivery-port.ts';
 import { DiscordSink } from '../../src/bot/delivery/discord-sink.ts';
 import { allowedMentionsFor, type ButtonSpec } from '../../src/bot/delivery/message-target.ts';
 import { TypingAllowance } from '../../src/bot/delivery/typing-allowance.ts';
@@ -21,9 +22,9 @@ export function sinkHarness(
   const target = new RecordingTarget('900000000000000001', () => clock.now());
   const budgets = new WriteBudgets(clock);
   const typing = new TypingAllowance(clock, { perSecond: options.typingPerSecond });
+  const delivery = new DeliveryPort({ budgets, clock, logger: silentLogger });
   const sink = new DiscordSink({
-    target,
-    budgets,
+    writer: delivery.to(target),
     typing,
     clock,
     logger: silentLogger,

@@ -25,6 +25,7 @@ export async function createDiscordPhase(options: {
   const { GatewayMonitor } = await import('../../bot/client/gateway-monitor.ts');
   const { GlobalRequestPacer, processRequestsPerSecond } =
     await import('../../bot/rest/global-request-pacer.ts');
+  const { DeliveryPort } = await import('../../bot/delivery/delivery-port.ts');
   const { SharedIdentifyThrottler } =
     await import('../../bot/sharding/shared-identify-throttler.ts');
   const { takeIdentifySlot } = await import('../../db/identify-slot-repository.ts');
@@ -66,5 +67,6 @@ export async function createDiscordPhase(options: {
               maxConcurrency,
             }),
   });
-  return { client, monitor };
+  // One write path for the bot's replies and the tools' stickers and reminders alike.
+  return { client, monitor, delivery: new DeliveryPort({ clock: systemClock, logger }) };
 }

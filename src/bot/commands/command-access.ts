@@ -1,8 +1,7 @@
 import { PermissionFlagsBits, type BaseInteraction } from 'discord.js';
 import type { Locale } from '../i18n/locale.ts';
-import { translate } from '../i18n/messages.ts';
-import { CommandRefusal } from './command-replies.ts';
 import type { CommandContext, CommandScope } from './slash-command.ts';
+import { CommandRefusal } from '../i18n/member-text.ts';
 
 /** The permission names as Discord's own client shows them, per language. */
 const PERMISSION_NAMES = {
@@ -42,11 +41,10 @@ export function requirePermission(
   permission: NamedPermission,
 ): void {
   if (holdsPermission(interaction, context, permission)) return;
-  throw new CommandRefusal(
-    translate(context.locale, 'command.missing_permission', {
-      permission: PERMISSION_NAMES[permission][context.locale],
-    }),
-  );
+  throw new CommandRefusal({
+    kind: 'missing_permission',
+    permission: PERMISSION_NAMES[permission],
+  });
 }
 
 /** The permission bit a definition's `default_member_permissions` names, by our name. */

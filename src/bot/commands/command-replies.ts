@@ -4,7 +4,6 @@ import {
   type InteractionReplyOptions,
   type RepliableInteraction,
 } from 'discord.js';
-import { BotError } from '../../core/errors.ts';
 
 /** No command reply ever pings anyone: names in settings or memories are only text. */
 export const NO_MENTIONS = { parse: [] as [], repliedUser: false } as const;
@@ -13,19 +12,6 @@ export type CommandReply = Pick<
   InteractionReplyOptions,
   'content' | 'embeds' | 'files' | 'components'
 >;
-
-/**
- * A command's refusal or input problem, already localized for the invoker: the router shows
- * it ephemerally, with no incident id (it is not a failure of the bot).
- */
-export class CommandRefusal extends BotError {
-  readonly text: string;
-
-  constructor(text: string) {
-    super('command_refusal', text);
-    this.text = text;
-  }
-}
 
 /**
  * Answers an interaction whatever state it is in (fresh, deferred or answered), with explicit

@@ -6,11 +6,10 @@ import type {
   RepliableInteraction,
 } from 'discord.js';
 import { resolveLocale } from '../i18n/locale.ts';
-import { translate } from '../i18n/messages.ts';
-import { newIncidentId } from '../i18n/user-facing-error.ts';
+import { describeCommandError, refusalText, CommandRefusal } from '../i18n/member-text.ts';
 import { namedPermissionOf, requirePermission, scopeOf } from './command-access.ts';
 import type { CommandCooldowns } from './command-cooldowns.ts';
-import { CommandRefusal, respond } from './command-replies.ts';
+import { respond } from './command-replies.ts';
 import type { CommandContext, CommandServices, SlashCommand } from './slash-command.ts';
 
 export interface CommandRouterOptions {
@@ -68,7 +67,7 @@ export class CommandRouter {
     const context = this.#context(interaction, name);
     if (command === undefined) {
       await this.#safely(interaction, context, () =>
-        respond(interaction, translate(context.locale, 'command.unknown')),
+        respond(interaction, refusalText({ kind: 'unknown_command' }, context.locale)),
       );
       return;
     }
@@ -91,9 +90,7 @@ export class CommandRouter {
     if (required !== undefined) requirePermission(interaction, context, required);
     const waitMs = this.#options.cooldowns.take(interaction.user.id, command.category);
     if (waitMs > 0) {
-      throw new CommandRefusal(
-        translate(context.locale, 'command.cooldown', { seconds: Math.ceil(waitMs / 1000) }),
-      );
+      throw new CommandRefusal({ kind: 'cooldown', seconds: Math.ceil(waitMs / 1000) });
     }
     context.logger.info({ options: optionNames(interaction) }, 'slash command');
     await command.execute(interaction, context);
@@ -106,9 +103,7 @@ export class CommandRouter {
   ): Promise<void> {
     const waitMs = this.#options.cooldowns.take(interaction.user.id, command.category);
     if (waitMs > 0) {
-      throw new CommandRefusal(
-        translate(context.locale, 'command.cooldown', { seconds: Math.ceil(waitMs / 1000) }),
-      );
+      throw new CommandRefusal({ kind: 'cooldown', seconds: Math.ceil(waitMs / 1000) });
     }
     context.logger.info({ options: interaction.commandName }, 'message menu command');
     await command.messageMenu?.execute(interaction, context);
@@ -134,20 +129,17 @@ export class CommandRouter {
     try {
       await work();
     } catch (error) {
-      const text =
-        error instanceof CommandRefusal
-          ? error.text
-          : this.#incidentText(error, context, interaction.id);
+      const { text, incidentId: incident } = describeCommandError(error, context.locale);
+      if (incident !== undefined) {
+        context.logger.error(
+          { err: error, incident, interactionId: interaction.id },
+          'slash command failed',
+        );
+      }
       await respond(interaction, text).catch((replyError: unknown) =>
         context.logger.warn({ err: replyError }, 'could not tell the user a command failed'),
       );
     }
-  }
-
-  #incidentText(error: unknown, context: CommandContext, interactionId: string): string {
-    const incident = newIncidentId();
-    context.logger.error({ err: error, incident, interactionId }, 'slash command failed');
-    return `${translate(context.locale, 'command.failed')}\n-# ${translate(context.locale, 'error.incident', { incident })}`;
   }
 
   #context(interaction: Interaction, commandName: string): CommandContext {

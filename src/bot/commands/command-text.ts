@@ -1,4 +1,5 @@
 import type { Locale } from '../i18n/locale.ts';
+import type { Refusal } from '../i18n/member-text.ts';
 
 type Params = Readonly<Record<string, string | number>>;
 
@@ -11,6 +12,8 @@ interface Describable {
 export interface CommandText<Key extends string> {
   /** The text in `locale`, with `{name}` placeholders filled. */
   get(locale: Locale, key: Key, params?: Params): string;
+  /** A refusal in this command's own words, for a CommandRefusal (worded in the invoker's language). */
+  refusal(key: Key, params?: Params): Extract<Refusal, { kind: 'command' }>;
   /** Sets a builder's description (en-US) and its Japanese localization. */
   describe<Builder extends Describable>(builder: Builder, key: Key): Builder;
   /** A choice with its Japanese name, for `addChoices`. */
@@ -34,6 +37,10 @@ export function commandText<Key extends string>(catalogue: {
     );
   return {
     get,
+    refusal: (key, params = {}) => ({
+      kind: 'command',
+      wording: (locale) => get(locale, key, params),
+    }),
     describe(builder, key) {
       builder.setDescription(catalogue.en[key]);
       builder.setDescriptionLocalizations({ ja: catalogue.ja[key] });

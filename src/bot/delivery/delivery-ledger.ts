@@ -1,4 +1,4 @@
-import { DeliveryError } from '../../core/errors.ts';
+import { DeliveryError, type DeliveryRequest } from '../../core/errors.ts';
 import type { Logger } from '../../core/logger.ts';
 import type { TargetWriteError } from './message-target.ts';
 
@@ -51,14 +51,21 @@ export class DeliveryLedger {
     if (this.fatal !== undefined) {
       const code = this.fatal.failure === 'gone' ? 'gone' : 'forbidden';
       return new DeliveryError(code, 'the bot may not write in this channel', {
+        ...this.requestOf(this.fatal),
         cause: this.fatal,
       });
     }
     if (!this.lostContent && !options.unfinished) return undefined;
     return new DeliveryError('write_failed', 'part of the reply could not be written', {
+      ...this.requestOf(this.lastFailure),
       cause: this.lastFailure,
       retryable: true,
     });
+  }
+
+  /** The failed request, in this channel: the turn's DeliveryError carries it. */
+  private requestOf(failure: TargetWriteError | undefined): DeliveryRequest {
+    return { ...failure?.request, channelId: failure?.channelId ?? this.options.channelId };
   }
 
   private note(failure: TargetWriteError, options: { fatal: boolean }): void {

@@ -4,11 +4,14 @@ import {
   ButtonStyle,
   DiscordAPIError,
   HTTPError,
+  MessagePayload,
   RateLimitError,
   RESTJSONErrorCodes,
+  Routes,
   type MessageCreateOptions,
   type SendableChannels,
 } from 'discord.js';
+import type { DeliveryRequest } from '../../core/errors.ts';
 import {
   type AllowedMentions,
   type ButtonSpec,
@@ -17,6 +20,13 @@ import {
   type OutgoingMessage,
   TargetWriteError,
 } from './message-target.ts';
+
+/** The routes of the channel writes, as a DeliveryError names them. */
+export const WRITE_ROUTES = {
+  create: 'POST /channels/:id/messages',
+  edit: 'PATCH /channels/:id/messages/:id',
+  delete: 'DELETE /channels/:id/messages/:id',
+} as const;
 
 /** The MessageTarget over a discord.js channel. Errors are classified here, once. */
 export class DiscordMessageTarget implements MessageTarget {
@@ -30,7 +40,7 @@ export class DiscordMessageTarget implements MessageTarget {
     return this.channel.id;
   }
 
-  async send(message: OutgoingMessage): Promise<string> {
+  async send(message: OutgoingMessage, signal?: AbortSignal): Promise<string> {
     const options: MessageCreateOptions = {
       content: message.content,
       allowedMentions: toDiscordMentions(message.allowedMentions),
@@ -45,11 +55,24 @@ export class DiscordMessageTarget implements MessageTarget {
     if (message.components !== undefined && message.components.length > 0) {
       options.components = buttonRows(message.components);
     }
+    if (message.stickerIds !== undefined) options.stickers = [...message.stickerIds];
     try {
-      const sent = await this.channel.send(options);
+      // The body channel.send would build, posted through REST: only that call takes a signal.
+      const { body, files } = await MessagePayload.create(this.channel, options)
+        .resolveBody()
+        .resolveFiles();
+      const sent = (await this.channel.client.rest.post(Routes.channelMessages(this.channel.id), {
+        body,
+        files: files ?? [],
+        ...(signal === undefined ? {} : { signal }),
+      })) as { id: string };
       return sent.id;
     } catch (error) {
-      throw classify(error);
+      throw classify(error, {
+        route: WRITE_ROUTES.create,
+        channelId: this.channel.id,
+        messageId: message.replyTo,
+      });
     }
   }
 
@@ -62,7 +85,7 @@ export class DiscordMessageTarget implements MessageTarget {
         ...(edit.components === undefined ? {} : { components: buttonRows(edit.components) }),
       });
     } catch (error) {
-      throw classify(error);
+      throw classify(error, { route: WRITE_ROUTES.edit, channelId: this.channel.id, messageId });
     }
   }
 
@@ -70,7 +93,7 @@ export class DiscordMessageTarget implements MessageTarget {
     try {
       await this.channel.messages.delete(messageId);
     } catch (error) {
-      throw classify(error);
+      throw classify(error, { route: WRITE_ROUTES.delete, channelId: this.channel.id, messageId });
     }
   }
 
@@ -119,45 +142,57 @@ const NETWORK_CODES: ReadonlySet<string> = new Set([
   'UND_ERR_CONNECT_TIMEOUT',
 ]);
 
-export function classify(error: unknown): TargetWriteError {
+/**
+ * The one reader of discord.js's errors: what a failed channel write means for the bot, with
+ * the request it was (`request`: the route, channel and message; the status is read here).
+ */
+export function classify(error: unknown, request: DeliveryRequest = {}): TargetWriteError {
+  const message = error instanceof Error ? error.message : 'write failed';
+  const status =
+    error instanceof DiscordAPIError || error instanceof HTTPError ? error.status : undefined;
+  const context = { ...request, status, cause: error };
   if (error instanceof DiscordAPIError) {
-    switch (error.code) {
-      case RESTJSONErrorCodes.UnknownMessage:
-      case RESTJSONErrorCodes.UnknownChannel:
-        return new TargetWriteError('gone', error.message, { cause: error });
-      case RESTJSONErrorCodes.MaximumNumberOfEditsToMessagesOlderThanOneHourReached:
-        return new TargetWriteError('too_old_to_edit', error.message, { cause: error });
-      case RESTJSONErrorCodes.MissingPermissions:
-      case RESTJSONErrorCodes.MissingAccess:
-        return new TargetWriteError('forbidden', error.message, { cause: error });
-      case RESTJSONErrorCodes.ChannelWriteRateLimit:
-        return new TargetWriteError('rate_limited', error.message, { cause: error });
-      default:
-        break;
-    }
-    if (error.status === 403)
-      return new TargetWriteError('forbidden', error.message, { cause: error });
-    if (error.status === 429)
-      return new TargetWriteError('rate_limited', error.message, { cause: error });
-    if (error.status >= 500)
-      return new TargetWriteError('transient', error.message, { cause: error });
+    const failure = failureOfApiError(error);
+    if (failure !== undefined) return new TargetWriteError(failure, message, context);
   }
   if (error instanceof RateLimitError) {
-    return new TargetWriteError('rate_limited', error.message, {
-      cause: error,
+    return new TargetWriteError('rate_limited', message, {
+      ...context,
+      status: 429,
       retryAfterMs: error.retryAfter,
     });
   }
   // discord.js throws HTTPError for a 5xx after its own retries.
   if (error instanceof HTTPError && error.status >= 500) {
-    return new TargetWriteError('transient', error.message, { cause: error });
+    return new TargetWriteError('transient', message, context);
   }
   if (error instanceof Error && isNetworkFailure(error)) {
-    return new TargetWriteError('transient', error.message, { cause: error });
+    return new TargetWriteError('transient', message, context);
   }
-  return new TargetWriteError('other', error instanceof Error ? error.message : 'write failed', {
-    cause: error,
-  });
+  return new TargetWriteError('other', message, context);
+}
+
+function failureOfApiError(error: DiscordAPIError): TargetWriteError['failure'] | undefined {
+  switch (error.code) {
+    case RESTJSONErrorCodes.UnknownMessage:
+    case RESTJSONErrorCodes.UnknownChannel:
+      return 'gone';
+    case RESTJSONErrorCodes.MaximumNumberOfEditsToMessagesOlderThanOneHourReached:
+      return 'too_old_to_edit';
+    // 50007, a DM to a member who accepts none from the bot: closed like a missing permission.
+    case RESTJSONErrorCodes.MissingPermissions:
+    case RESTJSONErrorCodes.MissingAccess:
+    case RESTJSONErrorCodes.CannotSendMessagesToThisUser:
+      return 'forbidden';
+    case RESTJSONErrorCodes.ChannelWriteRateLimit:
+      return 'rate_limited';
+    default:
+      break;
+  }
+  if (error.status === 403) return 'forbidden';
+  if (error.status === 429) return 'rate_limited';
+  if (error.status >= 500) return 'transient';
+  return undefined;
 }
 
 function isNetworkFailure(error: Error): boolean {

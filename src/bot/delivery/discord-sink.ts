@@ -2,18 +2,23 @@ import type { Clock } from '../../core/clock.ts';
 import type { Logger } from '../../core/logger.ts';
 import type { DeliveryResult, DeliverySink } from '../../stream/reply/delivery-sink.ts';
 import { DeliveryLedger } from './delivery-ledger.ts';
-import { type Creation, EditSlots, newNonce, type Slot } from './edit-slots.ts';
-import type { AllowedMentions, ButtonSpec, MessageTarget } from './message-target.ts';
+import {
+  ABANDONED,
+  asWriteError,
+  type ChannelWriter,
+  newNonce,
+  type WriteOutcome,
+} from './delivery-port.ts';
+import { type Creation, EditSlots, type Slot } from './edit-slots.ts';
+import type { AllowedMentions, ButtonSpec } from './message-target.ts';
 import { ReplyButton } from './reply-button.ts';
 import { StatusLine } from './status-line.ts';
 import type { TypingAllowance } from './typing-allowance.ts';
 import { TypingKeeper } from './typing-keeper.ts';
-import type { WriteBudgets } from './write-budgets.ts';
-import { asWriteError, type WriteOutcome, writeWithRetry } from './write-retry.ts';
 
 export interface DiscordSinkOptions {
-  target: MessageTarget;
-  budgets: WriteBudgets;
+  /** The channel's writer: the sink's only way to Discord, paced and retried there. */
+  writer: ChannelWriter;
   /** The process-wide allowance of typing calls (shared by every channel). */
   typing: TypingAllowance;
   clock: Clock;
@@ -35,14 +40,14 @@ export interface DiscordSinkOptions {
 /**
  * Delivers one turn to a Discord channel. The pipeline decides WHAT to send; this decides WHEN:
  * every write first takes a token from the channel's shared WriteBudgets (learned from
- * Discord's rate-limit headers), so a burst is smoothed instead of answered with 429s. In
- * message-per-block mode, chunks that meet an empty bucket are merged into the next message
- * (up to the limit), so a long reply finishes sooner in fewer messages. Every send and edit
- * carries explicit allowed mentions.
+ * Discord's rate-limit headers) through the ChannelWriter, so a burst is smoothed instead of
+ * answered with 429s. In message-per-block mode, chunks that meet an empty bucket are merged
+ * into the next message (up to the limit), so a long reply finishes sooner in fewer messages.
+ * Every send and edit carries explicit allowed mentions.
  *
- * A write that fails with a 5xx, a network error or a 429 is retried with backoff (see
- * write-retry.ts); one that still fails is lost — never marked written — and the next block is
- * preceded by the gap notice. 403 (or the channel gone) ends all writing. `flush` reports any
+ * A write that fails with a 5xx, a network error or a 429 is retried with backoff (the
+ * writer's `attempt`); one that still fails is lost — never marked written — and the next
+ * block is preceded by the gap notice. 403 (or the channel gone) ends all writing. `flush` reports any
  * loss as data, so the turn is recorded `failed` with the reason.
  */
 export class DiscordSink implements DeliverySink {
@@ -64,13 +69,13 @@ export class DiscordSink implements DeliverySink {
   constructor(options: DiscordSinkOptions) {
     this.options = options;
     this.typing = new TypingKeeper({
-      target: options.target,
+      target: options.writer,
       clock: options.clock,
       allowance: options.typing,
     });
     this.ledger = new DeliveryLedger({
       logger: options.logger,
-      channelId: options.target.channelId,
+      channelId: options.writer.channelId,
     });
     this.button = new ReplyButton(options.stopButton);
   }
@@ -157,22 +162,16 @@ export class DiscordSink implements DeliverySink {
     }
   }
 
-  /** True once a token is taken; false if the wait was interrupted (re-check the work). */
+  /** True once a token is taken; false after a wait (re-check the work, then ask again). */
   private async waitForBudget(): Promise<boolean> {
-    const wait = this.options.budgets.reserve(this.options.target.channelId);
-    if (wait === 0) return true;
-    try {
-      await this.options.clock.sleep(wait, this.waitController.signal);
-    } catch {
-      this.waitController = new AbortController();
-    }
-    return false;
+    const taken = await this.options.writer.reserve(this.waitController.signal);
+    if (this.waitController.signal.aborted) this.waitController = new AbortController();
+    return taken;
   }
 
   /** Takes a token for one more write; false when the turn was stopped meanwhile. */
-  private async nextToken(): Promise<boolean> {
-    while (!(await this.waitForBudget())) if (this.closed) return false;
-    return !this.closed;
+  private nextToken(): Promise<boolean> {
+    return this.options.writer.takeToken(this.stopController.signal);
   }
 
   /** Writes one thing (retried with backoff inside); a loss is recorded, never marked written. */
@@ -230,7 +229,10 @@ export class DiscordSink implements DeliverySink {
    * (a lost chunk, or an earlier message whose final edit never got through). If the notice
    * cannot be posted, the content is not either: it would land after the gap unannounced.
    */
-  private async afterGap(write: () => Promise<WriteOutcome>, slot?: Slot): Promise<WriteOutcome> {
+  private async afterGap(
+    write: () => Promise<WriteOutcome<unknown>>,
+    slot?: Slot,
+  ): Promise<WriteOutcome<unknown>> {
     const lostSlots = slot === undefined ? [] : this.slots.unannouncedLosses(slot);
     if (lostSlots.length > 0) this.ledger.markGap();
     if (this.ledger.gapPending) {
@@ -239,19 +241,13 @@ export class DiscordSink implements DeliverySink {
       if (posted.kind !== 'written') return posted;
       this.ledger.gapAnnounced();
       for (const lost of lostSlots) lost.gapAnnounced = true;
-      if (!(await this.nextToken())) return { kind: 'abandoned' };
+      if (!(await this.nextToken())) return ABANDONED;
     }
     return write();
   }
 
-  private attempt(write: () => Promise<unknown>): Promise<WriteOutcome> {
-    return writeWithRetry({
-      write,
-      clock: this.options.clock,
-      logger: this.options.logger,
-      signal: this.stopController.signal,
-      beforeRetry: () => this.nextToken(),
-    });
+  private attempt(write: () => Promise<unknown>): Promise<WriteOutcome<unknown>> {
+    return this.options.writer.attempt(write, this.stopController.signal);
   }
 
   private async writeSlot(slot: Slot, content: string): Promise<void> {
@@ -260,7 +256,7 @@ export class DiscordSink implements DeliverySink {
       return;
     }
     try {
-      await this.options.target.edit(slot.id, {
+      await this.options.writer.edit(slot.id, {
         content,
         allowedMentions: this.options.allowedMentions,
         ...this.button.forEdit(slot.id),
@@ -285,7 +281,7 @@ export class DiscordSink implements DeliverySink {
     const replyTo =
       creation.isReply && this.messageIds.length === 0 ? this.options.replyTo : undefined;
     const components = this.button.forCreate();
-    const id = await this.options.target.send({
+    const id = await this.options.writer.create({
       content: creation.content,
       allowedMentions: this.options.allowedMentions,
       nonce: creation.nonce,

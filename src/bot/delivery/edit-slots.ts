@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { newNonce } from './delivery-port.ts';
 
 /** One message of edit-in-place mode: what it should say, and what Discord shows. */
 export interface Slot {
@@ -21,11 +21,6 @@ export interface Creation {
   nonce: string;
   /** Whether it may be the reply to the trigger (the gap notice never is). */
   isReply: boolean;
-}
-
-/** A nonce for one message create (Discord keeps at most 25 characters). */
-export function newNonce(): string {
-  return randomBytes(12).toString('base64url');
 }
 
 /**

@@ -1,6 +1,9 @@
+import { DeliveryError, type DeliveryRequest } from '../../core/errors.ts';
+
 /**
- * The narrow port the Discord sink writes through. The real implementation wraps a discord.js
- * channel; tests use a recording fake. Every payload carries explicit allowed mentions.
+ * The narrow port over one channel that the ChannelWriter (delivery-port.ts) writes through:
+ * single requests, no pacing, no retry. The real implementation wraps a discord.js channel;
+ * tests use a recording fake. Every payload carries explicit allowed mentions.
  */
 export interface AllowedMentions {
   parse: Array<'users' | 'roles' | 'everyone'>;
@@ -31,6 +34,8 @@ export interface OutgoingMessage {
   nonce?: string;
   /** Buttons; only the bot's own (e.g. Retry). */
   components?: readonly ButtonSpec[];
+  /** Guild stickers sent with (or instead of) the content. */
+  stickerIds?: readonly string[];
 }
 
 export interface MessageEdit {
@@ -48,8 +53,8 @@ export interface MessageEdit {
 export type TargetFailure =
   'gone' | 'too_old_to_edit' | 'forbidden' | 'rate_limited' | 'transient' | 'other';
 
-/** A write the platform refused, classified once at the edge. */
-export class TargetWriteError extends Error {
+/** A write the platform refused, classified once at the edge (discord-message-target.ts). */
+export class TargetWriteError extends DeliveryError {
   readonly failure: TargetFailure;
   /** How long the platform asked us to wait (a 429's retry-after), when it said. */
   readonly retryAfterMs: number | undefined;
@@ -57,18 +62,23 @@ export class TargetWriteError extends Error {
   constructor(
     failure: TargetFailure,
     message: string,
-    options?: { cause?: unknown; retryAfterMs?: number },
+    options: DeliveryRequest & { cause?: unknown; retryAfterMs?: number | undefined } = {},
   ) {
-    super(message, options);
-    this.name = 'TargetWriteError';
+    const { retryAfterMs, ...rest } = options;
+    // A 5xx, a network failure or a 429 that reached us: the same write may succeed later.
+    super(failure, message, {
+      ...rest,
+      retryable: failure === 'transient' || failure === 'rate_limited',
+    });
     this.failure = failure;
-    this.retryAfterMs = options?.retryAfterMs;
+    this.retryAfterMs = retryAfterMs;
   }
 }
 
 export interface MessageTarget {
   readonly channelId: string;
-  send(message: OutgoingMessage): Promise<string>;
+  /** Creates the message and answers its id; `signal` aborts the request itself. */
+  send(message: OutgoingMessage, signal?: AbortSignal): Promise<string>;
   edit(messageId: string, edit: MessageEdit): Promise<void>;
   delete(messageId: string): Promise<void>;
   sendTyping(): Promise<void>;

@@ -1,4 +1,5 @@
-import type { AllowedMentions, ButtonSpec, MessageTarget } from './message-target.ts';
+import type { ChannelWriter } from './delivery-port.ts';
+import type { AllowedMentions, ButtonSpec } from './message-target.ts';
 
 /** The message showing the button, with what it says (a removal edit repeats the content). */
 interface Shown {
@@ -73,14 +74,14 @@ export class ReplyButton {
    * is not tried again.
    */
   takeRemoval(options: {
-    target: MessageTarget;
+    writer: ChannelWriter;
     allowedMentions: AllowedMentions;
   }): (() => Promise<void>) | undefined {
     const shown = this.ended ? this.shown : undefined;
     if (shown === undefined) return undefined;
     this.shown = undefined;
     return () =>
-      options.target.edit(shown.messageId, {
+      options.writer.edit(shown.messageId, {
         content: shown.content,
         allowedMentions: options.allowedMentions,
         components: [],

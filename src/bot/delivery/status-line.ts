@@ -1,5 +1,6 @@
 import type { Logger } from '../../core/logger.ts';
-import type { AllowedMentions, MessageTarget } from './message-target.ts';
+import type { ChannelWriter } from './delivery-port.ts';
+import type { AllowedMentions } from './message-target.ts';
 
 /**
  * The live tool status line of a turn ("Using `search`…"): what is wanted, what waits to be
@@ -40,24 +41,24 @@ export class StatusLine {
 
   /** Posts the status message, or edits it when it is already there. */
   async write(
-    sink: { target: MessageTarget; allowedMentions: AllowedMentions },
+    sink: { writer: ChannelWriter; allowedMentions: AllowedMentions },
     status: { content: string; nonce: string },
   ): Promise<void> {
-    const { target, allowedMentions } = sink;
+    const { writer, allowedMentions } = sink;
     if (this.messageId === undefined) {
-      this.messageId = await target.send({ ...status, allowedMentions });
+      this.messageId = await writer.create({ ...status, allowedMentions });
     } else {
-      await target.edit(this.messageId, { content: status.content, allowedMentions });
+      await writer.edit(this.messageId, { content: status.content, allowedMentions });
     }
   }
 
   /** Deletes the status message nobody wants any more, if it was ever posted. */
-  async clear(sink: { target: MessageTarget; logger: Logger }): Promise<void> {
+  async clear(sink: { writer: ChannelWriter; logger: Logger }): Promise<void> {
     const id = this.messageId;
     this.messageId = undefined;
     this.written = undefined;
     if (id === undefined) return;
-    await sink.target.delete(id).catch((error: unknown) => {
+    await sink.writer.delete(id).catch((error: unknown) => {
       sink.logger.debug({ err: error }, 'status message already gone');
     });
   }

@@ -14,7 +14,7 @@ export const TYPING_AFTER_POST_MS = 1_500;
  * a short pause after each post, and nothing beyond the process's allowance.
  */
 export class TypingKeeper {
-  readonly #target: MessageTarget;
+  readonly #target: Pick<MessageTarget, 'sendTyping'>;
   readonly #clock: Clock;
   readonly #allowance: TypingAllowance;
   #wanted = false;
@@ -22,7 +22,11 @@ export class TypingKeeper {
   #wake = new AbortController();
   #lastSentAt = Number.NEGATIVE_INFINITY;
 
-  constructor(options: { target: MessageTarget; clock: Clock; allowance: TypingAllowance }) {
+  constructor(options: {
+    target: Pick<MessageTarget, 'sendTyping'>;
+    clock: Clock;
+    allowance: TypingAllowance;
+  }) {
     this.#target = options.target;
     this.#clock = options.clock;
     this.#allowance = options.allowance;

@@ -36,6 +36,13 @@ const en = {
   'button.retry': 'Retry',
   'button.stop': 'Stop',
   'note.stop_finished': 'That reply has already finished: there is nothing to stop.',
+  'stop.stopped': '⏹️ Stopped. Nothing more of that reply will be sent.',
+  'stop.no_live_turn': 'I am not writing anything in this channel right now.',
+  'stop.not_requester':
+    'Only the member I am answering or a moderator (**Manage Messages**) can stop this reply.',
+  'stop.already_stopping': 'That reply is already stopping.',
+  'stop.unconfirmed':
+    '⏳ Stop sent. Another of my processes is writing that reply and has not confirmed yet; it stops the reply when the stop reaches it.',
   'note.channel_unsupported':
     "I can't chat in this kind of channel. Try a text channel, a thread or DMs.",
   'note.queue_full':
@@ -96,6 +103,13 @@ const ja: Record<MessageKey, string> = {
   'button.retry': '再試行',
   'button.stop': '停止',
   'note.stop_finished': 'その返信はもう終わっています。止めるものはありません。',
+  'stop.stopped': '⏹️ 止めました。この返信の続きは送信されません。',
+  'stop.no_live_turn': '今このチャンネルで書いている返信はありません。',
+  'stop.not_requester':
+    'この返信を止められるのは、返信相手のメンバーかモデレーター（**メッセージの管理**）だけです。',
+  'stop.already_stopping': 'その返信はすでに止めています。',
+  'stop.unconfirmed':
+    '⏳ 停止を送りました。この返信は別のプロセスが書いていて、まだ確認が返ってきていません。停止が届きしだい返信を止めます。',
   'note.channel_unsupported':
     'この種類のチャンネルでは会話できません。テキストチャンネル、スレッド、またはDMでどうぞ。',
   'note.queue_full': 'まだ前のメッセージに返信中です。少し待ってからもう一度どうぞ。',

@@ -171,7 +171,7 @@ export class MessageRouter {
     const { botUserId } = this.options;
     if (!isSupportedChannel(message.channel)) {
       if (message.author.id !== botUserId && message.mentions.users.has(botUserId)) {
-        void this.options.notices.tell(message, 'note.channel_unsupported', {}, undefined);
+        void this.options.notices.tell(message, { kind: 'channel_unsupported' }, undefined);
       }
       return;
     }
@@ -183,7 +183,7 @@ export class MessageRouter {
       this.route(message, inbound, 'live'),
     );
     if (!accepted && addressedToBot(inbound)) {
-      void this.options.notices.tell(message, 'note.queue_full', {}, undefined);
+      void this.options.notices.tell(message, { kind: 'queue_full' }, undefined);
     }
   }
 
@@ -207,7 +207,7 @@ export class MessageRouter {
       // The database stayed out of reach (or another step failed): say so, never drop silently.
       this.options.logger.error({ err: error, messageId: message.id }, 'could not take a message');
       if (reason !== undefined || addressedToBot(inbound)) {
-        await this.options.notices.tell(message, 'note.storage_trouble', {}, routed?.settings);
+        await this.options.notices.tell(message, { kind: 'storage_trouble' }, routed?.settings);
       }
     }
   }
@@ -255,8 +255,7 @@ export class MessageRouter {
         if (await this.firstToRefuse(message.id)) {
           await this.options.notices.tell(
             message,
-            'note.member_rate_limited',
-            { seconds },
+            { kind: 'member_rate_limited', seconds },
             settings,
           );
         }
@@ -269,7 +268,7 @@ export class MessageRouter {
     }
     if (origin === 'recovered') this.options.settle?.([message.id]);
     if (origin === 'recovered' || (await this.firstToRefuse(message.id))) {
-      await this.options.notices.tell(message, 'note.budget_exhausted', {}, settings);
+      await this.options.notices.tell(message, { kind: 'budget_exhausted' }, settings);
     }
     return false;
   }
@@ -339,7 +338,7 @@ export class MessageRouter {
     if (outcome !== 'rejected') return true;
     this.options.settle?.([message.id]);
     if (replyTo !== undefined) {
-      void this.options.notices.tell(replyTo, 'note.queue_full', {}, facts.settings);
+      void this.options.notices.tell(replyTo, { kind: 'queue_full' }, facts.settings);
     }
     return false;
   }

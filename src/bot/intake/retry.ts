@@ -13,7 +13,7 @@ import type { Database } from '../../db/database.ts';
 import { scopeOf, type InboundMessage } from '../client/inbound-message.ts';
 import { RETRY_BUTTON_PREFIX } from '../delivery/failure-notice.ts';
 import { resolveLocale } from '../i18n/locale.ts';
-import { translate, type MessageKey } from '../i18n/messages.ts';
+import { refusalText, type Refusal } from '../i18n/member-text.ts';
 import type { DailyBudget } from '../limits/daily-budget.ts';
 import type { MemberRateLimiter } from '../limits/member-rate-limiter.ts';
 import type { MemberStanding } from './accepted-message.ts';
@@ -26,12 +26,6 @@ export type RetryAdmission =
   | { kind: 'budget' }
   | { kind: 'busy' };
 
-const REFUSALS: Record<Exclude<RetryAdmission, { kind: 'started' }>['kind'], MessageKey> = {
-  rate_limited: 'note.member_rate_limited',
-  budget: 'note.budget_exhausted',
-  busy: 'note.retry_busy',
-};
-
 export function isRetryButton(interaction: ButtonInteraction): boolean {
   return interaction.customId.startsWith(RETRY_BUTTON_PREFIX);
 }
@@ -41,8 +35,8 @@ export function isRetryButton(interaction: ButtonInteraction): boolean {
  * same message with fresh context. Discord is answered first (its 3 s deadline; only one
  * process can acknowledge a press), then the press is claimed (held through a short database
  * outage like a message), then the member rate limit, the daily budget and the channel's queue
- * decide (MessageRouter.retry); a retry that cannot run is explained to the presser alone, and
- * the notice is removed only when the retry runs.
+ * decide (MessageRouter.retry); a retry that cannot run is explained to the presser alone (in
+ * the one voice's words, i18n/member-text.ts), and the notice is removed only when it runs.
  */
 export async function handleRetryButton(
   interaction: ButtonInteraction,
@@ -58,9 +52,9 @@ export async function handleRetryButton(
 ): Promise<void> {
   if (!(await acknowledge(interaction, options.logger))) return;
   const locale = resolveLocale(interaction.locale, interaction.guildLocale);
-  const tell = async (key: MessageKey, params: Record<string, string | number> = {}) => {
+  const tell = async (refusal: Refusal) => {
     await interaction.followUp({
-      content: translate(locale, key, params),
+      content: refusalText(refusal, locale),
       flags: MessageFlags.Ephemeral,
       allowedMentions: { parse: [] },
     });
@@ -77,7 +71,7 @@ export async function handleRetryButton(
     claimed = await options.databaseStep(() => claimMessage(options.db, claim));
   } catch (error) {
     options.logger.warn({ err: error }, 'could not take a Retry press');
-    return tell('note.storage_trouble');
+    return tell({ kind: 'storage_trouble' });
   }
   if (!claimed) return;
   options.logger.debug({ interactionId: interaction.id }, 'retry pressed');
@@ -85,21 +79,18 @@ export async function handleRetryButton(
   const channel = interaction.channel;
   const original =
     channel === null ? undefined : await channel.messages.fetch(messageId).catch(() => undefined);
-  if (original === undefined) return tell('note.retry_expired');
+  if (original === undefined) return tell({ kind: 'retry_expired' });
   const isModerator =
     options.ownerIds.includes(interaction.user.id) ||
     (interaction.memberPermissions?.has(PermissionFlagsBits.ManageMessages) ?? false);
   const ownMessage = original.author.id === interaction.user.id;
-  if (!ownMessage && !isModerator) return tell('note.retry_not_yours');
+  if (!ownMessage && !isModerator) return tell({ kind: 'retry_not_yours' });
   const admission = await options.retry(original, {
     permissions: original.member?.permissionsIn(original.channelId).bitfield.toString(),
     // Who may stop the re-asked reply besides its author: the moderator who pressed.
     isModerator: !ownMessage && isModerator,
   });
-  if (admission.kind !== 'started') {
-    const seconds = admission.kind === 'rate_limited' ? admission.seconds : 0;
-    return tell(REFUSALS[admission.kind], { seconds });
-  }
+  if (admission.kind !== 'started') return tell(retryRefusal(admission));
   await interaction.message.delete().catch((error: unknown) => {
     options.logger.debug({ err: error }, 'failure notice already gone');
   });
@@ -154,4 +145,16 @@ export async function admitRetry(
   const budget = settings.dailyTokenBudget;
   if (await databaseStep(() => dailyBudget.exhausted(scopeId, budget))) return { kind: 'budget' };
   return (await options.submit()) ? { kind: 'started' } : { kind: 'busy' };
+}
+
+/** A Retry press the router would not run, as the refusal its presser is told. */
+export function retryRefusal(admission: Exclude<RetryAdmission, { kind: 'started' }>): Refusal {
+  switch (admission.kind) {
+    case 'rate_limited':
+      return { kind: 'member_rate_limited', seconds: admission.seconds };
+    case 'budget':
+      return { kind: 'budget_exhausted' };
+    case 'busy':
+      return { kind: 'retry_busy' };
+  }
 }

@@ -11,6 +11,7 @@ import {
 } from '../../db/claim-repository.ts';
 import type { Database } from '../../db/database.ts';
 import { turnStartedFor } from '../../db/turn-repository.ts';
+import type { DeliveryPort } from '../delivery/delivery-port.ts';
 import { DiscordMessageTarget } from '../delivery/discord-message-target.ts';
 import { postFailureNotice } from '../delivery/failure-notice.ts';
 import { resolveLocale } from '../i18n/locale.ts';
@@ -23,6 +24,8 @@ export interface UnansweredRecoveryOptions {
   client: Client;
   clock: Clock;
   logger: Logger;
+  /** Where the "I was restarting" note is written, like every channel write. */
+  delivery: DeliveryPort;
   instanceId: string;
   isAlive(instanceId: string): Promise<boolean>;
   /**
@@ -104,7 +107,7 @@ async function recoverOne(
   await postFailureNotice({
     error: new UserFacingError('note.restarted', {}, { retryable: true }),
     replyTo: message.id,
-    place: { target: new DiscordMessageTarget(message.channel) },
+    writer: options.delivery.to(new DiscordMessageTarget(message.channel)),
     locale: resolveLocale(undefined, message.guild?.preferredLocale),
     logger: options.logger,
   });

@@ -1,9 +1,8 @@
 import { MessageFlags, PermissionFlagsBits, type ButtonInteraction } from 'discord.js';
 import type { Logger } from '../../core/logger.ts';
-import { stopReply } from '../commands/conversation/stop-command.ts';
 import type { CrossProcessStops } from './cross-process-stops.ts';
 import { resolveLocale } from '../i18n/locale.ts';
-import { translate } from '../i18n/messages.ts';
+import { stopAnswerText } from '../i18n/member-text.ts';
 import { parseStopButtonId } from './stop-button-id.ts';
 
 export function isStopButton(interaction: ButtonInteraction): boolean {
@@ -51,11 +50,11 @@ export async function handleStopButton(
   });
   if (decision.stopped) {
     options.logger.info({ turnId: decision.turnId }, 'stopped by the Stop button');
-    await tell(stopReply(locale, 'stopped'));
+    await tell(stopAnswerText('stopped', locale));
     return;
   }
   if (decision.reason !== 'no-live-turn') {
-    await tell(stopReply(locale, decision.reason));
+    await tell(stopAnswerText(decision.reason, locale));
     return;
   }
   // Through the interaction (not the channel): this edit spends none of the channel's budget.
@@ -64,7 +63,7 @@ export async function handleStopButton(
     .catch((error: unknown) => {
       options.logger.debug({ err: error }, 'stop button already gone');
     });
-  await tell(translate(locale, 'note.stop_finished'));
+  await tell(stopAnswerText('finished', locale));
 }
 
 /** A moderator may stop anyone's reply: an owner, Manage Messages here, or anyone in a DM. */

@@ -11,9 +11,10 @@ import type { StreamOrchestrator } from '../../stream/turn/stream-orchestrator.t
 import type { ChannelHistory } from '../context/channel-history.ts';
 import type { Download } from '../context/trigger-attachments.ts';
 import { prepareTurn } from '../context/turn-context.ts';
-import { notConfigured, postFailureNotice } from '../delivery/failure-notice.ts';
+import type { DeliveryPort } from '../delivery/delivery-port.ts';
+import { postFailureNotice } from '../delivery/failure-notice.ts';
+import { notConfigured } from '../i18n/member-text.ts';
 import type { TypingAllowance } from '../delivery/typing-allowance.ts';
-import type { WriteBudgets } from '../delivery/write-budgets.ts';
 import type { AcceptedMessage, TurnFacts } from '../intake/accepted-message.ts';
 import type { DailyBudget } from '../limits/daily-budget.ts';
 import { timeStop } from '../stops/stop-latency.ts';
@@ -35,7 +36,8 @@ export interface TurnRunnerOptions {
   tools: ToolExecutor;
   orchestrator: StreamOrchestrator;
   history: ChannelHistory;
-  budgets: WriteBudgets;
+  /** The one write path to channels: replies and failure notices alike. */
+  delivery: DeliveryPort;
   typing: TypingAllowance;
   stops: StopRegistry;
   dailyBudget: DailyBudget;
@@ -229,7 +231,7 @@ export class TurnRunner {
     return postFailureNotice({
       error,
       replyTo: turn.last.message.id,
-      place: turn.facts.place,
+      writer: this.options.delivery.to(turn.facts.place.target),
       locale: turn.facts.locale,
       logger: turn.logger,
     });

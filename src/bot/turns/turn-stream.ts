@@ -8,7 +8,7 @@ import type { StreamOrchestrator, TurnOutcome } from '../../stream/turn/stream-o
 import { DiscordSink } from '../delivery/discord-sink.ts';
 import { allowedMentionsFor } from '../delivery/message-target.ts';
 import type { TypingAllowance } from '../delivery/typing-allowance.ts';
-import type { WriteBudgets } from '../delivery/write-budgets.ts';
+import type { DeliveryPort } from '../delivery/delivery-port.ts';
 import { translate } from '../i18n/messages.ts';
 import type { TurnFacts } from '../intake/accepted-message.ts';
 import { ALLOW_USER_MENTIONS_FLAG, isSwitchOn } from '../settings/reply-switches.ts';
@@ -24,7 +24,7 @@ export const NO_TOOLS: ToolExecutor = {
 /** What every stream of the runner shares. */
 export interface TurnStreamDependencies {
   orchestrator: StreamOrchestrator;
-  budgets: WriteBudgets;
+  delivery: DeliveryPort;
   typing: TypingAllowance;
   clock: Clock;
   logger: Logger;
@@ -53,8 +53,7 @@ export function streamTurn(
 ): Promise<TurnOutcome> {
   const { facts } = options;
   const sink = new DiscordSink({
-    target: facts.place.target,
-    budgets: dependencies.budgets,
+    writer: dependencies.delivery.to(facts.place.target),
     typing: dependencies.typing,
     clock: dependencies.clock,
     logger: options.logger,

@@ -8,11 +8,12 @@ import {
 } from 'discord.js';
 import type { ProviderId } from '../../../core/provider.ts';
 import { loadScopeSettings, storeApiKey } from '../../../db/scope-settings-repository.ts';
+import { providerFailureText, CommandRefusal } from '../../i18n/member-text.ts';
 import { requirePermission } from '../command-access.ts';
 import { commandText } from '../command-text.ts';
-import { CommandRefusal, deferIfSlow, respond } from '../command-replies.ts';
+import { deferIfSlow, respond } from '../command-replies.ts';
 import type { CommandContext } from '../slash-command.ts';
-import { failureReason, verifyChoice } from './choice-verification.ts';
+import { verifyChoice } from './choice-verification.ts';
 import { configCustomId, type ConfigSubcommand } from './config-subcommand.ts';
 import { providerLabel } from './setting-labels.ts';
 
@@ -130,7 +131,7 @@ async function storeCheckedKey(
   const key = interaction.fields.getTextInputValue(KEY_INPUT).trim();
   if (key.length < MIN_KEY_LENGTH || key.length > MAX_KEY_LENGTH || /\s/.test(key)) {
     throw new CommandRefusal(
-      text.get(locale, 'malformed', { min: MIN_KEY_LENGTH, max: MAX_KEY_LENGTH }),
+      text.refusal('malformed', { min: MIN_KEY_LENGTH, max: MAX_KEY_LENGTH }),
     );
   }
   const current = await loadScopeSettings(services.db, context.scope.id);
@@ -144,9 +145,9 @@ async function storeCheckedKey(
     model: verification.modelId,
   };
   if (!verification.ok && verification.kind === 'auth')
-    throw new CommandRefusal(text.get(locale, 'refused_auth', params));
+    throw new CommandRefusal(text.refusal('refused_auth', params));
   if (!verification.ok && verification.kind === 'model')
-    throw new CommandRefusal(text.get(locale, 'refused_model', params));
+    throw new CommandRefusal(text.refusal('refused_model', params));
   const settings = await storeApiKey(services.db, {
     box: services.secretBox,
     scope: context.scope,
@@ -160,7 +161,7 @@ async function storeCheckedKey(
       ? text.get(locale, 'saved', params)
       : text.get(locale, 'saved_unverified', {
           ...params,
-          reason: failureReason(locale, verification.kind),
+          reason: providerFailureText(verification.kind, locale),
         }),
   );
 }

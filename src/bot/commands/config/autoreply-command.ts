@@ -7,10 +7,11 @@ import {
 } from 'discord.js';
 import { permissionBit } from '../command-access.ts';
 import { commandText } from '../command-text.ts';
-import { CommandRefusal, respond } from '../command-replies.ts';
+import { respond } from '../command-replies.ts';
 import type { CommandContext, SlashCommand } from '../slash-command.ts';
 import { requireGuild } from './guild-only.ts';
 import { currentSettings, saveSettings } from './settings-writes.ts';
+import { CommandRefusal } from '../../i18n/member-text.ts';
 
 /** Channels where the bot can hold a conversation (as src/bot/message-intake.ts accepts them). */
 const TEXT_CHANNEL_TYPES = [
@@ -118,12 +119,11 @@ async function changeChannels(
   const channel = interaction.options.getChannel('channel', true, [...TEXT_CHANNEL_TYPES]).id;
   const current = await currentSettings(interaction, context);
   const listed = current.autoReplyChannelIds.includes(channel);
-  if (action === 'add' && listed)
-    throw new CommandRefusal(text.get(locale, 'duplicate', { channel }));
+  if (action === 'add' && listed) throw new CommandRefusal(text.refusal('duplicate', { channel }));
   if (action === 'remove' && !listed)
-    throw new CommandRefusal(text.get(locale, 'missing', { channel }));
+    throw new CommandRefusal(text.refusal('missing', { channel }));
   if (action === 'add' && current.autoReplyChannelIds.length >= MAX_CHANNELS)
-    throw new CommandRefusal(text.get(locale, 'full', { max: MAX_CHANNELS }));
+    throw new CommandRefusal(text.refusal('full', { max: MAX_CHANNELS }));
   const autoReplyChannelIds =
     action === 'add'
       ? [...current.autoReplyChannelIds, channel]

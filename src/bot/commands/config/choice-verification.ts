@@ -3,11 +3,8 @@ import type { ScopeSettings } from '../../../core/settings.ts';
 import { openApiKey } from '../../../db/scope-settings-repository.ts';
 import type { ProviderId } from '../../../core/provider.ts';
 import type { ModelChoice } from '../../../providers/provider-factory.ts';
-import type { Locale } from '../../i18n/locale.ts';
-import { isMessageKey, translate } from '../../i18n/messages.ts';
-import { secretErrorKey } from '../../i18n/user-facing-error.ts';
-import { CommandRefusal } from '../command-replies.ts';
 import type { CommandServices } from '../slash-command.ts';
+import { CommandRefusal } from '../../i18n/member-text.ts';
 
 /** Long enough for a local server to list its models, short of Discord's 3 s for autocomplete. */
 export const SERVER_MODEL_LIST_TIMEOUT_MS = 2_000;
@@ -58,20 +55,13 @@ async function serverLists(
 export function openScopeKey(
   services: CommandServices,
   settings: ScopeSettings,
-  locale: Locale,
 ): string | undefined {
   try {
     const { provider } = services.providers.target(settings);
     return openApiKey({ box: services.secretBox, settings, provider });
   } catch (error) {
     if (error instanceof SecretError)
-      throw new CommandRefusal(translate(locale, secretErrorKey(error)));
+      throw new CommandRefusal({ kind: 'stored_key_unusable', error });
     throw error;
   }
-}
-
-/** What a failed check means for members: the same short texts a failed reply shows. */
-export function failureReason(locale: Locale, kind: ProviderErrorKind): string {
-  const key = `error.${kind}`;
-  return translate(locale, isMessageKey(key) ? key : 'error.unknown');
 }

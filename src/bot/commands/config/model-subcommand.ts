@@ -1,6 +1,7 @@
+import { providerFailureText, CommandRefusal } from '../../i18n/member-text.ts';
 import { commandText } from '../command-text.ts';
-import { CommandRefusal, respond } from '../command-replies.ts';
-import { failureReason, openScopeKey, verifyChoice } from './choice-verification.ts';
+import { respond } from '../command-replies.ts';
+import { openScopeKey, verifyChoice } from './choice-verification.ts';
 import type { ConfigSubcommand } from './config-subcommand.ts';
 import { DEFAULT_MODEL_CHOICE, ModelAutocomplete } from './model-autocomplete.ts';
 import { providerLabel } from './setting-labels.ts';
@@ -61,7 +62,7 @@ export function modelSubcommand(): ConfigSubcommand {
     async execute(interaction, context) {
       const { locale, services } = context;
       const typed = interaction.options.getString('name', true).trim();
-      if (typed === '' || /\s/.test(typed)) throw new CommandRefusal(text.get(locale, 'invalid'));
+      if (typed === '' || /\s/.test(typed)) throw new CommandRefusal(text.refusal('invalid'));
       const current = await currentSettings(interaction, context);
       if (typed === DEFAULT_MODEL_CHOICE) {
         const settings = await saveSettings(interaction, context, { model: undefined });
@@ -78,16 +79,18 @@ export function modelSubcommand(): ConfigSubcommand {
       const verification = await verifyChoice(services, {
         provider: current.provider,
         model: typed,
-        apiKey: openScopeKey(services, current, locale),
+        apiKey: openScopeKey(services, current),
       });
       const params = { model: typed, provider: providerLabel(locale, verification.provider) };
       if (!verification.ok && verification.kind === 'model')
-        throw new CommandRefusal(text.get(locale, 'unknown_model', params));
+        throw new CommandRefusal(text.refusal('unknown_model', params));
       await saveSettings(interaction, context, { model: typed });
       const lines = [text.get(locale, 'done', params)];
       if (!verification.ok)
         lines.push(
-          text.get(locale, 'unverified', { reason: failureReason(locale, verification.kind) }),
+          text.get(locale, 'unverified', {
+            reason: providerFailureText(verification.kind, locale),
+          }),
         );
       if (!services.providers.catalog.lookup(verification.provider, typed).known)
         lines.push(text.get(locale, 'not_catalogued'));

@@ -11,7 +11,7 @@ import type { Locale } from '../../i18n/locale.ts';
 import { DEFAULT_PERSONA_INSTRUCTIONS, DEFAULT_PERSONA_NAME } from '../../context/persona.ts';
 import { requirePermission } from '../command-access.ts';
 import { commandText } from '../command-text.ts';
-import { CommandRefusal, respond } from '../command-replies.ts';
+import { respond } from '../command-replies.ts';
 import type { CommandContext } from '../slash-command.ts';
 import { configCustomId, type ConfigSubcommand } from './config-subcommand.ts';
 import { PERSONA_PRESET_IDS, PERSONA_PRESETS, type PersonaPresetId } from './persona-presets.ts';
@@ -24,6 +24,7 @@ import {
   type SettingScope,
 } from './setting-scope.ts';
 import { saveSettings } from './settings-writes.ts';
+import { CommandRefusal } from '../../i18n/member-text.ts';
 
 const NAME_INPUT = 'name';
 const INSTRUCTIONS_INPUT = 'instructions';
@@ -101,8 +102,7 @@ export const personaSubcommand: ConfigSubcommand = {
       .getTextInputValue(INSTRUCTIONS_INPUT)
       .trim()
       .slice(0, MAX_INSTRUCTIONS_LENGTH);
-    if (name === '' || instructions === '')
-      throw new CommandRefusal(text.get(context.locale, 'empty'));
+    if (name === '' || instructions === '') throw new CommandRefusal(text.refusal('empty'));
     await savePersona(interaction, context, { scope, persona: { name, instructions } });
     await respond(interaction, confirmation(context.locale, { name, instructions, scope }));
   },

@@ -6,9 +6,9 @@ import {
   updateScopeSettingsIfUnchanged,
   type SettingsPatch,
 } from '../../../db/scope-settings-repository.ts';
-import { translate } from '../../i18n/messages.ts';
-import { CommandRefusal, deferIfSlow } from '../command-replies.ts';
+import { deferIfSlow } from '../command-replies.ts';
 import type { CommandContext } from '../slash-command.ts';
+import { CommandRefusal } from '../../i18n/member-text.ts';
 
 /**
  * Saves a change to the invoker's scope (deferring first: the database may be slower than
@@ -31,7 +31,7 @@ export async function saveSettings(
       : await updateScopeSettingsIfUnchanged(db, context.scope, basedOn, patch);
   if (updated === undefined) {
     context.services.settings.invalidate(context.scope.id);
-    throw new CommandRefusal(translate(context.locale, 'command.conflict'));
+    throw new CommandRefusal({ kind: 'settings_conflict' });
   }
   context.services.settings.written(updated);
   // Field names only: a persona or a trigger word is the members' text, not the log's.

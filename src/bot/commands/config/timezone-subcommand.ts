@@ -1,8 +1,9 @@
 import { formatZoned, isValidTimeZone } from '../../../tools/builtin/zoned-time.ts';
 import { commandText } from '../command-text.ts';
-import { CommandRefusal, respond } from '../command-replies.ts';
+import { respond } from '../command-replies.ts';
 import type { ConfigSubcommand } from './config-subcommand.ts';
 import { saveSettings } from './settings-writes.ts';
+import { CommandRefusal } from '../../i18n/member-text.ts';
 
 /** Discord shows at most 25 autocomplete choices. */
 const MAX_CHOICES = 25;
@@ -54,7 +55,7 @@ export const timezoneSubcommand: ConfigSubcommand = {
       return;
     }
     const zone = canonicalZone(typed);
-    if (zone === undefined) throw new CommandRefusal(text.get(locale, 'unknown', { zone: typed }));
+    if (zone === undefined) throw new CommandRefusal(text.refusal('unknown', { zone: typed }));
     await saveSettings(interaction, context, { timezone: zone });
     const now = formatZoned(context.services.clock.now(), zone).iso.slice(0, 16).replace('T', ' ');
     await respond(interaction, text.get(locale, 'done', { zone, now }));

@@ -4,10 +4,11 @@ import { isFlagOn } from '../../../tools/tool-availability.ts';
 import type { ToolSwitch } from '../../../tools/tool-catalog.ts';
 import type { Locale } from '../../i18n/locale.ts';
 import { commandText } from '../command-text.ts';
-import { CommandRefusal, respond } from '../command-replies.ts';
+import { respond } from '../command-replies.ts';
 import type { CommandContext } from '../slash-command.ts';
 import type { ConfigSubcommand } from './config-subcommand.ts';
 import { currentSettings, saveSettings } from './settings-writes.ts';
+import { CommandRefusal } from '../../i18n/member-text.ts';
 
 const MAX_CHOICES = 25;
 
@@ -125,7 +126,7 @@ async function flipSwitch(
   const found = switches.find((item) => item.name.toLowerCase() === name.toLowerCase());
   if (found === undefined) {
     const available = switches.map((item) => `\`${item.name}\``).join(', ') || '—';
-    throw new CommandRefusal(text.get(locale, 'unknown', { name, available }));
+    throw new CommandRefusal(text.refusal('unknown', { name, available }));
   }
   const current = await currentSettings(interaction, context);
   await saveSettings(

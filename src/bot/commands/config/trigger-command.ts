@@ -7,10 +7,11 @@ import {
 } from 'discord.js';
 import { permissionBit } from '../command-access.ts';
 import { commandText } from '../command-text.ts';
-import { CommandRefusal, respond } from '../command-replies.ts';
+import { respond } from '../command-replies.ts';
 import type { CommandContext, SlashCommand } from '../slash-command.ts';
 import { requireGuild } from './guild-only.ts';
 import { currentSettings, saveSettings } from './settings-writes.ts';
+import { CommandRefusal } from '../../i18n/member-text.ts';
 
 /** A word, a name or a short phrase; longer is a sentence, which nobody repeats verbatim. */
 const MAX_WORD_LENGTH = 50;
@@ -114,12 +115,12 @@ async function addWord(
   const { locale } = context;
   const word = normalized(interaction.options.getString('word', true));
   if (word.length > MAX_WORD_LENGTH || !LETTER_OR_DIGIT.test(word))
-    throw new CommandRefusal(text.get(locale, 'invalid', { max: MAX_WORD_LENGTH }));
+    throw new CommandRefusal(text.refusal('invalid', { max: MAX_WORD_LENGTH }));
   const current = await currentSettings(interaction, context);
   if (current.triggerWords.some((existing) => comparable(existing) === comparable(word)))
-    throw new CommandRefusal(text.get(locale, 'duplicate', { word }));
+    throw new CommandRefusal(text.refusal('duplicate', { word }));
   if (current.triggerWords.length >= MAX_WORDS)
-    throw new CommandRefusal(text.get(locale, 'full', { max: MAX_WORDS }));
+    throw new CommandRefusal(text.refusal('full', { max: MAX_WORDS }));
   const settings = await saveSettings(
     interaction,
     context,
@@ -143,7 +144,7 @@ async function removeWord(
     (existing) => comparable(existing) !== comparable(word),
   );
   if (remaining.length === current.triggerWords.length)
-    throw new CommandRefusal(text.get(locale, 'missing', { word }));
+    throw new CommandRefusal(text.refusal('missing', { word }));
   await saveSettings(interaction, context, { triggerWords: remaining }, current);
   await respond(interaction, text.get(locale, 'removed', { word }));
 }

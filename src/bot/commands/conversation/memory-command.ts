@@ -18,9 +18,10 @@ import {
 import { summaryOf } from '../../../db/summary-repository.ts';
 import { MEMORY_LIMITS, type MemoryLimits } from '../../../tools/builtin/memory-tools.ts';
 import { holdsPermission, requirePermission } from '../command-access.ts';
-import { CommandRefusal, deferIfSlow, respond } from '../command-replies.ts';
+import { deferIfSlow, respond } from '../command-replies.ts';
 import { commandText } from '../command-text.ts';
 import type { CommandContext, SlashCommand } from '../slash-command.ts';
+import { CommandRefusal } from '../../i18n/member-text.ts';
 
 type MemoryScope = 'server' | 'personal';
 
@@ -201,7 +202,7 @@ class MemorySubcommands {
     if (scope === 'server') requirePermission(interaction, context, 'ManageGuild');
     // One line, like the memory tools store it: a fact cannot fake structure in a later prompt.
     const fact = interaction.options.getString('fact', true).replace(/\s+/g, ' ').trim();
-    if (fact === '') throw new CommandRefusal(text.get(context.locale, 'emptyFact'));
+    if (fact === '') throw new CommandRefusal(text.refusal('emptyFact'));
     await deferIfSlow(interaction);
     const owner = ownerOf(scope, interaction.user.id);
     const result = await addMemory(context.services.db, {
@@ -222,7 +223,7 @@ class MemorySubcommands {
   async forget(interaction: ChatInputCommandInteraction, context: CommandContext): Promise<void> {
     const scope = chosenScope(interaction, context);
     const id = interaction.options.getString('memory', true);
-    if (!UUID.test(id)) throw new CommandRefusal(text.get(context.locale, 'notFound'));
+    if (!UUID.test(id)) throw new CommandRefusal(text.refusal('notFound'));
     await deferIfSlow(interaction);
     const { db } = context.services;
     const owners: MemoryOwner[] = [];
@@ -232,12 +233,12 @@ class MemorySubcommands {
       const memory = await findMemory(db, { scopeId: context.scope.id, owner, id });
       if (memory === undefined) continue;
       if (owner.kind === 'server' && !mayForgetServerMemory(memory, interaction, context))
-        throw new CommandRefusal(text.get(context.locale, 'forgetServerRefused'));
+        throw new CommandRefusal(text.refusal('forgetServerRefused'));
       await deleteMemory(db, { scopeId: context.scope.id, owner, id });
       await respond(interaction, text.get(context.locale, 'forgotten', { fact: memory.content }));
       return;
     }
-    throw new CommandRefusal(text.get(context.locale, 'notFound'));
+    throw new CommandRefusal(text.refusal('notFound'));
   }
 
   private limitOf(owner: MemoryOwner): number {
@@ -304,7 +305,7 @@ function chosenScope(
 ): MemoryScope | undefined {
   const scope = (interaction.options.getString('scope') as MemoryScope | null) ?? undefined;
   if (scope === 'server' && context.scope.kind === 'dm')
-    throw new CommandRefusal(text.get(context.locale, 'dmServer'));
+    throw new CommandRefusal(text.refusal('dmServer'));
   return scope;
 }
 

@@ -16,9 +16,10 @@ import {
 import { ensureScope } from '../../../db/scope-settings-repository.ts';
 import { recordUserTurn } from '../../../db/turn-repository.ts';
 import { holdsPermission } from '../command-access.ts';
-import { CommandRefusal, deferIfSlow, respond } from '../command-replies.ts';
+import { deferIfSlow, respond } from '../command-replies.ts';
 import { commandText } from '../command-text.ts';
 import type { CommandContext, SlashCommand } from '../slash-command.ts';
+import { CommandRefusal } from '../../i18n/member-text.ts';
 
 const EXCERPT_LENGTH = 80;
 
@@ -119,12 +120,12 @@ async function listPins({ interaction, context, pins }: PinsCall): Promise<void>
 async function removePin({ interaction, context, pins }: PinsCall): Promise<void> {
   const number = interaction.options.getInteger('number', true);
   const pin = pins[number - 1];
-  if (pin === undefined) throw new CommandRefusal(text.get(context.locale, 'no_such'));
+  if (pin === undefined) throw new CommandRefusal(text.refusal('no_such'));
   if (
     pin.pinnedBy !== interaction.user.id &&
     !holdsPermission(interaction, context, 'ManageMessages')
   )
-    throw new CommandRefusal(text.get(context.locale, 'not_yours'));
+    throw new CommandRefusal(text.refusal('not_yours'));
   await unpinTurn(context.services.db, { channelId: interaction.channelId, turnId: pin.id });
   context.logger.info({ turnId: pin.id }, 'pin removed');
   await respond(interaction, text.get(context.locale, 'removed', { number }));
@@ -137,7 +138,7 @@ async function pinMessage(
   const message = interaction.targetMessage;
   const isAuthor = message.author.id === interaction.user.id;
   if (!isAuthor && !holdsPermission(interaction, context, 'ManageMessages'))
-    throw new CommandRefusal(text.get(context.locale, 'refused'));
+    throw new CommandRefusal(text.refusal('refused'));
   await deferIfSlow(interaction);
   const { db } = context.services;
   const pinned = await setTurnPinned(db, {
@@ -147,7 +148,7 @@ async function pinMessage(
   });
   if (!pinned) {
     if (message.author.id === interaction.client.user.id || message.content.trim() === '')
-      throw new CommandRefusal(text.get(context.locale, 'unknown_message'));
+      throw new CommandRefusal(text.refusal('unknown_message'));
     // A member message the bot never answered: stored now, as a pinned member turn.
     await ensureScope(db, context.scope.id, context.scope.kind);
     await recordUserTurn(db, {

@@ -8,9 +8,10 @@ import { clearSummary } from '../../../db/summary-repository.ts';
 import { setResetMarker } from '../../../db/turn-repository.ts';
 import { resolveLocale } from '../../i18n/locale.ts';
 import { holdsPermission } from '../command-access.ts';
-import { CommandRefusal, deferIfSlow, respond } from '../command-replies.ts';
+import { deferIfSlow, respond } from '../command-replies.ts';
 import { commandText } from '../command-text.ts';
 import type { CommandContext, SlashCommand } from '../slash-command.ts';
+import { CommandRefusal } from '../../i18n/member-text.ts';
 
 const text = commandText({
   en: {
@@ -44,8 +45,7 @@ export function resetCommand(): SlashCommand {
     definition: text.describe(builder, 'description').toJSON(),
     category: 'conversation',
     async execute(interaction, context) {
-      if (!mayReset(interaction, context))
-        throw new CommandRefusal(text.get(context.locale, 'refused'));
+      if (!mayReset(interaction, context)) throw new CommandRefusal(text.refusal('refused'));
       await deferIfSlow(interaction, { ephemeral: false });
       const { db, settings } = context.services;
       await ensureScope(db, context.scope.id, context.scope.kind);

@@ -1,45 +1,14 @@
 import { InteractionContextType, SlashCommandBuilder } from 'discord.js';
-import type { Locale } from '../../i18n/locale.ts';
+import { stopAnswerText } from '../../i18n/member-text.ts';
 import { holdsPermission } from '../command-access.ts';
 import { respond } from '../command-replies.ts';
 import { commandText } from '../command-text.ts';
 import type { SlashCommand } from '../slash-command.ts';
 
 const text = commandText({
-  en: {
-    description: 'Stop the reply I am writing in this channel',
-    stopped: '⏹️ Stopped. Nothing more of that reply will be sent.',
-    'no-live-turn': 'I am not writing anything in this channel right now.',
-    'not-requester':
-      'Only the member I am answering or a moderator (**Manage Messages**) can stop this reply.',
-    'already-stopping': 'That reply is already stopping.',
-    unconfirmed:
-      '⏳ Stop sent. Another of my processes is writing that reply and has not confirmed yet; it stops the reply when the stop reaches it.',
-  },
-  ja: {
-    description: 'このチャンネルで書いている返信を止める',
-    stopped: '⏹️ 止めました。この返信の続きは送信されません。',
-    'no-live-turn': '今このチャンネルで書いている返信はありません。',
-    'not-requester':
-      'この返信を止められるのは、返信相手のメンバーかモデレーター（**メッセージの管理**）だけです。',
-    'already-stopping': 'その返信はすでに止めています。',
-    unconfirmed:
-      '⏳ 停止を送りました。この返信は別のプロセスが書いていて、まだ確認が返ってきていません。停止が届きしだい返信を止めます。',
-  },
+  en: { description: 'Stop the reply I am writing in this channel' },
+  ja: { description: 'このチャンネルで書いている返信を止める' },
 });
-
-/**
- * What `/stop` answers for a decision; the Stop button answers the same (a press on an ended
- * reply has its own "nothing to stop" instead of "not writing anything here"). `unconfirmed`:
- * the process streaming the reply did not answer in time (CrossProcessStops) — never "nothing
- * to stop" for a reply that is in fact live.
- */
-export function stopReply(
-  locale: Locale,
-  outcome: 'stopped' | 'not-requester' | 'already-stopping' | 'unconfirmed',
-): string {
-  return text.get(locale, outcome);
-}
 
 /**
  * `/stop`: stops the live turn in this channel for the member being answered, a moderator
@@ -63,9 +32,11 @@ export function stopCommand(): SlashCommand {
         by: 'command',
       });
       if (decision.stopped) context.logger.info({ turnId: decision.turnId }, 'stopped by /stop');
+      // The Stop button answers the same (stop-button.ts); `unconfirmed`: the process streaming
+      // the reply did not answer in time — never "nothing to stop" for a reply that is live.
       await respond(
         interaction,
-        text.get(context.locale, decision.stopped ? 'stopped' : decision.reason),
+        stopAnswerText(decision.stopped ? 'stopped' : decision.reason, context.locale),
       );
     },
   };
