@@ -2,6 +2,7 @@ import type { Interaction } from 'discord.js';
 import type { Logger } from '../core/logger.ts';
 import type { Database } from '../db/database.ts';
 import type { CommandRouter } from './commands/command-router.ts';
+import type { DeliveryPort } from './delivery/delivery-port.ts';
 import type { MessageRouter } from './intake/message-router.ts';
 import type { DatabaseStep } from './intake/outage-hold.ts';
 import { handleRetryButton, isRetryButton } from './intake/retry.ts';
@@ -19,6 +20,7 @@ export interface InteractionHandlerOptions {
   databaseStep: DatabaseStep;
   /** Where a Stop press goes: the turn may stream in this process or another. */
   stops: Pick<CrossProcessStops, 'stopByCommand'>;
+  delivery: DeliveryPort;
 }
 
 /**

@@ -113,6 +113,12 @@ export class ChannelWriter {
     return this.attempt(() => this.create(once, signal), signal);
   }
 
+  /** Deletes one of the bot's messages (a failure notice whose Retry ran), paced and retried. */
+  async remove(messageId: string, signal: AbortSignal = NEVER): Promise<WriteOutcome> {
+    if (!(await this.takeToken(signal))) return ABANDONED;
+    return this.attempt(() => this.delete(messageId), signal);
+  }
+
   /**
    * Takes a token if the budget has one now (true); otherwise waits until it may have one, or
    * until `wake` aborts, and answers false: the caller looks at its work again, then asks again.

@@ -11,6 +11,8 @@ import { timeOrderedId } from '../../core/time-ordered-id.ts';
 import { claimMessage } from '../../db/claim-repository.ts';
 import type { Database } from '../../db/database.ts';
 import { scopeOf, type InboundMessage } from '../client/inbound-message.ts';
+import type { DeliveryPort } from '../delivery/delivery-port.ts';
+import { DiscordMessageTarget } from '../delivery/discord-message-target.ts';
 import { RETRY_BUTTON_PREFIX } from '../delivery/failure-notice.ts';
 import { resolveLocale } from '../i18n/locale.ts';
 import { refusalText, type Refusal } from '../i18n/member-text.ts';
@@ -48,6 +50,8 @@ export async function handleRetryButton(
     retry(original: Message, author: MemberStanding): Promise<RetryAdmission>;
     /** Holds a database step through a short outage (the router's); throws when it lasts. */
     databaseStep: DatabaseStep;
+    /** Where the failure notice is removed once the retry runs (the one write path). */
+    delivery: DeliveryPort;
   },
 ): Promise<void> {
   if (!(await acknowledge(interaction, options.logger))) return;
@@ -91,9 +95,13 @@ export async function handleRetryButton(
     isModerator: !ownMessage && isModerator,
   });
   if (admission.kind !== 'started') return tell(retryRefusal(admission));
-  await interaction.message.delete().catch((error: unknown) => {
-    options.logger.debug({ err: error }, 'failure notice already gone');
-  });
+  if (!original.channel.isSendable()) return;
+  const removed = await options.delivery
+    .to(new DiscordMessageTarget(original.channel))
+    .remove(interaction.message.id);
+  if (removed.kind === 'failed') {
+    options.logger.debug({ err: removed.failure }, 'failure notice already gone');
+  }
 }
 
 /** Answers Discord first; false when another process acknowledged this press. */
