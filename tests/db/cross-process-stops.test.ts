@@ -16,7 +16,7 @@ import {
   CrossProcessStops,
   REMOTE_STOP_ANSWER_MS,
 } from '../../src/bot/stops/cross-process-stops.ts';
-import { streamingElsewhere } from '../../src/bot/stops/streaming-elsewhere.ts';
+import { streamingElsewhere } from '../../src/bot/stops/cross-process-stops.ts';
 import { BusyProcessBus } from '../../src/bot/stops/testing/busy-process-bus.ts';
 import { ensureScope } from '../../src/db/scope-settings-repository.ts';
 import { startAssistantTurn } from '../../src/db/turn-repository.ts';

@@ -5,7 +5,7 @@ import { StopRegistry, isStopRequest } from '../../stream/stop/stop-registry.ts'
 import { ManualClock, settle } from '../../stream/testing/manual-clock.ts';
 import { recordingLogger } from '../../../tests/tools/support/recording-logger.ts';
 import { CrossProcessStops, REMOTE_STOP_ANSWER_MS } from './cross-process-stops.ts';
-import type { StreamingQuery } from './streaming-elsewhere.ts';
+import type { StreamingQuery } from './cross-process-stops.ts';
 import { BusyProcessBus } from './testing/busy-process-bus.ts';
 
 const CHANNEL = '100000000000000001';

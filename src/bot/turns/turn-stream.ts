@@ -12,7 +12,7 @@ import type { DeliveryPort } from '../delivery/delivery-port.ts';
 import { translate } from '../i18n/messages.ts';
 import type { TurnFacts } from '../intake/accepted-message.ts';
 import { ALLOW_USER_MENTIONS_FLAG, isSwitchOn } from '../settings/reply-switches.ts';
-import { stopButtonId } from '../stops/stop-button-id.ts';
+import { stopButtonId } from '../stops/stop-button.ts';
 import { usageEstimatorFor } from './turn-accounting.ts';
 
 /** For a model without tool support, and for the stop acknowledgement. */
