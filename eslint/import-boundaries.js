@@ -42,7 +42,16 @@ const EVERYTHING = [
 ];
 
 /** What the Discord edge (src/bot) builds on. */
-const BELOW_BOT = ['core', 'stream', 'humanizer', 'providers', 'tools', 'db', 'metrics', 'security'];
+const BELOW_BOT = [
+  'core',
+  'stream',
+  'humanizer',
+  'providers',
+  'tools',
+  'db',
+  'metrics',
+  'security',
+];
 
 /**
  * The stages of src/bot, each a layer: a message flows client → intake → turns (→ context,
