@@ -111,19 +111,24 @@ describe.skipIf(SKIPPED !== '')(`two bot processes on one PostgreSQL${SKIPPED}`,
   });
   afterAll(() => harness?.dispose());
 
-  /** The process that took a member message (its claim), and the other one. */
-  function whoAnswers(messageId: string): { streaming: Process; other: Process } {
-    const accepted = (process: Process) =>
-      process.bot
-        .logs()
-        .some(
-          (line) =>
-            line.json?.['msg'] === 'message accepted' && line.json['messageId'] === messageId,
-        );
+  /**
+   * The process that took a member message (its claim), and the other one. Its log line may
+   * reach this test after the reply reaches the loopback Discord (two pipes), so it is awaited.
+   */
+  async function whoAnswers(messageId: string): Promise<{ streaming: Process; other: Process }> {
+    const accepted = (line: LogLine) =>
+      line.json?.['msg'] === 'message accepted' && line.json['messageId'] === messageId;
     const [first, second] = processes;
-    if (accepted(first)) return { streaming: first, other: second };
-    if (accepted(second)) return { streaming: second, other: first };
-    throw new Error(`no process took message ${messageId}`);
+    const settled = new AbortController();
+    const heardBy = (process: Process) =>
+      process.bot
+        .waitForLog(accepted, { timeoutMs: 30_000, signal: settled.signal })
+        .then(() => process);
+    const streaming = await Promise.any([heardBy(first), heardBy(second)]).catch(() => {
+      throw new Error(`no process took message ${messageId}`);
+    });
+    settled.abort();
+    return { streaming, other: streaming === first ? second : first };
   }
 
   function turnFinished(process: Process, messageId: string) {
@@ -166,7 +171,7 @@ describe.skipIf(SKIPPED !== '')(`two bot processes on one PostgreSQL${SKIPPED}`,
     });
     const request = await llm.waitForRequest(llm.requests.length + 1);
     await firstMessage;
-    return { gate, request, trigger, ...whoAnswers(trigger.id) };
+    return { gate, request, trigger, ...(await whoAnswers(trigger.id)) };
   }
 
   it('/stop heard by the process that does not stream the reply stops it within 500 ms', async () => {
@@ -356,7 +361,7 @@ describe.skipIf(SKIPPED !== '')(`two bot processes on one PostgreSQL${SKIPPED}`,
         content: `<@${discord.botUserId}> question ${attempt}`,
       });
       await discord.waits.message({ channelId: channel.id, authorId: discord.botUserId });
-      const { streaming } = whoAnswers(trigger.id);
+      const { streaming } = await whoAnswers(trigger.id);
       await turnFinished(streaming, trigger.id);
       const requests = chatRequests(llm.requests.slice(before));
       expect(requests.map((request) => request.model)).toEqual(['gpt-5.4-nano']);
@@ -384,7 +389,7 @@ describe.skipIf(SKIPPED !== '')(`two bot processes on one PostgreSQL${SKIPPED}`,
       content: `<@${discord.botUserId}> help?`,
     });
     const failure = await notice;
-    const { other } = whoAnswers(trigger.id);
+    const { other } = await whoAnswers(trigger.id);
     const retried = turnFinished(other, trigger.id);
     discord.pressButton({
       userId: world.erin.id,
