@@ -26,21 +26,6 @@ const OWNED_PACKAGES = [
   { label: 'the MCP SDK', modules: ['@modelcontextprotocol/sdk'], owner: 'src/tools/mcp/' },
 ];
 
-/** Everything: the composition root (src/main.ts) and its application layer may wire it all. */
-const EVERYTHING = [
-  'core',
-  'root',
-  'app',
-  'bot',
-  'stream',
-  'humanizer',
-  'providers',
-  'tools',
-  'db',
-  'metrics',
-  'security',
-];
-
 /** What the Discord edge (src/bot) builds on. */
 const BELOW_BOT = [
   'core',
@@ -52,6 +37,9 @@ const BELOW_BOT = [
   'metrics',
   'security',
 ];
+
+/** Everything: the composition root (src/main.ts) and its application layer may wire it all. */
+const EVERYTHING = [...BELOW_BOT, 'bot', 'app', 'root'];
 
 /**
  * The stages of src/bot, each a layer: a message flows client → intake → turns (→ context,

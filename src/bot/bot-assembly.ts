@@ -37,8 +37,7 @@ import {
   type ChannelSettingsCache,
   type ScopeSettingsCache,
 } from './settings/settings-cache.ts';
-import { CrossProcessStops } from './stops/cross-process-stops.ts';
-import { streamingElsewhere } from './stops/cross-process-stops.ts';
+import { CrossProcessStops, streamingElsewhere } from './stops/cross-process-stops.ts';
 import { ChannelLocks } from './turns/channel-locks.ts';
 import { ChannelTurnScheduler } from './turns/channel-turn-scheduler.ts';
 import { DatabaseTurnJournal } from './turns/database-turn-journal.ts';

@@ -5,6 +5,14 @@ import type {
   TextPart,
   ToolCallPart,
 } from '../../core/chat.ts';
+import type { StreamPart } from '../../core/stream-part.ts';
+
+/** A streamed tool call as the conversation keeps it (its provider metadata only when given). */
+export function toolCallPartOf(part: Extract<StreamPart, { type: 'tool-call' }>): ToolCallPart {
+  const call: ToolCallPart = { type: 'tool-call', id: part.id, name: part.name, input: part.input };
+  if (part.providerMetadata !== undefined) call.providerMetadata = part.providerMetadata;
+  return call;
+}
 
 /**
  * Builds the assistant message of one model call from its stream parts, in stream order:

@@ -3,7 +3,7 @@ import type { Clock } from '../../core/clock.ts';
 import { isAbortError, ProviderError } from '../../core/errors.ts';
 import type { ChatModel } from '../../core/provider.ts';
 import type { FinishReason, StreamPart, TokenUsage } from '../../core/stream-part.ts';
-import { AssistantMessageBuilder } from './assistant-message.ts';
+import { AssistantMessageBuilder, toolCallPartOf } from './assistant-message.ts';
 import type { SemanticBlockBuffer } from '../blocks/block-buffer.ts';
 import { ModelStreamReader } from './model-stream-reader.ts';
 import type { ReplyDelivery } from '../reply/reply-delivery.ts';
@@ -181,13 +181,7 @@ class StepOutput {
   }
 
   private takeToolCall(part: Extract<StreamPart, { type: 'tool-call' }>): void {
-    const toolCall: ToolCallPart = {
-      type: 'tool-call',
-      id: part.id,
-      name: part.name,
-      input: part.input,
-    };
-    if (part.providerMetadata !== undefined) toolCall.providerMetadata = part.providerMetadata;
+    const toolCall = toolCallPartOf(part);
     this.builder.addToolCall(toolCall);
     this.toolCalls.push(toolCall);
   }

@@ -1,4 +1,4 @@
-import type { AssistantMessage, ChatRequest, ToolCallPart } from '../../../src/core/chat.ts';
+import type { AssistantMessage, ChatRequest } from '../../../src/core/chat.ts';
 import { ProviderError } from '../../../src/core/errors.ts';
 import { silentLogger } from '../../../src/core/logger.ts';
 import type { ChatModel } from '../../../src/core/provider.ts';
@@ -7,7 +7,10 @@ import { AnthropicChatModel } from '../../../src/providers/anthropic/anthropic-c
 import { GeminiChatModel } from '../../../src/providers/google/gemini-chat-model.ts';
 import { ModelCatalog } from '../../../src/providers/model-catalog.ts';
 import { OpenAIChatModel } from '../../../src/providers/openai/openai-chat-model.ts';
-import { AssistantMessageBuilder } from '../../../src/stream/turn/assistant-message.ts';
+import {
+  AssistantMessageBuilder,
+  toolCallPartOf,
+} from '../../../src/stream/turn/assistant-message.ts';
 import type { LlmStandIn } from '../../support/llm-stand-in/llm-stand-in.ts';
 import type { StandInVendor } from '../../support/llm-stand-in/script.ts';
 
@@ -108,16 +111,7 @@ export function assistantMessageOf(parts: readonly StreamPart[]): AssistantMessa
   for (const part of parts) {
     if (part.type === 'text-delta') builder.addText(part.text);
     if (part.type === 'reasoning-delta') builder.addReasoning(part.text, part.providerMetadata);
-    if (part.type === 'tool-call') {
-      const call: ToolCallPart = {
-        type: 'tool-call',
-        id: part.id,
-        name: part.name,
-        input: part.input,
-      };
-      if (part.providerMetadata !== undefined) call.providerMetadata = part.providerMetadata;
-      builder.addToolCall(call);
-    }
+    if (part.type === 'tool-call') builder.addToolCall(toolCallPartOf(part));
   }
   const message = builder.build();
   if (message === undefined) throw new Error('the call produced no text, reasoning or tool call');
