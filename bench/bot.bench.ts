@@ -38,7 +38,14 @@ const STREAM_PARAGRAPHS = 12;
 const RATE_LIMIT_TIME_SCALE = 1;
 const LOG_WARN_LEVEL = 40;
 
-const TARGETS = { p50Ms: 10, p99Ms: 40, lagP99Ms: 25, peakRssMb: 250 };
+const TARGETS = {
+  p50Ms: 10,
+  p99Ms: 25,
+  cpuPerTurnMs: 15,
+  lagP99Ms: 25,
+  /** The embedded database lives in the bot's process: its memory is the bot's. */
+  peakRssMb: { PostgreSQL: 250, PGlite: 350 },
+};
 
 export async function rows(): Promise<BenchRow[]> {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'bot-bench-'));
@@ -121,9 +128,12 @@ export async function rows(): Promise<BenchRow[]> {
         pass: p99 <= TARGETS.p99Ms,
       },
       {
-        name: `bot: CPU per turn in the latency rounds (user + system, whole turn)`,
+        // CPU time, not wall time: other work on the machine does not inflate it.
+        name: `bot: CPU per turn in the latency rounds (${prepared.label}; user + system, whole turn)`,
         value: cpuPerTurnMs,
         unit: 'ms',
+        target: `≤ ${TARGETS.cpuPerTurnMs} ms`,
+        pass: cpuPerTurnMs <= TARGETS.cpuPerTurnMs,
       },
       {
         name: `${streams}: 429 responses (Discord's windows)`,
@@ -143,8 +153,8 @@ export async function rows(): Promise<BenchRow[]> {
         name: `${streams}: peak RSS (bot process only${prepared.label === 'PGlite' ? ', PGlite in it' : ''})`,
         value: reading.peakRssMb,
         unit: 'MB',
-        target: `≤ ${TARGETS.peakRssMb} MB`,
-        pass: reading.peakRssMb <= TARGETS.peakRssMb,
+        target: `≤ ${TARGETS.peakRssMb[prepared.label]} MB`,
+        pass: reading.peakRssMb <= TARGETS.peakRssMb[prepared.label],
       },
       {
         name: `${streams}: channels with the whole reply shown`,

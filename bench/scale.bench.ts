@@ -43,6 +43,7 @@ import { BENCH_MODEL } from './support/in-process-bot.ts';
 import { LoopbackWorld } from './support/loopback-world-client.ts';
 import { startBots, type BenchBot, type ScaleMode } from './support/scale-fleet.ts';
 import { printTable, toRows, type Measurement } from './support/scale-table.ts';
+import { countedStatements, STATEMENT_COUNTER_FLAG } from './support/statement-count.ts';
 
 const DEFAULT_PROCESS_COUNTS = [1, 2, 4];
 const DEFAULT_MODES: ScaleMode[] = ['sharded', 'proxy'];
@@ -104,15 +105,17 @@ function chosenProcessCounts(): number[] {
   return counts;
 }
 
-function profilingFlags(): string[] {
+/** Every bot process counts its SQL statements (statement-counter.ts), and may profile. */
+function botFlags(): string[] {
   const directory = process.env['BENCH_CPU_PROF_DIR'];
-  if (directory === undefined || directory === '') return [];
-  return ['--cpu-prof', `--cpu-prof-dir=${path.resolve(directory)}`];
+  if (directory === undefined || directory === '') return [STATEMENT_COUNTER_FLAG];
+  return [STATEMENT_COUNTER_FLAG, '--cpu-prof', `--cpu-prof-dir=${path.resolve(directory)}`];
 }
 
 async function measure(mode: ScaleMode, processes: number): Promise<Measurement> {
   const loadBefore = loadavg()[0] ?? Number.NaN;
   const dataDir = mkdtempSync(path.join(tmpdir(), 'bot-scale-'));
+  const statementsDir = path.join(dataDir, 'statements');
   const prepared = await prepareBenchDatabase(dataDir);
   const world = LoopbackWorld.start();
   const fleet = new BotFleet();
@@ -139,6 +142,7 @@ async function measure(mode: ScaleMode, processes: number): Promise<Measurement>
       OPENAI_API_KEY: 'sk-bench-operator-key-0123456789',
       DEFAULT_PROVIDER: 'openai',
       DEFAULT_MODEL: BENCH_MODEL,
+      BENCH_STATEMENT_COUNT_DIR: statementsDir,
     };
     const proxy = mode === 'paced' ? undefined : await startProxy(fleet, env);
     if (proxy !== undefined) env['DISCORD_REST_PROXY'] = proxy.url;
@@ -148,7 +152,7 @@ async function measure(mode: ScaleMode, processes: number): Promise<Measurement>
       processes,
       env,
       dataDir,
-      nodeFlags: profilingFlags(),
+      nodeFlags: botFlags(),
     });
     const { bots } = started;
     const channelIds = info.channels.map((channel) => channel.channelId);
@@ -167,6 +171,7 @@ async function measure(mode: ScaleMode, processes: number): Promise<Measurement>
       prepared,
     });
     await meter.start();
+    const statementsBefore = await countedStatements(statementsDir);
     const startedAt = performance.now();
     let lost = warmUp.lost;
     for (let round = 0; round < MEASURED_ROUNDS; round += 1) {
@@ -180,6 +185,7 @@ async function measure(mode: ScaleMode, processes: number): Promise<Measurement>
     const seconds = (performance.now() - startedAt) / 1000;
     const measuredTurns = CHANNELS * MEASURED_ROUNDS;
     const cpuMs = await meter.stop();
+    const statements = (await countedStatements(statementsDir)) - statementsBefore;
     const lags = await Promise.all(bots.map(({ metricsPort }) => lagP99Ms(metricsPort)));
     const finished = await finishedTurns(bots, CHANNELS * (MEASURED_ROUNDS + 1) - lost);
     const answered = new Set(finished.flat().map((record) => String(record['messageId'])));
@@ -213,6 +219,7 @@ async function measure(mode: ScaleMode, processes: number): Promise<Measurement>
       lost,
       globalLimitHits,
       databaseTransactionsPerTurn: transactions / answered.size,
+      statementsPerTurn: statements / measuredTurns,
       split: finished.map((records) => records.length),
       load: { before: loadBefore, after: loadAfter },
     };

@@ -4,10 +4,10 @@
  * second process). PostgreSQL: a logical export from one snapshot (safe while the bot runs);
  * pg_dump remains the tool of record there.
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { createBackup } from '../src/db/backup/backup.ts';
+import { createBackup, plannedKind } from '../src/db/backup/backup.ts';
 import { GENERATED_KEY_FILE } from '../src/security/encryption-key.ts';
 import { fail, operatorSetup } from './operator-config.ts';
 
@@ -16,15 +16,15 @@ const { values } = parseArgs({
 });
 const { config, target, logger } = operatorSetup();
 try {
-  const backup = await createBackup({ target, logical: values.logical, logger });
-  const extension = backup.kind === 'logical' ? 'jsonl.gz' : 'tar.gz';
   const stamp = new Date().toISOString().replace(/[:.]/g, '-');
+  const kindName = plannedKind(target, values.logical);
+  const extension = kindName === 'logical' ? 'jsonl.gz' : 'tar.gz';
   const file = path.resolve(
-    values.out ?? path.join('backups', `tomodachi-${backup.kind}-${stamp}.${extension}`),
+    values.out ?? path.join('backups', `tomodachi-${kindName}-${stamp}.${extension}`),
   );
   mkdirSync(path.dirname(file), { recursive: true });
-  writeFileSync(file, backup.data, { mode: 0o600 });
-  const lines = [`Wrote ${file} (${backup.kind}, ${backup.data.length} bytes).`];
+  const backup = await createBackup({ target, logical: values.logical, file, logger });
+  const lines = [`Wrote ${file} (${backup.kind}, ${backup.bytes} bytes).`];
   lines.push(
     config.encryptionKey === undefined
       ? `Also keep ${path.join(config.dataDir, GENERATED_KEY_FILE)} safe (not in this file): without it, stored API keys cannot be read.`

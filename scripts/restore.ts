@@ -3,7 +3,6 @@
  * database's folder under DATA_DIR (absent or empty), or, for a logical backup, the PostgreSQL
  * database of DATABASE_URL when its tables hold no rows. Refuses anything else.
  */
-import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { restoreBackup } from '../src/db/backup/backup.ts';
 import { fail, operatorSetup } from './operator-config.ts';
@@ -13,7 +12,7 @@ const file = positionals[0];
 if (file === undefined) fail('usage: npm run restore -- <backup file>');
 const { target, logger } = operatorSetup();
 try {
-  const restored = await restoreBackup({ target, data: readFileSync(file), logger });
+  const restored = await restoreBackup({ target, file, logger });
   const where = target.kind === 'pglite' ? target.dataDir : 'the DATABASE_URL database';
   const rows = restored.rows === undefined ? '' : `, ${restored.rows} rows`;
   process.stdout.write(

@@ -13,6 +13,7 @@ import { fileURLToPath } from 'node:url';
 import { loadConfig, processEnvironment, secretValues, type Config } from './app/config/config.ts';
 import { providerKeyWarning } from './app/config/provider-key-warning.ts';
 import { processShards, shardBindings } from './app/config/sharding-config.ts';
+import { unknownSettingWarnings } from './app/config/unknown-settings.ts';
 import { resealInBackground, scheduleMaintenance } from './app/lifecycle/background-work.ts';
 import { migrationsPhase, openDatabasePhase } from './app/lifecycle/database-phase.ts';
 import { createDiscordPhase } from './app/lifecycle/discord-phase.ts';
@@ -40,6 +41,8 @@ interface Setup {
   config: Config;
   mcpServers: McpServerConfig[];
   catalogOverrides: ModelCatalogOverrides;
+  /** Keys of `.env` the bot does not know (logged once, by the first process only). */
+  unknownSettings: string[];
 }
 
 /** The discord.js client and its write path (only src/bot imports discord.js). */
@@ -100,6 +103,7 @@ async function startApp(setup: Setup): Promise<App> {
     exit,
     tellOperator: (line) => writeQuietly(process.stderr, line),
   });
+  for (const warning of setup.unknownSettings) logger.warn(warning);
   return { setup, config, logger, exit, shutdown, instanceId: randomUUID() };
 }
 
@@ -170,10 +174,12 @@ async function runBot(app: App, startedAt: number): Promise<void> {
     ownerIds: config.ownerIds,
     bus,
     shutdownGraceMs: config.shutdownGraceMs,
+    messageWaitLimitMs: config.messageWaitLimitMs,
     isAlive: (other) => database.liveness.isAlive(other),
     shards,
     canJudgePeers: () => database.liveness.canJudgePeers(),
     delivery: discord.delivery,
+    caches: config.caches,
   });
   bot.attach();
   await announceWhenReady(app, { client: discord.client, phases, reminders: tools.reminders });
@@ -278,6 +284,14 @@ function readSetupOrExit(): Setup {
         config.modelCatalogPath === undefined
           ? {}
           : loadModelCatalogOverrides(config.modelCatalogPath),
+      // A shard process reads the same `.env` as its manager, which has already said it.
+      unknownSettings:
+        config.sharding.role === 'shard'
+          ? []
+          : unknownSettingWarnings({
+              directory: process.cwd(),
+              mcpConfigPath: config.mcpConfigPath,
+            }),
     };
   } catch (error) {
     if (!(error instanceof ConfigError)) throw error;

@@ -89,6 +89,11 @@ export class FleetProcess {
     });
   }
 
+  /** The OS process id (0 before it started). */
+  get pid(): number {
+    return this.#child.pid ?? 0;
+  }
+
   /** CPU time (user + system) the process has used so far, from /proc (Linux), in ms. */
   cpuMs(): number {
     return processTreeCpuMs(this.#child.pid ?? 0);
@@ -132,6 +137,18 @@ export function processTreeCpuMs(pid: number): number {
     // The process has exited.
   }
   return total;
+}
+
+/** Resident memory of a process now and at its peak so far (VmRSS, VmHWM), in MB; NaN once gone. */
+export function residentMb(pid: number): { now: number; peak: number } {
+  try {
+    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+    const kilobytes = (field: string): number =>
+      Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? Number.NaN);
+    return { now: kilobytes('VmRSS') / 1024, peak: kilobytes('VmHWM') / 1024 };
+  } catch {
+    return { now: Number.NaN, peak: Number.NaN };
+  }
 }
 
 /** A TCP port free right now on 127.0.0.1. */

@@ -6,6 +6,7 @@
  * What main.ts adds and a bench does not need: config parsing, the metrics HTTP server, the
  * once-a-minute maintenance and signal handlers.
  */
+import { DEFAULT_MESSAGE_WAIT_LIMIT_MS } from '../../src/app/config/config.ts';
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import pino from 'pino';
@@ -125,6 +126,7 @@ export async function startInProcessBot(options: InProcessBotOptions): Promise<I
       instanceId,
       ownerIds: [],
       shutdownGraceMs: 0,
+      messageWaitLimitMs: DEFAULT_MESSAGE_WAIT_LIMIT_MS,
       isAlive: () => Promise.resolve(true),
       canJudgePeers: () => Promise.resolve(true),
       delivery,

@@ -26,6 +26,26 @@ export interface WorldSetup {
   globalRequestsPerSecond?: number;
 }
 
+/**
+ * A big bot's world (bench/bounded.bench.ts): `guilds` servers of `channelsPerGuild` text
+ * channels, all sent to the bot as GUILD_CREATE; the members talk in the first `activeChannels`
+ * channels, `members` of them spread evenly over those channels' servers.
+ */
+export interface BigWorldSetup {
+  guilds: number;
+  channelsPerGuild: number;
+  activeChannels: number;
+  members: number;
+  /** The bot's global limit per real second (raised, as Discord does for big bots). */
+  globalRequestsPerSecond: number;
+}
+
+/** Member messages that do not address the bot, sent at a steady rate over the active channels. */
+export interface AmbientRound {
+  messages: number;
+  perSecond: number;
+}
+
 export interface BenchChannel {
   channelId: string;
   memberId: string;
@@ -69,6 +89,12 @@ export interface WorldCalls {
   mention: { input: MentionRound; output: number[] };
   /** Like `mention`, but counts the channels that got no write by the deadline instead of failing. */
   answerRound: { input: MentionRound & { deadlineMs: number }; output: { lost: number } };
+  /** The big bot's world; `channels` are the active ones, each with one of its members. */
+  setupBigWorld: { input: BigWorldSetup; output: WorldInfo };
+  /** Resolves once every message of the round was dispatched: how long sending took. */
+  ambientRound: { input: AmbientRound; output: { sent: number; seconds: number } };
+  /** When each gateway IDENTIFY arrived (epoch ms, Date.now in the world), oldest first. */
+  identifies: { input: null; output: number[] };
   /** Global 429s the fake answered since the observations were reset. */
   globalLimitHits: { input: null; output: number };
   report: { input: { channelIds: string[]; paragraphs: number }; output: RoundReport };

@@ -22,7 +22,9 @@ import {
   type WorldReply,
   type WorldRequest,
   type WorldSetup,
+  type BigWorldSetup,
 } from './loopback-protocol.ts';
+import { buildBigWorld, sendAmbient, type BigWorld } from './ambient-traffic.ts';
 import { seedStoredTurns } from './stored-turns.ts';
 
 const MESSAGE_WRITE = /^\/channels\/(\d+)\/messages(?:\/\d+)?$/;
@@ -38,6 +40,7 @@ interface Surroundings {
 }
 
 let surroundings: Surroundings | undefined;
+let bigWorld: BigWorld | undefined;
 let reply: Script = streamedReply(1);
 /** Channels awaiting the bot's first write of a round → called with the time it arrived. */
 const awaitingWrite = new Map<string, (at: number) => void>();
@@ -54,6 +57,20 @@ function streamedReply(paragraphs: number): Script {
   return { steps, eventDelayMs: 0 };
 }
 
+/** Each awaited channel's first write by the bot, timed when the fake receives it. */
+function timeFirstWrites(discord: FakeDiscord): void {
+  discord.subscribe((event) => {
+    if (event.type !== 'request') return;
+    const { method, path } = event.entry;
+    if (method !== 'POST' && method !== 'PATCH') return;
+    const channelId = MESSAGE_WRITE.exec(path)?.[1];
+    const resolve = channelId === undefined ? undefined : awaitingWrite.get(channelId);
+    if (channelId === undefined || resolve === undefined) return;
+    awaitingWrite.delete(channelId);
+    resolve(performance.now());
+  });
+}
+
 async function setup(input: WorldSetup): Promise<WorldInfo> {
   if (input.shards !== undefined && input.seededChannels > 0)
     throw new Error('stored turns are seeded into one guild: not with shards');
@@ -66,16 +83,7 @@ async function setup(input: WorldSetup): Promise<WorldInfo> {
     maxConcurrency: shards,
   });
   const llm = await LlmStandIn.start({ handler: () => reply });
-  discord.subscribe((event) => {
-    if (event.type !== 'request') return;
-    const { method, path } = event.entry;
-    if (method !== 'POST' && method !== 'PATCH') return;
-    const channelId = MESSAGE_WRITE.exec(path)?.[1];
-    const resolve = channelId === undefined ? undefined : awaitingWrite.get(channelId);
-    if (channelId === undefined || resolve === undefined) return;
-    awaitingWrite.delete(channelId);
-    resolve(performance.now());
-  });
+  timeFirstWrites(discord);
   const guild = discord.createGuild(
     input.shards === undefined ? { name: 'Bench' } : { name: 'Bench 0', onShard: [0, shards] },
   );
@@ -120,6 +128,32 @@ async function setup(input: WorldSetup): Promise<WorldInfo> {
     guildId: guild.id,
     channels,
     storedTurns,
+  };
+}
+
+async function setupBigWorld(input: BigWorldSetup): Promise<WorldInfo> {
+  const discord = await startFakeDiscord({
+    rateLimitTimeScale: 1,
+    globalLimitTimeScale: 1,
+    globalRequestsPerSecond: input.globalRequestsPerSecond,
+  });
+  const llm = await LlmStandIn.start({ handler: () => reply });
+  timeFirstWrites(discord);
+  bigWorld = buildBigWorld(discord, input);
+  const { channels } = bigWorld;
+  surroundings = {
+    discord,
+    llm,
+    channels: new Map(channels.map((channel) => [channel.channelId, channel])),
+  };
+  return {
+    apiUrl: discord.apiUrl,
+    token: discord.token,
+    botUserId: discord.botUserId,
+    openAIBaseUrl: llm.openAIBaseUrl,
+    guildId: '',
+    channels,
+    storedTurns: 0,
   };
 }
 
@@ -216,8 +250,17 @@ function ready(): Surroundings {
 
 const handlers: { [Name in WorldCallName]: (input: WorldCalls[Name]['input']) => unknown } = {
   setup,
+  setupBigWorld,
+  ambientRound: (round) => {
+    if (bigWorld === undefined) throw new Error('setupBigWorld has not run');
+    return sendAmbient(ready().discord, bigWorld, round);
+  },
   mention,
   answerRound,
+  identifies: () =>
+    ready()
+      .discord.gateway.identifies()
+      .map((record) => record.at),
   globalLimitHits: () => ready().discord.globalRateLimitHits(),
   report,
   resetObservations: () => {

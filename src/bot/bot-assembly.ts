@@ -1,6 +1,8 @@
-import type { Client } from 'discord.js';
+import { SnowflakeUtil, type Client } from 'discord.js';
+import { DEFAULT_CACHE_LIMITS, type CacheLimits } from '../core/cache-limits.ts';
 import { LocalControlBus, type ControlBus } from '../core/control-bus.ts';
 import { noMetrics, type BotMetrics } from '../core/metrics.ts';
+import { timeOrderedId } from '../core/time-ordered-id.ts';
 import { loadChannelOverrides } from '../db/channel-settings-repository.ts';
 import { claimMessage, settleClaims } from '../db/claim-repository.ts';
 import { takeMemberTurn } from '../db/member-turn-repository.ts';
@@ -14,6 +16,7 @@ import { createCommands } from './commands/command-list.ts';
 import { CommandRouter } from './commands/command-router.ts';
 import type { SlashCommand } from './commands/slash-command.ts';
 import { ChannelHistory } from './context/channel-history.ts';
+import { UnrecordedReplies } from './context/unrecorded-replies.ts';
 import {
   DEFAULT_SUMMARY_CADENCE,
   RollingSummarizer,
@@ -41,13 +44,16 @@ import { CrossProcessStops, streamingElsewhere } from './stops/cross-process-sto
 import { ChannelLocks } from './turns/channel-locks.ts';
 import { ChannelTurnScheduler } from './turns/channel-turn-scheduler.ts';
 import { DatabaseTurnJournal } from './turns/database-turn-journal.ts';
+import { tellOverdue } from './turns/overdue-messages.ts';
 import { TurnRunner } from './turns/turn-runner.ts';
 
-/** Messages kept per channel window, and channel windows kept. */
-const HISTORY_PER_CHANNEL = 50;
-const HISTORY_CHANNELS = 5_000;
-/** A cached setting is re-read in the background after this (another process may change it). */
-const SETTINGS_REFRESH_MS = 30_000;
+/**
+ * A cached setting is re-read in the background after this: a backstop only, since another
+ * process's change arrives over the control bus at once and a resumed bus drops every cached
+ * setting. Read every 30 s, a busy shard's active servers cost PostgreSQL more transactions
+ * than all their members' messages otherwise do.
+ */
+const SETTINGS_REFRESH_MS = 5 * 60_000;
 /** A turn holding its channel longer than this is presumed stuck and its lock handed on. */
 const CHANNEL_HOLD_TIMEOUT_MS = 15 * 60_000;
 
@@ -116,14 +122,19 @@ export function assembleBot(
     commands,
     services: { ...options, ...state, tools: options.toolCatalog, stops: state.crossProcessStops },
     cooldowns: new CommandCooldowns({ clock: options.clock }),
-    claim: (interactionId) =>
-      claimMessage(options.db, {
+    claim: (interactionId) => {
+      // One attempt id for every retry through an outage (see MessageRouter's claim).
+      const claim = {
         key: `interaction:${interactionId}`,
         instanceId: options.instanceId,
-      }),
+        attempt: timeOrderedId(),
+      };
+      return state.databaseStep(() => claimMessage(options.db, claim));
+    },
   });
   state.crossProcessStops.start();
   const unfollow = followOtherProcesses({ ...options, ...state });
+  const unhear = followOwnWrites(options.delivery, state.history, identity);
   return {
     router,
     scheduler,
@@ -132,6 +143,7 @@ export function assembleBot(
     ...state,
     close: () => {
       unfollow();
+      unhear();
       state.crossProcessStops.close();
     },
   };
@@ -139,6 +151,7 @@ export function assembleBot(
 
 function sharedState(options: DiscordBotOptions, lifetime: BotLifetime): SharedState {
   const { db, clock, logger, instanceId } = options;
+  const caches = options.caches ?? DEFAULT_CACHE_LIMITS;
   const bus = options.bus ?? new LocalControlBus();
   const announce = announcer({ bus, logger });
   const stops = new StopRegistry();
@@ -159,6 +172,7 @@ function sharedState(options: DiscordBotOptions, lifetime: BotLifetime): SharedS
       clock,
       logger,
       refreshAfterMs: SETTINGS_REFRESH_MS,
+      capacity: caches.scopes,
       announce: (change) => announce(CONTROL_TOPICS.settings, { origin: instanceId, ...change }),
     }),
     channelSettings: channelSettingsCache({
@@ -166,6 +180,7 @@ function sharedState(options: DiscordBotOptions, lifetime: BotLifetime): SharedS
       clock,
       logger,
       refreshAfterMs: SETTINGS_REFRESH_MS,
+      capacity: caches.channels,
       announce: (channelId) =>
         announce(CONTROL_TOPICS.channelSettings, { origin: instanceId, channelId }),
     }),
@@ -174,8 +189,9 @@ function sharedState(options: DiscordBotOptions, lifetime: BotLifetime): SharedS
       clock,
       signal: lifetime.shutdown,
       announce: (scopeId) => announce(CONTROL_TOPICS.usage, { origin: instanceId, scopeId }),
+      maxScopes: caches.scopes,
     }),
-    history: channelHistory(options),
+    history: channelHistory({ ...options, caches }),
     delivery: options.delivery,
     notices: new MemberNotices({ clock, logger, delivery: options.delivery }),
     databaseStep: outageHold({ clock, logger, signal: lifetime.intakeHold }),
@@ -194,12 +210,15 @@ function turnPath(
   { identity, lifetime }: { identity: BotIdentity; lifetime: BotLifetime },
 ): { router: MessageRouter; scheduler: ChannelTurnScheduler<AcceptedMessage> } {
   const { db, clock, logger } = options;
+  // A reply members saw whose record failed is held here for the channel's next turn.
+  const unrecorded = new UnrecordedReplies();
   const orchestrator = new StreamOrchestrator({
     journal: new DatabaseTurnJournal({
       ...options,
       botUserId: identity.id,
       botName: identity.name,
       signal: lifetime.shutdown,
+      unrecorded,
     }),
     clock,
     random: options.random,
@@ -218,6 +237,7 @@ function turnPath(
     ...options,
     ...state,
     orchestrator,
+    unrecorded,
     typing: new TypingAllowance(clock, { onSkipped: () => state.metrics.typingSkipped() }),
     botUserId: identity.id,
     download: options.download ?? fetchDownload,
@@ -229,12 +249,17 @@ function turnPath(
     logger,
     runTurn: (turn) => runner.run(turn),
     weigh: (accepted) => accepted.message.content.length,
+    watchdog: {
+      limitMs: options.messageWaitLimitMs,
+      clock,
+      onOverdue: tellOverdue({ ...options, settle: (messageIds) => state.settle(messageIds) }),
+    },
   });
   state.metrics.observeTurnLoad(() => scheduler.load());
   const router = new MessageRouter({
     ...options,
     ...state,
-    detector: new TriggerDetector(identity.id),
+    detector: new TriggerDetector(identity.id, options.caches ?? DEFAULT_CACHE_LIMITS),
     remoteStops: state.crossProcessStops,
     queue: scheduler,
     rateLimiter: new MemberRateLimiter((request) => takeMemberTurn(db, request)),
@@ -243,12 +268,49 @@ function turnPath(
   return { router, scheduler };
 }
 
+/**
+ * The bot's own writes enter their channel's window when Discord confirms them, as members see
+ * them: the gateway's echo may come after the channel's next turn reads the window (or never,
+ * across a reconnect), and a reply missing there would be missing from the model's context.
+ */
+function followOwnWrites(
+  delivery: DeliveryPort,
+  history: ChannelHistory,
+  identity: BotIdentity,
+): () => void {
+  return delivery.onWritten((write) => {
+    switch (write.kind) {
+      case 'created':
+        history.add(write.channelId, {
+          id: write.messageId,
+          authorId: identity.id,
+          authorName: identity.name,
+          authorIsBot: true,
+          content: write.message.content,
+          createdAt: SnowflakeUtil.timestampFrom(write.messageId),
+          attachments: [],
+          replyToMessageId: write.message.replyTo,
+        });
+        return;
+      case 'edited':
+        history.update(write.channelId, { id: write.messageId, content: write.content });
+        return;
+      case 'deleted':
+        history.remove(write.channelId, write.messageId);
+    }
+  });
+}
+
 /** Each channel's recent messages, filled from Discord once, then fed by the gateway. */
-function channelHistory(options: { client: Client; logger: DiscordBotOptions['logger'] }) {
-  const { client, logger } = options;
+function channelHistory(options: {
+  client: Client;
+  logger: DiscordBotOptions['logger'];
+  caches: CacheLimits;
+}) {
+  const { client, logger, caches } = options;
   return new ChannelHistory({
-    perChannel: HISTORY_PER_CHANNEL,
-    maxChannels: HISTORY_CHANNELS,
+    perChannel: caches.historyPerChannel,
+    maxChannels: caches.channels,
     fetchRecent: async (channelId, limit) => {
       const channel = await client.channels.fetch(channelId);
       if (channel === null || !channel.isTextBased()) return [];

@@ -1,4 +1,5 @@
 import { RESTEvents, type Client } from 'discord.js';
+import { DEFAULT_CACHE_LIMITS, type CacheLimits } from '../core/cache-limits.ts';
 import type { Clock } from '../core/clock.ts';
 import type { Logger } from '../core/logger.ts';
 import type { BotMetrics } from '../core/metrics.ts';
@@ -19,6 +20,8 @@ const MESSAGE_ROUTE = /^\/channels\/(\d+)\/messages(?:\/\d+)?$/;
 
 export interface BotEventWiring {
   client: Client;
+  /** Bounds the channels whose last message is tracked for a backfill. */
+  caches?: CacheLimits | undefined;
   clock: Clock;
   logger: Logger;
   metrics?: BotMetrics | undefined;
@@ -31,14 +34,26 @@ export interface BotEventWiring {
   commandRouter: CommandRouter;
   crossProcessStops: CrossProcessStops;
   databaseStep: DatabaseStep;
+  /** Aborted at shutdown. */
+  shutdown: AbortSignal;
+}
+
+/** What the bot's shutdown still needs from the wiring. */
+export interface AttachedBotEvents {
+  /**
+   * Writes the channels' last message seen for the last time (the next start backfills from
+   * it): called when intake closes.
+   */
+  closeActivity(): Promise<void>;
 }
 
 /**
  * The gateway's message, channel and interaction events to their handlers, and Discord's
  * rate-limit headers (every message response, every 429) to the channels' write budgets.
- * Attached once the client is ready: every later session is a fresh one to backfill.
+ * Attached once the client is ready: every later session is a fresh one to backfill, and so is
+ * the time the process was down (channel activity read back from the database).
  */
-export function attachBotEvents(wiring: BotEventWiring): void {
+export function attachBotEvents(wiring: BotEventWiring): AttachedBotEvents {
   const { client, logger, router, history } = wiring;
   client.on('messageCreate', (message) => router.onMessageCreate(message));
   // A payload our handlers cannot read (a compatible server's nulls) costs that event only.
@@ -54,10 +69,12 @@ export function attachBotEvents(wiring: BotEventWiring): void {
     'channelDelete',
     guardEvent('channelDelete', logger, (channel) => history.forgetChannel(channel.id)),
   );
-  attachSessionBackfill({
+  const { persistence } = attachSessionBackfill({
     client,
+    trackedChannels: (wiring.caches ?? DEFAULT_CACHE_LIMITS).channels,
     clock: wiring.clock,
     logger,
+    persist: { db: wiring.db, shutdown: wiring.shutdown },
     deliver: (message) => {
       router.onMessageCreate(message);
       return Promise.resolve();
@@ -71,6 +88,7 @@ export function attachBotEvents(wiring: BotEventWiring): void {
   );
   observeRateLimits(client, wiring.delivery.budgets);
   if (wiring.metrics !== undefined) reportDiscordResponses(client, wiring.metrics);
+  return { closeActivity: () => persistence?.close() ?? Promise.resolve() };
 }
 
 /** Every message response's rate-limit headers, and every 429, teach the channel's budget. */

@@ -1,4 +1,5 @@
 import type { Client } from 'discord.js';
+import type { CacheLimits } from '../core/cache-limits.ts';
 import type { Clock, RandomSource } from '../core/clock.ts';
 import type { ControlBus } from '../core/control-bus.ts';
 import type { Logger } from '../core/logger.ts';
@@ -48,9 +49,13 @@ export interface DiscordBotOptions {
   canJudgePeers(): Promise<boolean>;
   /** How long shutdown lets live turns finish before stopping them (SHUTDOWN_GRACE_MS). */
   shutdownGraceMs: number;
+  /** How long an accepted message may wait for its reply to begin (MESSAGE_WAIT_LIMIT_MS). */
+  messageWaitLimitMs: number;
   /** Overrides of the stream's tunables (tests). */
   streamOptions?: StreamOrchestratorDependencies['options'];
   download?: Download;
   /** The one write path to channels, shared with the tools' Discord actions. */
   delivery: DeliveryPort;
+  /** How much the bot remembers per channel, scope and member (CACHE_*); default DEFAULT_CACHE_LIMITS. */
+  caches?: CacheLimits | undefined;
 }

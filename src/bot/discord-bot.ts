@@ -1,7 +1,7 @@
 import type { Client } from 'discord.js';
 import { releaseClaims } from '../db/claim-repository.ts';
 import { assembleBot, type BotParts } from './bot-assembly.ts';
-import { attachBotEvents } from './bot-event-wiring.ts';
+import { attachBotEvents, type AttachedBotEvents } from './bot-event-wiring.ts';
 import { registerCommands } from './commands/command-registration.ts';
 import { registeredDefinitions } from './commands/slash-command.ts';
 import type { DiscordBotOptions } from './discord-bot-options.ts';
@@ -23,6 +23,7 @@ export class DiscordBot {
   /** Aborted when shutdown begins: intake's outage hold ends (outage-hold.ts). */
   private readonly intakeHold = new AbortController();
   private parts: BotParts | undefined;
+  private events: AttachedBotEvents | undefined;
 
   constructor(options: DiscordBotOptions) {
     this.options = options;
@@ -53,9 +54,12 @@ export class DiscordBot {
     this.intakeHold.abort(new Error('shutting down'));
     if (parts !== undefined) {
       parts.router.close();
+      await this.events?.closeActivity();
       await parts.router.drained();
       await this.handBack(parts.scheduler.close().map((accepted) => accepted.message.id));
       await this.graceForLiveTurns(parts);
+      // Triggers heard during the grace are handed back before the database closes.
+      await parts.router.drained();
     }
     this.shutdownController.abort(new Error('shutting down'));
     await parts?.scheduler.whenIdle();
@@ -88,7 +92,11 @@ export class DiscordBot {
       { shutdown: this.shutdownController.signal, intakeHold: this.intakeHold.signal },
     );
     this.parts = parts;
-    attachBotEvents({ ...this.options, ...parts });
+    this.events = attachBotEvents({
+      ...this.options,
+      ...parts,
+      shutdown: this.shutdownController.signal,
+    });
     void this.registerCommands(ready, parts);
     void this.recoverUnanswered();
   }

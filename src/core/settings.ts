@@ -28,6 +28,12 @@ export interface ScopeSettings {
   queueDepth: number;
   memberTurnsPerMinute: number;
   dailyTokenBudget: number | undefined;
+  /** Nano-dollars the scope may spend per UTC day. */
+  dailyCostBudget: number | undefined;
+  /** Tokens each member may spend per UTC day. */
+  memberDailyTokenBudget: number | undefined;
+  /** Nano-dollars each member may spend per UTC day. */
+  memberDailyCostBudget: number | undefined;
   featureFlags: Readonly<Record<string, unknown>>;
   version: number;
 }
@@ -53,6 +59,9 @@ export function defaultScopeSettings(scopeId: string): ScopeSettings {
     queueDepth: 3,
     memberTurnsPerMinute: 10,
     dailyTokenBudget: undefined,
+    dailyCostBudget: undefined,
+    memberDailyTokenBudget: undefined,
+    memberDailyCostBudget: undefined,
     featureFlags: {},
     version: 0,
   };

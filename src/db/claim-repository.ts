@@ -45,6 +45,25 @@ export async function claimMessage(db: Database, claim: MessageClaim): Promise<b
   return claimed.length === 1;
 }
 
+/**
+ * A settled message is owed again (a Retry press re-asks it): its claim is this process's and
+ * unsettled once more, claimed now, so a shutdown hands it back and a crash leaves it for
+ * recovery like any message. Only the process that claimed the press calls this.
+ */
+export async function reopenClaim(
+  db: Database,
+  claim: { key: string; instanceId: string; channelId: string },
+): Promise<void> {
+  const { key, instanceId, channelId } = claim;
+  await db
+    .insert(messageClaims)
+    .values({ key, instanceId, channelId })
+    .onConflictDoUpdate({
+      target: messageClaims.key,
+      set: { instanceId, channelId, settledAt: null, claimedAt: sql`now()` },
+    });
+}
+
 /** The member has seen the outcome of these messages: nothing is owed for them any more. */
 export async function settleClaims(db: Database, keys: readonly string[]): Promise<void> {
   if (keys.length === 0) return;

@@ -1,18 +1,16 @@
-import { closeSync, mkdirSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { PGlite } from '@electric-sql/pglite';
 import { sql } from 'drizzle-orm';
 import { drizzle as drizzleNodePg } from 'drizzle-orm/node-postgres';
-import { migrate as migrateNodePg } from 'drizzle-orm/node-postgres/migrator';
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
 import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
-import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
 import pg from 'pg';
 import { BotError } from '../core/errors.ts';
 import { systemClock, type Clock } from '../core/clock.ts';
 import type { ControlBus } from '../core/control-bus.ts';
 import type { Logger } from '../core/logger.ts';
+import { lockDataDir } from './data-dir-lock.ts';
 import { PgliteControlBus } from './control-bus/pglite-control-bus.ts';
 import { PostgresControlBus } from './control-bus/postgres-control-bus.ts';
 import {
@@ -20,6 +18,7 @@ import {
   singleProcessLiveness,
   type InstanceLiveness,
 } from './instance-liveness.ts';
+import { applyMigrations } from './migrator.ts';
 import { timePgliteQueries, timeQueries, type QueryObserver } from './query-timing.ts';
 import * as schema from './schema.ts';
 
@@ -71,6 +70,23 @@ export const MIGRATIONS_FOLDER = fileURLToPath(new URL('../../migrations', impor
 
 /** Any 64-bit constant works; this one is "tomodach" in ASCII. */
 const MIGRATION_LOCK_ID = 0x746f6d6f64616368n;
+const MIGRATION_LOCK_POLL_MS = 250;
+
+/**
+ * Waits for the migration lock by trying it between pauses, not with pg_advisory_lock: a
+ * statement waiting for a lock holds a snapshot, and CREATE INDEX CONCURRENTLY in the holder's
+ * migration waits for every older snapshot to end, so the two would wait for each other forever.
+ */
+async function takeMigrationLock(client: pg.PoolClient, clock: Clock): Promise<void> {
+  for (;;) {
+    const result = await client.query<{ taken: boolean }>(
+      'select pg_try_advisory_lock($1) as taken',
+      [MIGRATION_LOCK_ID.toString()],
+    );
+    if (result.rows[0]?.taken === true) return;
+    await clock.sleep(MIGRATION_LOCK_POLL_MS);
+  }
+}
 
 export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHandle> {
   return options.kind === 'postgres' ? openPostgres(options) : openPglite(options);
@@ -120,8 +136,8 @@ function openPostgres(options: {
       const lockClient = await pool.connect();
       try {
         // Two processes starting together must not both apply the same migration.
-        await lockClient.query('select pg_advisory_lock($1)', [MIGRATION_LOCK_ID.toString()]);
-        await migrateNodePg(db, { migrationsFolder: MIGRATIONS_FOLDER });
+        await takeMigrationLock(lockClient, options.clock ?? systemClock);
+        await applyMigrations(db, MIGRATIONS_FOLDER);
       } finally {
         await lockClient
           .query('select pg_advisory_unlock($1)', [MIGRATION_LOCK_ID.toString()])
@@ -155,7 +171,7 @@ async function openPglite(options: {
   onQuery?: QueryObserver;
 }): Promise<DatabaseHandle> {
   const releaseLock =
-    options.dataDir === undefined ? () => undefined : lockDataDir(options.dataDir);
+    options.dataDir === undefined ? () => Promise.resolve() : await lockDataDir(options.dataDir);
   let client: PGlite;
   try {
     const pgliteOptions = {
@@ -170,7 +186,7 @@ async function openPglite(options: {
     await client.waitReady;
     if (options.onQuery !== undefined) timePgliteQueries(client, options.onQuery);
   } catch (error) {
-    releaseLock();
+    await releaseLock();
     throw new BotError('database_open', 'could not open the embedded database', { cause: error });
   }
   const db = drizzlePglite({ client, schema });
@@ -182,7 +198,9 @@ async function openPglite(options: {
   return {
     db,
     kind: 'pglite',
-    migrate: () => migratePglite(db, { migrationsFolder: MIGRATIONS_FOLDER }),
+    async migrate() {
+      await applyMigrations(db, MIGRATIONS_FOLDER);
+    },
     liveness: singleProcessLiveness(),
     controlBus: () => bus.get(),
     dumpDataDir: () => client.dumpDataDir('gzip'),
@@ -192,7 +210,7 @@ async function openPglite(options: {
         () => undefined,
       );
       await client.close();
-      releaseLock();
+      await releaseLock();
     },
   };
 }
@@ -207,43 +225,6 @@ function lazily<T>(make: () => Promise<T>): {
     get: () => (made ??= make()),
     opened: () => made,
   };
-}
-
-/**
- * The embedded database belongs to one process. A lock file holding our pid refuses a second
- * process (two writers would corrupt it); a lock left by a dead process is taken over.
- */
-function lockDataDir(dataDir: string): () => void {
-  mkdirSync(dataDir, { recursive: true });
-  const lockPath = path.join(path.resolve(dataDir), '.pglite.lock');
-  for (let attempt = 0; attempt < 2; attempt += 1) {
-    try {
-      const descriptor = openSync(lockPath, 'wx', 0o600);
-      writeSync(descriptor, String(process.pid));
-      closeSync(descriptor);
-      return () => rmSync(lockPath, { force: true });
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-      const holder = Number(readFileSync(lockPath, 'utf8'));
-      if (Number.isInteger(holder) && holder !== process.pid && isAlive(holder)) {
-        throw new BotError(
-          'database_locked',
-          `the embedded database in ${dataDir} is in use by process ${holder}; run one process per DATA_DIR, or set DATABASE_URL to share PostgreSQL`,
-        );
-      }
-      rmSync(lockPath, { force: true });
-    }
-  }
-  throw new BotError('database_locked', `could not lock ${lockPath}`);
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }
 
 /** A cheap round trip, for health checks and /doctor. */

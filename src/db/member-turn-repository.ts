@@ -12,7 +12,11 @@ export interface MemberTurnRequest {
   /** Turns allowed in any window of `windowMs`. */
   perWindow: number;
   windowMs: number;
-  now: Date;
+  /**
+   * When the turn is taken. Absent: the database's clock — hosts may disagree by minutes, and
+   * one window shared by every process needs one clock. Tests pass a time to walk the window.
+   */
+  now?: Date;
 }
 
 /**
@@ -28,9 +32,13 @@ export async function takeMemberTurn(
   db: Database,
   request: MemberTurnRequest,
 ): Promise<MemberTurnVerdict> {
+  const at =
+    request.now === undefined
+      ? sql`clock_timestamp()`
+      : sql`${request.now.toISOString()}::timestamptz`;
   const result: unknown = await db.execute(sql`
     select allowed, retry_after_ms from take_member_turn(${request.key}, ${request.scopeId},
-      ${request.memberId}, ${request.now.toISOString()}::timestamptz,
+      ${request.memberId}, ${at},
       ${request.perWindow}::integer, ${request.windowMs}::integer)`);
   const [verdict] = (result as { rows: { allowed: boolean; retry_after_ms: number }[] }).rows;
   if (verdict === undefined) throw new Error('take_member_turn returned no verdict');

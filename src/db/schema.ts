@@ -5,6 +5,7 @@
  */
 import { sql } from 'drizzle-orm';
 import {
+  bigint,
   boolean,
   check,
   date,
@@ -70,6 +71,12 @@ export const scopeSettings = pgTable(
     memberTurnsPerMinute: integer('member_turns_per_minute').notNull().default(10),
     /** Tokens (input + output) a scope may spend per UTC day; null is unlimited. */
     dailyTokenBudget: integer('daily_token_budget'),
+    /** Dollars a scope may spend per UTC day, in nano-dollars; null is unlimited. */
+    dailyCostBudget: bigint('daily_cost_budget', { mode: 'number' }),
+    /** Tokens each member may spend per UTC day; null is unlimited. */
+    memberDailyTokenBudget: integer('member_daily_token_budget'),
+    /** Dollars each member may spend per UTC day, in nano-dollars; null is unlimited. */
+    memberDailyCostBudget: bigint('member_daily_cost_budget', { mode: 'number' }),
     /** Feature switches: enabled tools, MCP servers, fetch_url, mention policy, … */
     featureFlags: jsonb('feature_flags').$type<Record<string, unknown>>().notNull().default({}),
     /** Bumped on every change so caches in every process can tell they are stale. */
@@ -335,7 +342,7 @@ export const memberTurns = pgTable(
   (table) => [index('member_turns_member_idx').on(table.scopeId, table.memberId, table.takenAt)],
 );
 
-/** Tokens a scope spent per UTC day, for the optional daily budget. */
+/** Tokens and money a scope spent per UTC day, for the optional daily budgets. */
 export const scopeDailyUsage = pgTable(
   'scope_daily_usage',
   {
@@ -345,8 +352,37 @@ export const scopeDailyUsage = pgTable(
     day: date('day', { mode: 'string' }).notNull(),
     inputTokens: integer('input_tokens').notNull().default(0),
     outputTokens: integer('output_tokens').notNull().default(0),
+    /** Nano-dollars at the model's price when each call was made. */
+    cost: bigint('cost', { mode: 'number' }).notNull().default(0),
   },
   (table) => [primaryKey({ columns: [table.scopeId, table.day] })],
+);
+
+/**
+ * What each member's turns spent per UTC day and model: `/usage`, `/export` and the per-member
+ * budgets. A turn counts for the member whose message it answered (the last of a coalesced
+ * batch); `member_id` is empty for work no member asked for (rolling summaries). The cost is
+ * fixed at the price of the day, so a later price change does not rewrite history.
+ */
+export const memberDailyUsage = pgTable(
+  'member_daily_usage',
+  {
+    scopeId: text('scope_id')
+      .notNull()
+      .references(() => scopes.id, { onDelete: 'cascade' }),
+    day: date('day', { mode: 'string' }).notNull(),
+    memberId: text('member_id').notNull(),
+    model: text('model').notNull(),
+    turns: integer('turns').notNull().default(0),
+    inputTokens: bigint('input_tokens', { mode: 'number' }).notNull().default(0),
+    cachedInputTokens: bigint('cached_input_tokens', { mode: 'number' }).notNull().default(0),
+    outputTokens: bigint('output_tokens', { mode: 'number' }).notNull().default(0),
+    cost: bigint('cost', { mode: 'number' }).notNull().default(0),
+  },
+  (table) => [
+    primaryKey({ columns: [table.scopeId, table.day, table.memberId, table.model] }),
+    index('member_daily_usage_member_idx').on(table.scopeId, table.memberId, table.day),
+  ],
 );
 
 /** Small facts the bot keeps about itself, e.g. the hash of the slash commands it registered. */

@@ -160,6 +160,9 @@ function fromRow(row: SettingsRow): ScopeSettings {
     queueDepth: row.queueDepth,
     memberTurnsPerMinute: row.memberTurnsPerMinute,
     dailyTokenBudget: row.dailyTokenBudget ?? undefined,
+    dailyCostBudget: row.dailyCostBudget ?? undefined,
+    memberDailyTokenBudget: row.memberDailyTokenBudget ?? undefined,
+    memberDailyCostBudget: row.memberDailyCostBudget ?? undefined,
     featureFlags: row.featureFlags,
     version: row.version,
   };
@@ -192,6 +195,11 @@ function toColumns(patch: SettingsPatch): Partial<typeof scopeSettings.$inferIns
   if (patch.memberTurnsPerMinute !== undefined)
     columns.memberTurnsPerMinute = patch.memberTurnsPerMinute;
   if ('dailyTokenBudget' in patch) columns.dailyTokenBudget = nullable(patch.dailyTokenBudget);
+  if ('dailyCostBudget' in patch) columns.dailyCostBudget = nullable(patch.dailyCostBudget);
+  if ('memberDailyTokenBudget' in patch)
+    columns.memberDailyTokenBudget = nullable(patch.memberDailyTokenBudget);
+  if ('memberDailyCostBudget' in patch)
+    columns.memberDailyCostBudget = nullable(patch.memberDailyCostBudget);
   if (patch.featureFlags !== undefined) columns.featureFlags = { ...patch.featureFlags };
   return columns;
 }

@@ -138,6 +138,36 @@ export async function finishAssistantTurn(
     .where(eq(conversationTurns.id, turnId));
 }
 
+/**
+ * What members saw of a reply a crash cut off (its messages as they stand in the channel), kept
+ * as the turn's content, `failed`: its process never wrote the end. Only a turn with nothing
+ * recorded is filled, so a reply whose end was written keeps what its process knew.
+ */
+export async function recordCutReply(
+  db: Database,
+  cut: { triggerMessageId: string; content: string; discordMessageIds: readonly string[] },
+): Promise<number> {
+  const recorded = await db
+    .update(conversationTurns)
+    .set({
+      content: cut.content,
+      discordMessageIds: [...cut.discordMessageIds],
+      status: 'failed',
+      importance: importanceOf('assistant', cut.content),
+      completedAt: new Date(),
+    })
+    .where(
+      and(
+        eq(conversationTurns.role, 'assistant'),
+        eq(conversationTurns.triggerMessageId, cut.triggerMessageId),
+        inArray(conversationTurns.status, ['streaming', 'failed']),
+        eq(conversationTurns.content, ''),
+      ),
+    )
+    .returning({ id: conversationTurns.id });
+  return recorded.length;
+}
+
 /** The processes that own turns still marked `streaming`. */
 export async function streamingInstances(db: Database): Promise<Array<string | null>> {
   const rows = await db

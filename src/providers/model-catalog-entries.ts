@@ -1,4 +1,5 @@
 import type { ProviderId } from '../core/provider.ts';
+import type { ModelPrice } from './model-price.ts';
 
 export type TokenizerId = 'o200k' | 'cl100k' | 'estimate';
 
@@ -24,6 +25,8 @@ export interface ModelCapabilities {
    * server that loads the model on first use.
    */
   firstByteTimeoutMs?: number;
+  /** List price; absent for a local server or a model nobody priced (it then costs 0). */
+  price?: ModelPrice;
 }
 
 export interface CatalogEntry extends ModelCapabilities {
@@ -81,6 +84,11 @@ const gemini = (maxOutputTokens: number, extra: Partial<Shape> = {}): Shape => (
   ...extra,
 });
 
+/** Dollars per million tokens: input, cached input, output. */
+const usd = (input: number, cachedInput: number, output: number): { price: ModelPrice } => ({
+  price: { inputPerMillion: input, cachedInputPerMillion: cachedInput, outputPerMillion: output },
+});
+
 const table: Record<ProviderId, Record<string, Shape>> = {
   openai: {
     'gpt-6': reasoningGpt(1_050_000, 128_000),
@@ -88,17 +96,26 @@ const table: Record<ProviderId, Record<string, Shape>> = {
     'gpt-5.4': reasoningGpt(1_050_000, 128_000),
     'gpt-5.4-mini': reasoningGpt(400_000, 128_000),
     'gpt-5.4-nano': reasoningGpt(400_000, 128_000),
-    'gpt-5': reasoningGpt(400_000, 128_000),
-    'gpt-5-chat-latest': gpt(128_000, 16_384),
-    'gpt-4.1': gpt(1_047_576, 32_768),
-    'gpt-4o': gpt(128_000, 16_384),
-    o1: reasoningGpt(200_000, 100_000),
-    'o3-mini': reasoningGpt(200_000, 100_000, { vision: false }),
-    o3: reasoningGpt(200_000, 100_000),
-    'o4-mini': reasoningGpt(200_000, 100_000),
-    'gpt-4-turbo': gpt(128_000, 4_096, { tokenizer: 'cl100k' }),
-    'gpt-4': gpt(8_192, 8_192, { vision: false, tokenizer: 'cl100k' }),
-    'gpt-3.5-turbo': gpt(16_385, 4_096, { vision: false, tokenizer: 'cl100k' }),
+    'gpt-5': reasoningGpt(400_000, 128_000, usd(1.25, 0.125, 10)),
+    'gpt-5-mini': reasoningGpt(400_000, 128_000, usd(0.25, 0.025, 2)),
+    'gpt-5-nano': reasoningGpt(400_000, 128_000, usd(0.05, 0.005, 0.4)),
+    'gpt-5-chat-latest': gpt(128_000, 16_384, usd(1.25, 0.125, 10)),
+    'gpt-4.1': gpt(1_047_576, 32_768, usd(2, 0.5, 8)),
+    'gpt-4.1-mini': gpt(1_047_576, 32_768, usd(0.4, 0.1, 1.6)),
+    'gpt-4.1-nano': gpt(1_047_576, 32_768, usd(0.1, 0.025, 0.4)),
+    'gpt-4o': gpt(128_000, 16_384, usd(2.5, 1.25, 10)),
+    'gpt-4o-mini': gpt(128_000, 16_384, usd(0.15, 0.075, 0.6)),
+    o1: reasoningGpt(200_000, 100_000, usd(15, 7.5, 60)),
+    'o3-mini': reasoningGpt(200_000, 100_000, { vision: false, ...usd(1.1, 0.55, 4.4) }),
+    o3: reasoningGpt(200_000, 100_000, usd(2, 0.5, 8)),
+    'o4-mini': reasoningGpt(200_000, 100_000, usd(1.1, 0.275, 4.4)),
+    'gpt-4-turbo': gpt(128_000, 4_096, { tokenizer: 'cl100k', ...usd(10, 10, 30) }),
+    'gpt-4': gpt(8_192, 8_192, { vision: false, tokenizer: 'cl100k', ...usd(30, 30, 60) }),
+    'gpt-3.5-turbo': gpt(16_385, 4_096, {
+      vision: false,
+      tokenizer: 'cl100k',
+      ...usd(0.5, 0.5, 1.5),
+    }),
   },
   anthropic: {
     'claude-fable': claude5,
@@ -109,20 +126,28 @@ const table: Record<ProviderId, Record<string, Shape>> = {
     'claude-opus-4-8': claude(1_000_000, 128_000),
     'claude-opus-4-7': claude(1_000_000, 128_000),
     'claude-opus-4-6': claude(1_000_000, 128_000),
-    'claude-sonnet-4-6': claude(1_000_000, 128_000),
-    'claude-opus-4-5': claude(200_000, 64_000),
-    'claude-sonnet-4-5': claude(200_000, 64_000),
-    'claude-haiku-4-5': claude(200_000, 64_000),
+    'claude-sonnet-4-6': claude(1_000_000, 128_000, usd(3, 0.3, 15)),
+    'claude-opus-4-5': claude(200_000, 64_000, usd(5, 0.5, 25)),
+    'claude-sonnet-4-5': claude(200_000, 64_000, usd(3, 0.3, 15)),
+    'claude-haiku-4-5': claude(200_000, 64_000, usd(1, 0.1, 5)),
     claude: claude(200_000, 8_192),
   },
   google: {
     'gemini-3': gemini(65_536),
     'gemini-2.5': gemini(65_536),
+    'gemini-2.5-pro': gemini(65_536, usd(1.25, 0.125, 10)),
+    'gemini-2.5-flash': gemini(65_536, usd(0.3, 0.03, 2.5)),
+    'gemini-2.5-flash-lite': gemini(65_536, usd(0.1, 0.01, 0.4)),
     'gemini-2.0': gemini(8_192, { reasoning: false }),
+    'gemini-2.0-flash': gemini(8_192, { reasoning: false, ...usd(0.1, 0.025, 0.4) }),
   },
 };
 
-/** The built-in catalogue. Numbers from each vendor's model pages (November 2026). */
+/**
+ * The built-in catalogue. Numbers from each vendor's model pages (November 2026). Prices are
+ * the standard (not batch) list prices where we had them; a model without one costs 0 until
+ * the operator prices it in MODEL_CATALOG.
+ */
 export const BUILT_IN_ENTRIES: readonly CatalogEntry[] = Object.entries(table).flatMap(
   ([provider, models]) =>
     Object.entries(models).map(([match, shape]) => ({

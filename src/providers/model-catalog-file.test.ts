@@ -26,6 +26,19 @@ describe('MODEL_CATALOG overrides', () => {
     expect(parseModelCatalogOverrides(document)).toEqual(document);
   });
 
+  it('accepts a price per million tokens and names a negative one', () => {
+    const priced = {
+      models: { 'gpt-5.4-mini': { price: { inputPerMillion: 0.25, outputPerMillion: 2 } } },
+    };
+    expect(parseModelCatalogOverrides(priced)).toEqual(priced);
+    const problems = problemsOf(() =>
+      parseModelCatalogOverrides({
+        models: { m: { price: { inputPerMillion: -1, outputPerMillion: 2 } } },
+      }),
+    );
+    expect(problems.join('\n')).toMatch(/models\.m\.price\.inputPerMillion/);
+  });
+
   it('names MODEL_CATALOG and the field in every problem', () => {
     const problems = problemsOf(() =>
       parseModelCatalogOverrides({

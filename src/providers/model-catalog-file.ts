@@ -6,6 +6,18 @@ import type { ModelCatalogOverrides } from './model-catalog.ts';
 
 const positiveInteger = z.number().int().positive();
 
+const dollars = z.number().min(0).max(1_000_000);
+
+const priceSchema = z
+  .object({
+    inputPerMillion: dollars,
+    cachedInputPerMillion: dollars.optional(),
+    outputPerMillion: dollars,
+    perMinute: dollars.optional(),
+    perMillionCharacters: dollars.optional(),
+  })
+  .strict();
+
 const capabilitiesSchema = z
   .object({
     provider: z.enum(PROVIDER_IDS).optional(),
@@ -18,6 +30,7 @@ const capabilitiesSchema = z
     tokenizer: z.enum(['o200k', 'cl100k', 'estimate']).optional(),
     estimateRatio: z.number().min(0.5).max(4).optional(),
     firstByteTimeoutMs: z.number().int().min(1_000).max(600_000).optional(),
+    price: priceSchema.optional(),
   })
   .strict();
 
@@ -30,7 +43,9 @@ const overridesSchema = z
 
 /**
  * Validates a MODEL_CATALOG document, e.g.
- * `{"models": {"llama3.1": {"contextWindow": 131072, "tools": true}}, "defaults": {"openai": "llama3.1:8b"}}`.
+ * `{"models": {"llama3.1": {"contextWindow": 131072, "tools": true}}, "defaults": {"openai": "llama3.1:8b"}}`;
+ * a price in dollars per million tokens: `{"models": {"gpt-5.4-mini": {"price":
+ * {"inputPerMillion": 0.25, "cachedInputPerMillion": 0.025, "outputPerMillion": 2}}}}`.
  * Throws ConfigError naming MODEL_CATALOG and every bad field.
  */
 export function parseModelCatalogOverrides(document: unknown): ModelCatalogOverrides {

@@ -57,6 +57,25 @@ describe('ModelCatalog', () => {
     });
   });
 
+  it('prices known models per million tokens and leaves local models unpriced', () => {
+    const catalog = new ModelCatalog();
+    expect(catalog.lookup('openai', 'gpt-5-mini-2025-08-07').price).toEqual({
+      inputPerMillion: 0.25,
+      cachedInputPerMillion: 0.025,
+      outputPerMillion: 2,
+    });
+    expect(catalog.lookup('anthropic', 'claude-sonnet-4-5').price?.outputPerMillion).toBe(15);
+    expect(catalog.lookup('openai', 'llama3.1:8b').price).toBeUndefined();
+  });
+
+  it('takes a price for any model from the operator', () => {
+    const price = { inputPerMillion: 0.2, outputPerMillion: 0.8 };
+    const catalog = new ModelCatalog({ models: { 'llama3.1': { price } } });
+    expect(catalog.lookup('openai', 'llama3.1:8b').price).toEqual(price);
+    const repriced = new ModelCatalog({ models: { 'gpt-5': { provider: 'openai', price } } });
+    expect(repriced.lookup('openai', 'gpt-5').price).toEqual(price);
+  });
+
   it('has a default model for every provider', () => {
     expect(catalog.defaultModel('google')).toBe('gemini-3.8-flash');
     expect(catalog.defaultModel('openai')).toBe('gpt-5.4-mini');

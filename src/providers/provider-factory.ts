@@ -3,15 +3,13 @@ import { systemClock, type Clock, type RandomSource } from '../core/clock.ts';
 import { ProviderError } from '../core/errors.ts';
 import { silentLogger, type Logger } from '../core/logger.ts';
 import type { ChatModel, ProviderId } from '../core/provider.ts';
-import { AnthropicChatModel } from './anthropic/anthropic-chat-model.ts';
-import { GeminiChatModel } from './google/gemini-chat-model.ts';
 import { ModelCatalog, type ModelInfo } from './model-catalog.ts';
-import { OpenAIChatModel } from './openai/openai-chat-model.ts';
 import {
   DEFAULT_FIRST_BYTE_TIMEOUT_MS,
   RetryingChatModel,
   type RetryPolicy,
 } from './retrying-chat-model.ts';
+import { LazyVendorModel, loadVendorModel } from './vendor-model-loader.ts';
 import type { VendorModelOptions } from './vendor-model-options.ts';
 
 /** The operator's environment defaults (the same shapes as `Config`). */
@@ -57,6 +55,17 @@ export type ProviderCheck =
       error: ProviderError;
     };
 
+/**
+ * What an OpenAI-compatible server of the operator's (OPENAI_BASE_URL without DEFAULT_MODEL)
+ * offers at start: its one model is then the default; several need the operator's choice.
+ */
+export type ServerModelDiscovery =
+  | { kind: 'not-needed' }
+  | { kind: 'one'; server: string; model: string }
+  | { kind: 'several'; server: string; models: readonly string[] }
+  | { kind: 'none'; server: string }
+  | { kind: 'unreachable'; server: string; error: ProviderError };
+
 export interface ProviderFactoryOptions {
   defaults: OperatorDefaults;
   catalog?: ModelCatalog;
@@ -81,12 +90,6 @@ const DEFAULT_CACHE_SIZE = 256;
 /** A slash command defers within 3 s and its token lives 15 min; 10 s is a patient ceiling. */
 const DEFAULT_CHECK_TIMEOUT_MS = 10_000;
 
-const VENDOR_MODELS: Record<ProviderId, new (options: VendorModelOptions) => ChatModel> = {
-  openai: OpenAIChatModel,
-  anthropic: AnthropicChatModel,
-  google: GeminiChatModel,
-};
-
 /**
  * Builds the ChatModel a scope should talk to: its provider, model and key when it set them,
  * else the operator's. SDK clients are cached per (provider, key, base URL), so a busy server
@@ -104,6 +107,8 @@ export class ProviderFactory {
   readonly #firstByteTimeoutMs: Partial<Record<ProviderId, number>>;
   readonly #createVendorModel: (provider: ProviderId, options: VendorModelOptions) => ChatModel;
   readonly #clients = new Map<string, ChatModel>();
+  /** The one model the operator's OpenAI-compatible server has, when DEFAULT_MODEL is unset. */
+  #serverDefaultModel: string | undefined;
 
   constructor(options: ProviderFactoryOptions) {
     this.#defaults = options.defaults;
@@ -117,7 +122,15 @@ export class ProviderFactory {
     this.#firstByteTimeoutMs = options.firstByteTimeoutMs ?? {};
     this.#createVendorModel =
       options.createVendorModel ??
-      ((provider, vendorOptions) => new VENDOR_MODELS[provider](vendorOptions));
+      ((provider, vendorOptions) => new LazyVendorModel(provider, vendorOptions));
+  }
+
+  /**
+   * Imports the operator's default provider's SDK now, so the first turn does not wait for it;
+   * the other vendors' SDKs load when a server first chooses them.
+   */
+  async preloadDefault(): Promise<void> {
+    await loadVendorModel(this.#defaults.defaultProvider);
   }
 
   /** @throws ProviderError (kind `auth`) when no key is available for a provider that needs one. */
@@ -193,6 +206,52 @@ export class ProviderFactory {
     }
   }
 
+  /**
+   * With OPENAI_BASE_URL as the default provider and no DEFAULT_MODEL, asks the server which
+   * models it has: a local server (Ollama, LM Studio, vLLM, llama.cpp) has none of OpenAI's,
+   * so the catalogue's default would not exist there. One model becomes the default.
+   */
+  async discoverServerDefault(options: {
+    signal: AbortSignal;
+    timeoutMs: number;
+  }): Promise<ServerModelDiscovery> {
+    const defaults = this.#defaults;
+    const server = this.serverName('openai');
+    if (
+      defaults.defaultProvider !== 'openai' ||
+      defaults.defaultModel !== undefined ||
+      server === undefined
+    ) {
+      return { kind: 'not-needed' };
+    }
+    let models: readonly string[];
+    try {
+      const choice = { provider: 'openai' as const, model: undefined, apiKey: undefined };
+      models = (await this.listServerModels(choice, options)) ?? [];
+    } catch (error) {
+      if (!(error instanceof ProviderError)) throw error;
+      return { kind: 'unreachable', server, error };
+    }
+    if (models.length === 0) return { kind: 'none', server };
+    if (models.length > 1) return { kind: 'several', server, models };
+    this.#serverDefaultModel = models[0];
+    return { kind: 'one', server, model: models[0] as string };
+  }
+
+  /**
+   * How to name where a provider's requests go: the host of the operator's own server (a base
+   * URL: "127.0.0.1:11434", not "OpenAI"), or undefined for the vendor itself.
+   */
+  serverName(provider: ProviderId): string | undefined {
+    const baseUrl = this.#defaults.providerBaseUrls[provider];
+    if (baseUrl === undefined) return undefined;
+    try {
+      return new URL(baseUrl).host;
+    } catch {
+      return baseUrl;
+    }
+  }
+
   /** The provider and model a choice stands for, the operator's defaults filling the gaps. */
   target(choice: Pick<ModelChoice, 'provider' | 'model'>): {
     provider: ProviderId;
@@ -239,7 +298,9 @@ export class ProviderFactory {
     const modelId =
       choice.model ??
       // The operator's default model names a model of the default provider only.
-      (provider === defaults.defaultProvider ? defaults.defaultModel : undefined) ??
+      (provider === defaults.defaultProvider
+        ? (defaults.defaultModel ?? this.#serverDefaultModel)
+        : undefined) ??
       this.catalog.defaultModel(provider);
     return { provider, modelId };
   }

@@ -2,14 +2,22 @@ import { countTokens } from 'gpt-tokenizer/encoding/o200k_base';
 import { describe, expect, it } from 'vitest';
 import type { ChatMessage, ToolSpec } from '../core/chat.ts';
 import { ModelCatalog } from './model-catalog.ts';
-import { createTokenCounter } from './token-counter.ts';
+import { createTokenCounter, loadTokenizer } from './token-counter.ts';
 
 const catalog = new ModelCatalog();
+await loadTokenizer(catalog.lookup('openai', 'gpt-5.4-mini'));
 const openai = createTokenCounter(catalog.lookup('openai', 'gpt-5.4-mini'));
 const claude = createTokenCounter(catalog.lookup('anthropic', 'claude-sonnet-5-5'));
 const local = createTokenCounter(catalog.lookup('openai', 'llama3.1:8b'));
 
 describe('createTokenCounter', () => {
+  it('needs its tokenizer imported first, and counts with it once loadTokenizer has run', async () => {
+    const gpt4 = catalog.lookup('openai', 'gpt-4');
+    expect(() => createTokenCounter(gpt4)).toThrow(/cl100k tokenizer is not loaded/);
+    await loadTokenizer(gpt4);
+    expect(createTokenCounter(gpt4).countText('hello world')).toBe(2);
+  });
+
   it('counts OpenAI-family text with the real tokenizer', () => {
     const text = 'The quick brown fox jumps over the lazy dog.';
     expect(openai.countText(text)).toBe(countTokens(text));

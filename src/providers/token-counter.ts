@@ -1,5 +1,3 @@
-import { countTokens as countCl100k } from 'gpt-tokenizer/encoding/cl100k_base';
-import { countTokens as countO200k } from 'gpt-tokenizer/encoding/o200k_base';
 import type { ChatMessage, ToolSpec } from '../core/chat.ts';
 import type { ProviderId } from '../core/provider.ts';
 import type { ModelInfo } from './model-catalog.ts';
@@ -34,6 +32,26 @@ const CACHE_SIZE = 4_096;
 // Special-token text ("<|endoftext|>") in a user message is just text to count, never an error.
 const PLAIN_TEXT = { disallowedSpecial: new Set<string>() };
 
+type Encoding = 'o200k' | 'cl100k';
+type EncodingCount = (text: string, options: typeof PLAIN_TEXT) => number;
+
+/**
+ * The encodings' tables are big (o200k: 16 MB of heap, cl100k: 8 MB), so each is imported the
+ * first time a model that uses it needs counting, never at start-up.
+ */
+const ENCODING_MODULES: Record<Encoding, () => Promise<EncodingCount>> = {
+  o200k: async () => (await import('gpt-tokenizer/encoding/o200k_base')).countTokens,
+  cl100k: async () => (await import('gpt-tokenizer/encoding/cl100k_base')).countTokens,
+};
+const loadedEncodings = new Map<Encoding, EncodingCount>();
+
+/** Imports the model's tokenizer if it has one; `createTokenCounter` needs it loaded. */
+export async function loadTokenizer(model: ModelInfo): Promise<void> {
+  if (model.tokenizer === 'estimate' || loadedEncodings.has(model.tokenizer)) return;
+  loadedEncodings.set(model.tokenizer, await ENCODING_MODULES[model.tokenizer]());
+}
+
+/** @throws Error when the model's tokenizer has not been loaded (`loadTokenizer`). */
 export function createTokenCounter(model: ModelInfo): TokenCounter {
   const count = rawCounter(model);
   const cache = new Map<string, number>();
@@ -100,12 +118,11 @@ export function createTokenCounter(model: ModelInfo): TokenCounter {
 }
 
 function rawCounter(model: ModelInfo): (text: string) => number {
-  switch (model.tokenizer) {
-    case 'o200k':
-      return (text) => countO200k(text, PLAIN_TEXT);
-    case 'cl100k':
-      return (text) => countCl100k(text, PLAIN_TEXT);
-    case 'estimate':
-      return (text) => Math.ceil(estimateTokens(text) * model.estimateRatio);
+  if (model.tokenizer === 'estimate')
+    return (text) => Math.ceil(estimateTokens(text) * model.estimateRatio);
+  const count = loadedEncodings.get(model.tokenizer);
+  if (count === undefined) {
+    throw new Error(`the ${model.tokenizer} tokenizer is not loaded: await loadTokenizer first`);
   }
+  return (text) => count(text, PLAIN_TEXT);
 }

@@ -10,6 +10,7 @@ import { ReminderScheduler, type ReminderDelivery } from './reminders/reminder-s
 import { databaseToolCallRecorder } from './tool-call-recorder.ts';
 import { createToolCatalog, type ToolCatalog } from './tool-catalog.ts';
 import { ToolRegistry } from './tool-registry.ts';
+import { databaseTime } from '../db/database-time.ts';
 
 export interface ToolsOptions extends Pick<
   BuiltinToolsOptions,
@@ -51,6 +52,7 @@ export async function createTools(options: ToolsOptions): Promise<Tools> {
   const reminders = new ReminderScheduler({
     db: options.db,
     clock: options.clock,
+    databaseTime: () => databaseTime(options.db),
     delivery: options.reminderDelivery,
     logger,
     metrics: options.metrics,

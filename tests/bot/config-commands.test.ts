@@ -15,6 +15,14 @@ import { startHarness, TEST_API_KEY, waitForTurn, type BotHarness } from './supp
 import { chatRequests } from './support/chat-requests.ts';
 import { commandsRegistered } from './support/slash-commands.ts';
 
+/** How replies name the provider: the harness's OpenAI is the stand-in, an operator's own server. */
+function openAIServer(llm: { openAIBaseUrl: string }, locale: 'en' | 'ja' = 'en'): string {
+  const host = new URL(llm.openAIBaseUrl).host;
+  return locale === 'en'
+    ? `the OpenAI-compatible server at ${host}`
+    : `${host} のOpenAI互換サーバー`;
+}
+
 const SERVER_KEY = 'sk-server-own-key-4f1c9a0e7b3d5e2a';
 const REFUSED_KEY = 'sk-refused-key-9d8c7b6a5f4e3d2c';
 const PERSONA_INSTRUCTIONS = 'You are Mika, a retired pirate who answers in sea shanties.';
@@ -97,7 +105,7 @@ describe('configuration commands', () => {
       .invokeSlashCommand({ ...base, userId: world.admin.id, subcommand: 'show' })
       .waitForOriginal();
     const provider = shown.embeds?.[0]?.fields?.find((field) => field.name === 'Provider');
-    expect(provider?.value).toBe('OpenAI (default)');
+    expect(provider?.value).toBe(`${openAIServer(harness.llm)} (default)`);
   });
 
   it('lets an admin set provider, model, key and persona, and the next mention uses them', async () => {
@@ -105,7 +113,7 @@ describe('configuration commands', () => {
     const admin = { userId: world.admin.id, channelId: world.general.id, command: 'config' };
     expect(
       (await run({ ...admin, subcommand: 'provider', options: { name: 'openai' } })).content,
-    ).toBe('Provider: **OpenAI**, model `gpt-5.4-mini`.');
+    ).toBe(`Provider: **${openAIServer(llm)}**, model \`gpt-5.4-mini\`.`);
 
     llm.listModels(['llama3.1:8b', 'qwen3:14b', 'gpt-5.4-nano']);
     const suggestions = discord.interactions.autocomplete({
@@ -118,7 +126,7 @@ describe('configuration commands', () => {
     expect(suggestions.choices()?.map((choice) => choice.value)).toEqual(['QWEN', 'qwen3:14b']);
 
     const model = await run({ ...admin, subcommand: 'model', options: { name: 'gpt-5.4-nano' } });
-    expect(model.content).toBe('Model: `gpt-5.4-nano` (OpenAI).');
+    expect(model.content).toBe(`Model: \`gpt-5.4-nano\` (${openAIServer(llm)}).`);
 
     const keyForm = discord.invokeSlashCommand({
       ...admin,
@@ -129,7 +137,7 @@ describe('configuration commands', () => {
     expect(keyForm.modal()?.custom_id).toBe('config:apikey');
     const keySaved = await keyForm.submitModal({ key: ` ${SERVER_KEY} ` }).waitForOriginal();
     expect(keySaved.content).toBe(
-      'Key saved for **OpenAI**; it works with `gpt-5.4-nano`. It is stored encrypted.',
+      `Key saved for **${openAIServer(llm)}**; it works with \`gpt-5.4-nano\`. It is stored encrypted.`,
     );
     const check = llm.requests.findLast((request) => request.url.includes('/models/'));
     expect(check).toMatchObject({ method: 'GET', model: 'gpt-5.4-nano', apiKey: SERVER_KEY });
@@ -171,9 +179,11 @@ describe('configuration commands', () => {
       locale: 'ja',
     });
     await form.response();
-    expect(form.modal()?.title).toBe('OpenAI のAPIキー');
+    expect(form.modal()?.title).toBe(`${new URL(llm.openAIBaseUrl).host} のAPIキー`);
     const refused = await form.submitModal({ key: REFUSED_KEY }).waitForOriginal();
-    expect(refused.content).toBe('**OpenAI** がこのキーを拒否しました。何も保存していません。');
+    expect(refused.content).toBe(
+      `**${openAIServer(llm, 'ja')}** がこのキーを拒否しました。何も保存していません。`,
+    );
 
     const before = chatRequests(llm.requests).length;
     const mention = discord.postMessage({

@@ -19,6 +19,14 @@ import {
 } from './support/chat-requests.ts';
 import { commandsRegistered } from './support/slash-commands.ts';
 
+/** How replies name the provider: the harness's OpenAI is the stand-in, an operator's own server. */
+function openAIServer(llm: { openAIBaseUrl: string }, locale: 'en' | 'ja' = 'en'): string {
+  const host = new URL(llm.openAIBaseUrl).host;
+  return locale === 'en'
+    ? `the OpenAI-compatible server at ${host}`
+    : `${host} のOpenAI互換サーバー`;
+}
+
 const SERVER_KEY = 'sk-server-own-key-0a1b2c3d4e5f6a7b';
 
 function buildWorld(discord: FakeDiscord) {
@@ -104,14 +112,14 @@ describe('configuration settings', () => {
     expect(changed.split('\n')).toEqual([
       'Provider: **Anthropic Claude**, model `claude-sonnet-5-5`.',
       'The model went back to this provider’s default.',
-      'The API key set here belonged to **OpenAI** and was removed, so it is never sent to another provider.',
+      `The API key set here belonged to **${openAIServer(harness.llm)}** and was removed, so it is never sent to another provider.`,
       'There is no **Anthropic Claude** key to use yet: set one with `/config apikey set`.',
     ]);
     expect(await showField(admin, 'API key')).toBe(
       'Not set, and there is no other key: set one with `/config apikey set`',
     );
     expect(await reply({ ...admin, subcommand: 'provider', options: { name: 'default' } })).toBe(
-      'Provider: the operator’s default, now **OpenAI**, model `gpt-5.4-mini`.',
+      `Provider: the operator’s default, now **${openAIServer(harness.llm)}**, model \`gpt-5.4-mini\`.`,
     );
     expect((await mention('still there?'))?.apiKey).not.toBe(SERVER_KEY);
   });
@@ -122,7 +130,7 @@ describe('configuration settings', () => {
     llm.handleModelLookups(modelLookup({ knownModels: ['gpt-5.4-mini', 'gpt-4.1'] }));
     try {
       expect(await reply({ ...admin, subcommand: 'model', options: { name: 'gpt-9-turbo' } })).toBe(
-        '**OpenAI** has no model `gpt-9-turbo` that this key can use. Nothing was changed; pick one from the suggestions.',
+        `**${openAIServer(harness.llm)}** has no model \`gpt-9-turbo\` that this key can use. Nothing was changed; pick one from the suggestions.`,
       );
       expect(await showField(admin, 'Model')).toBe('`gpt-5.4-mini` (default)');
 
@@ -132,7 +140,7 @@ describe('configuration settings', () => {
         subcommand: 'model',
         options: { name: 'llama3.1:8b' },
       });
-      expect(local.split('\n')[0]).toBe('Model: `llama3.1:8b` (OpenAI).');
+      expect(local.split('\n')[0]).toBe(`Model: \`llama3.1:8b\` (${openAIServer(harness.llm)}).`);
       expect(local).toContain('`MODEL_CATALOG`');
       expect((await mention('hello llama'))?.model).toBe('llama3.1:8b');
     } finally {
@@ -175,7 +183,7 @@ describe('configuration settings', () => {
 
     await reply({ ...admin, subcommand: 'language', options: { value: 'ja' } });
     expect(await reply({ ...admin, subcommand: 'budget', options: { tokens: 1 } })).toBe(
-      'Daily budget: **1** tokens (resets at 00:00 UTC).',
+      'Daily budgets (reset at 00:00 UTC) — server: **1 tokens a day**; each member: **unlimited**. See `/usage`.',
     );
     const notice = discord.waits.message({
       channelId: world.channel.id,
@@ -186,10 +194,12 @@ describe('configuration settings', () => {
       channelId: world.channel.id,
       content: `<@${discord.botUserId}> one more?`,
     });
-    expect((await notice).content).toBe(
-      'このサーバーは今日のAIトークン予算を使い切りました。UTC 0:00 にリセットされます。',
+    expect((await notice).content).toMatch(
+      /^このサーバーは今日のAI予算を使い切りました（今日の使用：\$[\d.]+、[1-9][\d,]* トークン）。UTC 0:00（あと\d+(時間\d+)?分）にリセットされます。$/,
     );
-    expect(await showField(admin, 'Daily budget')).toMatch(/^1 tokens; [1-9][\d,]* used today/);
+    expect(await showField(admin, 'Daily budget')).toMatch(
+      /^Spent today \(UTC\): \$[\d.]+ · [1-9][\d,]* tokens\nServer: 1 tokens a day\nEach member: unlimited\n/,
+    );
   });
 
   it('resets every setting after the admin confirms with the button', async () => {
@@ -208,7 +218,9 @@ describe('configuration settings', () => {
     expect(await showField(admin, 'Humanizer')).toBe('Light: a chatty style (1) (default)');
     expect(await showField(admin, 'Temperature')).toBe('the model’s default');
     expect(await showField(admin, 'Tools')).toContain('🟢 `current_time`');
-    expect(await showField(admin, 'Daily budget')).toMatch(/^unlimited/);
+    expect(await showField(admin, 'Daily budget')).toMatch(
+      /Server: unlimited\nEach member: unlimited/,
+    );
   });
 
   it('keeps /trigger and /autoreply to servers, and lists, removes and counts', async () => {

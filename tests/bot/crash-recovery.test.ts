@@ -47,12 +47,22 @@ describe('a crash mid-stream', () => {
 
     await bot.kill();
     gate.release();
+    const restartNote = discord.waits.message({
+      channelId: channel.id,
+      authorId: discord.botUserId,
+      where: (message) => message.content.startsWith('I was restarting'),
+    });
     bot.restart();
     await bot.waitUntilConnected();
     const recovered = await bot.waitForLog(
       /marked turns left streaming by a stopped process as failed/,
     );
     expect(recovered.json?.['turns']).toBe(1);
+    // The cut reply is told as a normal event: an info line, no warning with a stack.
+    await restartNote;
+    const warnings = bot.logs().filter((line) => line.json?.['level'] === 40);
+    expect(warnings.filter((line) => line.json?.['msg'] === 'turn failed')).toEqual([]);
+    await bot.waitForLog(/a reply was cut off by a restart/);
 
     llm.enqueue(textScript('I am back!'));
     const next = discord.postMessage({
@@ -60,8 +70,14 @@ describe('a crash mid-stream', () => {
       channelId: channel.id,
       content: `<@${discord.botUserId}> are you back?`,
     });
+    const request = await llm.waitForRequest(2);
     await waitForTurn(bot, next.id);
     expect(botMessagesIn(discord, channel.id).at(-1)?.content).toBe('I am back!');
+    // The model sees what members saw of the cut reply, marked as cut: not the story asked again.
+    const sent = JSON.stringify(request.body);
+    expect(sent).toContain('This answer will be cut short by a crash.');
+    expect(sent).toContain('[cut off here: the reply was interrupted]');
+    expect(sent).not.toContain('Never sent');
     expect(
       botMessagesIn(discord, channel.id)
         .map((message) => message.content)
@@ -73,6 +89,7 @@ describe('a crash mid-stream', () => {
       const turns = await recentTurns(db, channel.id, { limit: 10 });
       const assistant = turns.filter((turn) => turn.role === 'assistant');
       expect(assistant.map((turn) => turn.status)).toEqual(['complete', 'failed']);
+      expect(assistant[1]?.content).toBe('This answer will be cut short by a crash.');
       expect(turns.filter((turn) => turn.status === 'streaming')).toEqual([]);
     });
   });

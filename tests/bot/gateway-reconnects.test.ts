@@ -2,7 +2,8 @@
  * End to end: the real bot process against the loopback Discord while the
  * gateway goes away. A close it can resume (4000, 1006) loses nothing; a close that forces a
  * fresh session (1000, a refused RESUME) is backfilled, so the mention sent during the gap is
- * answered. Every close is logged with its code.
+ * answered, and so is a mention sent while the process was stopped (the channels' last message
+ * seen is kept in the database). Every close is logged with its code.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -204,5 +205,22 @@ describe('gateway closes, on the real bot', { timeout: 180_000 }, () => {
       );
     expect([answered(third), answered(fourth)]).toEqual([true, false]);
     llm.handle(undefined);
+  });
+
+  it('answers, at start, a mention sent while the bot was stopped', async () => {
+    await waitForTurn(bot, mention('before the restart', 'Here before.'), TURN_CEILING_MS);
+    expect(await bot.stop()).toEqual({ code: 0, signal: null });
+    // No process is connected: Discord stores the message and dispatches it to no one.
+    const missed = mention('anyone home?', 'Back, and I saw it.');
+    const earlier = new Set(bot.logs());
+    bot.restart();
+    await bot.waitUntilConnected({ timeoutMs: START_CEILING_MS });
+    await waitForTurn(bot, missed, TURN_CEILING_MS);
+    expect(lastReply()).toBe('Back, and I saw it.');
+    const backfill = await bot.waitForLog(
+      (line) => !earlier.has(line) && /backfilled messages/.test(line.text),
+      { timeoutMs: TURN_CEILING_MS },
+    );
+    expect(backfill.json?.['messages']).toBeGreaterThanOrEqual(1);
   });
 });

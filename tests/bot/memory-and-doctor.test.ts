@@ -223,7 +223,8 @@ describe('/memory and /doctor', () => {
     expect(field(report, 'Database')).toMatch(/^✅ Answers in \d+ ms\.$/);
     expect(field(report, 'AI provider')).toBe(
       [
-        '❌ OpenAI rejects the bot operator’s key: set a working one with `/config apikey`.',
+        // The stand-in is the operator's own server (OPENAI_BASE_URL): named by its host.
+        `❌ ${new URL(llm.openAIBaseUrl).host} rejects the bot operator’s key: set a working one with \`/config apikey\`.`,
         '⚠️ Model `gpt-5.4-mini` not checked: the key has to work first.',
       ].join('\n'),
     );
@@ -260,8 +261,8 @@ describe('/memory and /doctor', () => {
     expect(japanese?.title).toBe('設定チェック');
     expect(field(japanese, 'AIプロバイダー')).toBe(
       [
-        '✅ OpenAI はボット運営者のキーを受け付けています。',
-        '❌ モデル `gpt-5.4-mini` は OpenAI にありません：`/config model` で別のモデルを選んでください。',
+        `✅ ${new URL(llm.openAIBaseUrl).host} はボット運営者のキーを受け付けています。`,
+        `❌ モデル \`gpt-5.4-mini\` は ${new URL(llm.openAIBaseUrl).host} にありません：\`/config model\` で別のモデルを選んでください。`,
       ].join('\n'),
     );
   });

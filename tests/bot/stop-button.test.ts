@@ -131,6 +131,26 @@ describe('the Stop button, end to end', { timeout: 60_000 }, () => {
     });
   }
 
+  it('a press whose acknowledgement Discord fails with a 5xx still stops the reply', async () => {
+    const { discord } = started();
+    const { channel, alice } = place('posts');
+    const { gate, request, first, finished } = await heldReply(channel.id, alice.id);
+    const [stopId] = buttonsOf(discord.message(first.id));
+    // Every interaction callback fails (discord.js's own retries included): no verdict that the
+    // press was handled elsewhere, so the stop must not be dropped.
+    discord.faults.failRoute({
+      method: 'POST',
+      route: '/interactions/:interactionId/:token/callback',
+      status: 503,
+    });
+    discord.pressButton({ userId: alice.id, messageId: first.id, customId: stopId ?? '' });
+    await request.settled;
+    expect(request.clientClosed).toBe(true);
+    discord.faults.clear();
+    gate.release();
+    expect((await finished).json?.['status']).toBe('stopped');
+  });
+
   it('a press on a reply that has ended says there is nothing to stop, and takes the button away', async () => {
     const { discord } = started();
     const { channel, alice } = place('posts');

@@ -11,7 +11,7 @@ import { PermissionFlagsBits } from 'discord-api-types/v10';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ChatMessage } from '../../src/core/chat.ts';
 import { ModelCatalog } from '../../src/providers/model-catalog.ts';
-import { createTokenCounter } from '../../src/providers/token-counter.ts';
+import { createTokenCounter, loadTokenizer } from '../../src/providers/token-counter.ts';
 import type { RecordedRequest } from '../support/llm-stand-in/recorded-request.ts';
 import {
   createWorld,
@@ -147,6 +147,7 @@ describe('a 300-turn conversation on a 4k window', () => {
     expect(numbers.length).toBeLessThan(TURNS / 2);
 
     const info = new ModelCatalog(CATALOG).lookup('openai', TEST_MODEL);
+    await loadTokenizer(info);
     const counter = createTokenCounter(info);
     const budget = info.contextWindow - info.maxOutputTokens;
     for (const request of requests) {

@@ -5,7 +5,8 @@ import { claimMessage, pruneClaims } from '../../src/db/claim-repository.ts';
 import { ensureScope } from '../../src/db/scope-settings-repository.ts';
 import { failAbandonedTurns } from '../../src/db/turn-recovery.ts';
 import { recentTurns, startAssistantTurn } from '../../src/db/turn-repository.ts';
-import { addDailyUsage, dailyUsage } from '../../src/db/usage-repository.ts';
+import { addUsage, dailySpend } from '../../src/db/usage-repository.ts';
+import { NO_USAGE } from '../support/usage-entries.ts';
 import { testBackends, type TestDatabase } from '../support/test-database.ts';
 
 const SCOPE = '123456789012345678';
@@ -60,13 +61,19 @@ describe.each(testBackends())('bot state on $name', (backend) => {
 
   it('adds daily token usage per scope and UTC day', async () => {
     const at = new Date('2026-11-22T23:59:00Z');
-    await addDailyUsage(database.db, { scopeId: SCOPE, at, inputTokens: 100, outputTokens: 20 });
+    await addUsage(database.db, {
+      ...NO_USAGE,
+      scopeId: SCOPE,
+      at,
+      inputTokens: 100,
+      outputTokens: 20,
+    });
     await Promise.all([
-      addDailyUsage(database.db, { scopeId: SCOPE, at, inputTokens: 1, outputTokens: 2 }),
-      addDailyUsage(database.db, { scopeId: SCOPE, at, inputTokens: 3, outputTokens: 4 }),
+      addUsage(database.db, { ...NO_USAGE, scopeId: SCOPE, at, inputTokens: 1, outputTokens: 2 }),
+      addUsage(database.db, { ...NO_USAGE, scopeId: SCOPE, at, inputTokens: 3, outputTokens: 4 }),
     ]);
-    expect(await dailyUsage(database.db, SCOPE, at)).toBe(130);
-    expect(await dailyUsage(database.db, SCOPE, new Date('2026-11-23T00:00:01Z'))).toBe(0);
+    expect((await dailySpend(database.db, SCOPE, at)).tokens).toBe(130);
+    expect((await dailySpend(database.db, SCOPE, new Date('2026-11-23T00:00:01Z'))).tokens).toBe(0);
   });
 
   it('knows which processes are alive, and fails only the streaming turns of dead ones', async () => {

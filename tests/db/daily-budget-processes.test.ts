@@ -13,7 +13,7 @@ import { LocalControlBus } from '../../src/core/control-bus.ts';
 import { silentLogger } from '../../src/core/logger.ts';
 import { defaultScopeSettings } from '../../src/core/settings.ts';
 import { ensureScope } from '../../src/db/scope-settings-repository.ts';
-import { dailyUsage } from '../../src/db/usage-repository.ts';
+import { dailySpend } from '../../src/db/usage-repository.ts';
 import { ManualClock } from '../../src/stream/testing/manual-clock.ts';
 import { testBackends, type TestDatabase } from '../support/test-database.ts';
 
@@ -65,23 +65,23 @@ describe.each(testBackends())('the daily budget of two processes on $name', (bac
     const bus = new LocalControlBus({ shared: true });
     const first = process('instance-a', bus, clock);
     const second = process('instance-b', bus, clock);
-    expect(await second.exhausted(SCOPE, 950)).toBe(false); // now cached: 0 used
-    expect(await first.exhausted(SCOPE, 950)).toBe(false);
+    expect(await second.exhausted(SCOPE, { tokens: 950 })).toBe(false); // now cached: 0 used
+    expect(await first.exhausted(SCOPE, { tokens: 950 })).toBe(false);
     await first.record(SCOPE, { inputTokens: 600, outputTokens: 100 });
-    expect(await second.exhausted(SCOPE, 950)).toBe(false); // 700 read again, at once
+    expect(await second.exhausted(SCOPE, { tokens: 950 })).toBe(false); // 700 read again, at once
     await second.record(SCOPE, { inputTokens: 200, outputTokens: 50 });
     // 950 spent: both refuse the next turn, neither waiting out its cache.
-    expect(await first.exhausted(SCOPE, 950)).toBe(true);
-    expect(await second.exhausted(SCOPE, 950)).toBe(true);
-    expect(await dailyUsage(database.db, SCOPE, new Date(clock.now()))).toBe(950);
+    expect(await first.exhausted(SCOPE, { tokens: 950 })).toBe(true);
+    expect(await second.exhausted(SCOPE, { tokens: 950 })).toBe(true);
+    expect((await dailySpend(database.db, SCOPE, new Date(clock.now()))).tokens).toBe(950);
   });
 
   it('without the bus, keeps serving its cached tally for up to a minute (what the bus fixes)', async () => {
     const clock = new ManualClock(Date.UTC(2026, 0, 6, 12));
     const first = process('instance-a', new LocalControlBus({ shared: true }), clock);
     const second = process('instance-b', new LocalControlBus({ shared: true }), clock);
-    expect(await second.exhausted(SCOPE, 500)).toBe(false);
+    expect(await second.exhausted(SCOPE, { tokens: 500 })).toBe(false);
     await first.record(SCOPE, { inputTokens: 500, outputTokens: 0 });
-    expect(await second.exhausted(SCOPE, 500)).toBe(false);
+    expect(await second.exhausted(SCOPE, { tokens: 500 })).toBe(false);
   });
 });

@@ -1,6 +1,7 @@
 /**
  * The per-member rate limit as the database keeps it: shared by every process, one
- * count per message however many processes hear it, the same verdict for each of them.
+ * count per message however many processes hear it, the same verdict for each of them, on the
+ * database's clock whatever the hosts' clocks say.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -8,6 +9,7 @@ import {
   takeMemberTurn,
   type MemberTurnRequest,
 } from '../../src/db/member-turn-repository.ts';
+import { MemberRateLimiter } from '../../src/bot/limits/member-rate-limiter.ts';
 import { testBackends, type TestDatabase } from '../support/test-database.ts';
 
 const MINUTE = 60_000;
@@ -93,5 +95,16 @@ describe.each(testBackends())('member turns on $name', (backend) => {
     expect(await second('a', 0)).toEqual({ allowed: true });
     expect((await first('b', 1)).allowed).toBe(false);
     expect(await pruneMemberTurns(database.db, new Date(START + 10 * MINUTE))).toBeGreaterThan(0);
+  });
+
+  it('shares one window between hosts whose clocks disagree by minutes: the database clock', async () => {
+    const take = (request: MemberTurnRequest) => takeMemberTurn(database.db, request);
+    // Two processes on two hosts: one host's clock runs five minutes ahead of the other's.
+    const [behind, ahead] = [new MemberRateLimiter(take), new MemberRateLimiter(take)];
+    const turn = { scopeId: 'scope-skew', memberId: 'member-skew', perMinute: 1 };
+    const now = Date.now();
+    expect(await behind.take({ ...turn, key: 'skew-1', now })).toEqual({ allowed: true });
+    const second = await ahead.take({ ...turn, key: 'skew-2', now: now + 5 * MINUTE });
+    expect(second.allowed).toBe(false);
   });
 });

@@ -16,7 +16,7 @@ import { claimMessage, unsettledClaims } from '../../src/db/claim-repository.ts'
 import { openDatabase, type DatabaseHandle } from '../../src/db/database.ts';
 import { ensureScope } from '../../src/db/scope-settings-repository.ts';
 import { failAbandonedTurns } from '../../src/db/turn-recovery.ts';
-import { dailyUsage } from '../../src/db/usage-repository.ts';
+import { dailySpend } from '../../src/db/usage-repository.ts';
 import { ManualClock } from '../../src/stream/testing/manual-clock.ts';
 import type { TurnMetrics } from '../../src/stream/turn/turn-metrics.ts';
 import { findPostgresBinaries, startPgCluster, type PgCluster } from '../support/pg-cluster.ts';
@@ -165,7 +165,7 @@ describe.skipIf('skipped' in available)('a PostgreSQL outage (own cluster)', () 
     const journal = journalOf(handle, clock, entries);
     const budget = new DailyBudget({ db: handle.db, clock });
     const turnId = await startTurn(journal);
-    const usedBefore = await dailyUsage(handle.db, SCOPE, new Date(clock.now()));
+    const usedBefore = (await dailySpend(handle.db, SCOPE, new Date(clock.now()))).tokens;
 
     await cluster.stop();
     const outageStartedAt = clock.now();
@@ -191,7 +191,9 @@ describe.skipIf('skipped' in available)('a PostgreSQL outage (own cluster)', () 
       status: 'stopped',
       content: 'Written during the outage.',
     });
-    expect(await dailyUsage(handle.db, SCOPE, new Date(clock.now()))).toBe(usedBefore + 123);
+    expect((await dailySpend(handle.db, SCOPE, new Date(clock.now()))).tokens).toBe(
+      usedBefore + 123,
+    );
     const retries = entries.filter((entry) => entry.message?.startsWith('database unreachable'));
     expect(retries.filter((entry) => entry.level === 'warn')).toHaveLength(1);
   }, 60_000);

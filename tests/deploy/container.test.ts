@@ -67,9 +67,28 @@ describe('compose.yaml', () => {
     expect(bot).toMatch(/DATABASE_URL: postgres:\/\/bot:\$\{POSTGRES_PASSWORD:\?[^}]+\}@/);
   });
 
-  it('gives up after a few failed starts instead of restart-looping on a missing key', () => {
-    expect(bot).toMatch(/restart: on-failure:\d+/);
-    expect(bot).not.toMatch(/restart: (always|unless-stopped)/);
+  it('comes back after a crash and after a daemon or host restart (a clean exit 0 included)', () => {
+    // on-failure does not restart a container that exited 0, as a SIGTERM at a daemon restart
+    // ends the bot; unless-stopped does, until the operator stops it.
+    for (const name of ['bot', 'bot-shards-0-1', 'bot-shards-2-3', 'postgres']) {
+      expect(service(name), name).toMatch(/restart: unless-stopped/);
+    }
+  });
+
+  it('reaches a model server on the host as host.docker.internal', () => {
+    for (const name of ['bot', 'bot-shards-0-1', 'bot-shards-2-3']) {
+      expect(service(name), name).toMatch(
+        /extra_hosts:\n\s+- ['"]?host\.docker\.internal:host-gateway['"]?/,
+      );
+    }
+  });
+
+  it('keeps logs bounded, where `docker compose logs` reads them', () => {
+    expect(compose).toMatch(
+      /x-logging: &logging\n\s+driver: json-file\n\s+options:\n\s+max-size: \d+m/,
+    );
+    for (const name of ['bot', 'postgres'])
+      expect(service(name), name).toMatch(/logging: \*logging/);
   });
 
   it('keeps data in a named volume and mounts the optional operator files', () => {
@@ -134,7 +153,6 @@ describe('compose.yaml scale profile', () => {
       );
       expect(block).toMatch(/rest-proxy:\n\s+condition: service_healthy/);
       expect(block).toMatch(/postgres:\n\s+condition: service_healthy/);
-      expect(block).toMatch(/restart: on-failure:\d+/);
     }
     const [first, second] = blocks.map(shardIds);
     expect(first).toEqual([0, 1]);
@@ -144,5 +162,38 @@ describe('compose.yaml scale profile', () => {
   it('keeps the single bot out of the scale profile (turned off with --scale bot=0)', () => {
     expect(service('bot')).not.toMatch(/profiles:/);
     expect(compose).toMatch(/--profile scale up -d --scale bot=0/);
+  });
+});
+
+describe('the README, read before the first docker compose up', () => {
+  const readme = readFileSync(path.join(ROOT, 'README.md'), 'utf8');
+  const docker = /### Running with Docker\n([\s\S]*?)\n### /.exec(readme)?.[1] ?? '';
+
+  it('names every key compose needs, BOT_ENCRYPTION_KEY included, and the documented check', () => {
+    for (const key of ['DISCORD_TOKEN', 'BOT_ENCRYPTION_KEY', 'POSTGRES_PASSWORD'])
+      expect(docker, key).toContain(key);
+    expect(docker).toContain('docker compose config');
+    expect(docker).toContain('host.docker.internal');
+  });
+
+  it('says how to upgrade, back up, restore and read the logs under compose', () => {
+    expect(docker).toMatch(/docker compose build --pull/);
+    expect(docker).toMatch(/pg_dump/);
+    expect(docker).toMatch(/pg_restore/);
+    expect(docker).toMatch(/docker compose logs/);
+  });
+});
+
+describe('a fresh clone', () => {
+  const readme = readFileSync(path.join(ROOT, 'README.md'), 'utf8');
+
+  it('keeps what `npm run backup` writes out of git', () => {
+    const ignored = readFileSync(path.join(ROOT, '.gitignore'), 'utf8').split('\n');
+    expect(ignored).toContain('backups/');
+  });
+
+  it('explains the EBADENGINE warning npm ci prints under an older system Node', () => {
+    const quickStart = /## Quick start\n([\s\S]*?)\n## /.exec(readme)?.[1] ?? '';
+    expect(quickStart).toMatch(/EBADENGINE[\s\S]*harmless/);
   });
 });

@@ -69,7 +69,7 @@ describe('npm run rest-proxy', () => {
     entry.listening.catch(() => undefined);
     expect(await entry.exited).toBe(1);
     expect(entry.lines).toContain(
-      'Configuration error: REST_PROXY_PORT must be a port number between 0 (any free port) and 65535',
+      'Configuration error: REST_PROXY_PORT must be a port number between 0 (any free port) and 65535, got eighty',
     );
   });
 });

@@ -47,6 +47,8 @@ export interface ScenarioOptions {
   dataDir?: string;
   /** Default `debug`, so scenarios can wait on detailed lines. */
   logLevel?: string;
+  /** Node's arguments instead of the entrypoint alone (e.g. `npm start`'s: see chaos-bot.ts). */
+  nodeArguments?: readonly string[];
 }
 
 export interface ExitResult {
@@ -120,7 +122,8 @@ export class BotProcess {
     this.#runStart = this.#output.lines().length;
     // Its own process group (pgid = pid): a kill reaches the children it starts (MCP servers)
     // too, and the group is registered so a dying test worker takes it along.
-    const child = spawn(process.execPath, ['--max-semi-space-size=8', ENTRYPOINT], {
+    const nodeArguments = this.#options.nodeArguments ?? ['--max-semi-space-size=8', ENTRYPOINT];
+    const child = spawn(process.execPath, [...nodeArguments], {
       cwd: this.dataDir,
       env: this.#environment,
       stdio: ['ignore', 'pipe', 'pipe'],

@@ -93,6 +93,7 @@ describe.each(testBackends())('reminders on $name', (backend) => {
     return new ReminderScheduler({
       db: database.db,
       clock,
+      databaseTime: () => Promise.resolve(new Date(clock.now())),
       delivery,
       logger: silentLogger,
       // A long poll: the loop then sleeps exactly until the next due reminder.
@@ -286,6 +287,7 @@ describe.each(testBackends())('reminders on $name', (backend) => {
       const instance = new ReminderScheduler({
         db: database.db,
         clock: own,
+        databaseTime: () => Promise.resolve(new Date(own.now())),
         delivery,
         logger: silentLogger,
         options: { batchSize: 7, claimTimeoutMs: 5 * MINUTE, deliveryTimeoutMs: 30_000 },
@@ -342,6 +344,7 @@ describe.each(testBackends())('reminders on $name', (backend) => {
     const instance = new ReminderScheduler({
       db: database.db,
       clock,
+      databaseTime: () => Promise.resolve(new Date(clock.now())),
       delivery: watching,
       logger: silentLogger,
       options: { deliveryTimeoutMs: 30_000, retryDelayMs: MINUTE },
@@ -369,6 +372,7 @@ describe.each(testBackends())('reminders on $name', (backend) => {
         new ReminderScheduler({
           db: database.db,
           clock,
+          databaseTime: () => Promise.resolve(new Date(clock.now())),
           delivery: new RecordingDelivery(),
           logger: silentLogger,
           options: { deliveryTimeoutMs: 3 * MINUTE, claimTimeoutMs: 5 * MINUTE },
@@ -393,6 +397,29 @@ describe.each(testBackends())('reminders on $name', (backend) => {
     await clock.advance(5 * MINUTE);
     expect(await survivor.deliverDue(signal)).toBe(1);
     expect(delivery.delivered.map((reminder) => reminder.content)).toEqual(['orphan']);
+  });
+
+  it("never takes over a live peer's claim from a host whose clock runs ahead", async () => {
+    await setReminder({ message: 'claimed by a peer', inMinutes: 1 });
+    await clock.advance(MINUTE);
+    const peer = await claimDueReminders(database.db, {
+      now: new Date(clock.now()),
+      claimToken: randomUUID(),
+      staleClaimBefore: new Date(clock.now() - 5 * MINUTE),
+      limit: 10,
+    });
+    expect(peer).toHaveLength(1);
+    // This host's clock is ten minutes ahead; the database's clock (shared) is not.
+    const delivery = new RecordingDelivery();
+    const ahead = new ReminderScheduler({
+      db: database.db,
+      clock: new ManualClock(clock.now() + 10 * MINUTE),
+      databaseTime: () => Promise.resolve(new Date(clock.now())),
+      delivery,
+      logger: silentLogger,
+    });
+    expect(await ahead.deliverDue(new AbortController().signal)).toBe(0);
+    expect(delivery.delivered).toEqual([]);
   });
 
   it('retries a failed delivery later and gives up at once on a permanent failure', async () => {

@@ -104,6 +104,7 @@ describe.each(testBackends())('a scope’s time zone on $name', (backend) => {
     const scheduler = new ReminderScheduler({
       db: database.db,
       clock,
+      databaseTime: () => Promise.resolve(new Date(clock.now())),
       delivery,
       logger: silentLogger,
       options: { batchSize: 20, pollIntervalMs: HOUR },

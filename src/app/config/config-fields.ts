@@ -59,3 +59,27 @@ function hasProtocol(value: string, protocols: readonly string[]): boolean {
     return false;
   }
 }
+
+/** Settings whose value is a secret or may hold one (a password in a URL): never echoed. */
+const SECRET_SETTING = /TOKEN|KEY|PASSWORD|SECRET|DATABASE_URL/;
+/** Longer bad values are cut in the message: enough to recognise, not a wall of text. */
+const ECHO_LIMIT = 60;
+
+/**
+ * One line per bad setting: its name, what a good value looks like and — unless it may be a
+ * secret — the value it had, so a typo is seen in the line (`must be one of …, got openia`).
+ */
+export function describeIssues(
+  issues: readonly { path: readonly PropertyKey[]; message: string }[],
+  environment: Readonly<Record<string, string | undefined>>,
+): string[] {
+  return issues.map((issue) => {
+    const key = issue.path.map(String).join('.');
+    const value = environment[key]?.trim();
+    if (value === undefined || value === '' || SECRET_SETTING.test(key)) {
+      return `${key} ${issue.message}`;
+    }
+    const shown = value.length > ECHO_LIMIT ? `${value.slice(0, ECHO_LIMIT)}…` : value;
+    return `${key} ${issue.message}, got ${/^[\w.:/@+-]+$/.test(shown) ? shown : JSON.stringify(shown)}`;
+  });
+}

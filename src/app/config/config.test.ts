@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { parseConfig, readEnvironment, secretValues } from './config.ts';
+import { DEFAULT_CACHE_LIMITS } from '../../core/cache-limits.ts';
 import { ConfigError } from '../../core/errors.ts';
 
 const KEY = Buffer.alloc(32, 7).toString('base64');
@@ -18,6 +19,34 @@ function problemsOf(environment: Record<string, string>): readonly string[] {
 }
 
 describe('parseConfig', () => {
+  it('reads the memory bounds, keeping the defaults for those unset', () => {
+    const config = parseConfig({
+      DISCORD_TOKEN: 'token',
+      CACHE_CHANNELS: '1200',
+      DISCORD_CACHE_MESSAGES: '0',
+    });
+    expect(config.caches).toEqual({
+      ...DEFAULT_CACHE_LIMITS,
+      channels: 1_200,
+      discordMessagesPerChannel: 0,
+    });
+  });
+
+  it('names each memory bound that is not a whole number in its range', () => {
+    const problems = problemsOf({
+      DISCORD_TOKEN: 'token',
+      CACHE_HISTORY_PER_CHANNEL: '0',
+      CACHE_SCOPES: 'lots',
+      DISCORD_CACHE_MEMBERS: '-5',
+    });
+    expect(problems.map((problem) => problem.split(' ')[0]).sort()).toEqual([
+      'CACHE_HISTORY_PER_CHANNEL',
+      'CACHE_SCOPES',
+      'DISCORD_CACHE_MEMBERS',
+    ]);
+    expect(problems[0]).toMatch(/whole number from 1 to 100/);
+  });
+
   it('names DISCORD_TOKEN when it is missing', () => {
     const problems = problemsOf({});
     expect(problems).toHaveLength(1);
@@ -49,6 +78,21 @@ describe('parseConfig', () => {
       'OPENAI_BASE_URL',
     ]);
     expect(problems.every((problem) => !problem.includes('\n'))).toBe(true);
+  });
+
+  it('echoes the bad value of a setting that holds no secret, and never of a secret', () => {
+    const problems = problemsOf({
+      DISCORD_TOKEN: 'token',
+      DEFAULT_PROVIDER: 'openia',
+      LOG_LEVEL: 'very loud',
+      BOT_ENCRYPTION_KEY: 'secret-but-too-short',
+      DATABASE_URL: 'mysql://bot:hunter2@db/bot',
+    });
+    expect(problems).toContain(
+      'DEFAULT_PROVIDER must be one of google, openai, anthropic, got openia',
+    );
+    expect(problems).toContainEqual(expect.stringMatching(/^LOG_LEVEL .*, got "very loud"$/));
+    expect(problems.join('\n')).not.toMatch(/secret-but-too-short|hunter2/);
   });
 
   it('requires BOT_ENCRYPTION_KEY with DATABASE_URL, since processes must share it', () => {
@@ -138,9 +182,9 @@ describe('parseConfig', () => {
       DISCORD_GLOBAL_RATE_LIMIT: 'fast',
     });
     expect(problems).toEqual([
-      'DISCORD_REST_PROXY must be a URL starting with http:// or https://',
-      'BOT_PROCESS_COUNT must be a whole number of bot processes from 1 to 1000',
-      "DISCORD_GLOBAL_RATE_LIMIT must be the bot's global limit in requests per second, 1 to 100000 (Discord's default is 50)",
+      'DISCORD_REST_PROXY must be a URL starting with http:// or https://, got rest-proxy:8080',
+      'BOT_PROCESS_COUNT must be a whole number of bot processes from 1 to 1000, got 0',
+      "DISCORD_GLOBAL_RATE_LIMIT must be the bot's global limit in requests per second, 1 to 100000 (Discord's default is 50), got fast",
     ]);
     expect(problemsOf({ DISCORD_TOKEN: 't', BOT_PROCESS_COUNT: '2.5' })).toHaveLength(1);
   });

@@ -3,6 +3,7 @@ import path from 'node:path';
 import { parseEnv } from 'node:util';
 import { z } from 'zod';
 import {
+  describeIssues,
   hostSetting,
   logFormatSetting,
   logLevelSetting,
@@ -12,6 +13,8 @@ import {
   type LogFormat,
   type LogLevel,
 } from './config-fields.ts';
+import { cacheLimitsEnvironmentSchema, parseCacheLimits } from './cache-limit-settings.ts';
+import type { CacheLimits } from '../../core/cache-limits.ts';
 import { ConfigError } from '../../core/errors.ts';
 import { PROVIDER_IDS, type ProviderId } from '../../core/provider.ts';
 import {
@@ -52,6 +55,8 @@ export interface Config {
   /** Retired keys (BOT_ENCRYPTION_KEY_PREVIOUS): they only open values sealed before a rotation. */
   previousEncryptionKeys: readonly Buffer[];
   defaultProvider: ProviderId;
+  /** Whether the operator named DEFAULT_PROVIDER, or it was inferred from the keys given. */
+  defaultProviderSet: boolean;
   defaultModel: string | undefined;
   providerKeys: Record<ProviderId, string | undefined>;
   providerBaseUrls: Record<ProviderId, string | undefined>;
@@ -69,11 +74,20 @@ export interface Config {
   ownerIds: readonly string[];
   /** How long SIGTERM lets live replies finish before stopping them. */
   shutdownGraceMs: number;
+  /** How long an accepted message may wait for its reply to begin before its member is told. */
+  messageWaitLimitMs: number;
   /** SHARD_COUNT, SHARD_IDS, SHARDS_PER_PROCESS, or the shards a manager gave this process. */
   sharding: ShardingConfig;
+  /** The memory bounds: CACHE_* and DISCORD_CACHE_* (README "Memory bounds"). */
+  caches: CacheLimits;
 }
 
 export const DEFAULT_SHUTDOWN_GRACE_MS = 15_000;
+/**
+ * Long enough for a full queue of turns ahead and a provider's retries, short enough that a
+ * member whose message is stuck hears about it while the conversation is still going.
+ */
+export const DEFAULT_MESSAGE_WAIT_LIMIT_MS = 300_000;
 
 export { LOG_FORMATS, LOG_LEVELS, type LogFormat, type LogLevel } from './config-fields.ts';
 
@@ -127,12 +141,33 @@ const environmentSchema = z.object({
     (value) => value === undefined || (/^\d{1,7}$/.test(value) && Number(value) <= 600_000),
     'must be a whole number of milliseconds from 0 to 600000',
   ),
+  MESSAGE_WAIT_LIMIT_MS: optionalText.refine(
+    (value) =>
+      value === undefined ||
+      (/^\d{1,8}$/.test(value) && Number(value) >= 1_000 && Number(value) <= 3_600_000),
+    'must be a whole number of milliseconds from 1000 to 3600000',
+  ),
   BOT_OWNER_IDS: optionalText.refine(
     (value) => value === undefined || splitList(value).every((id) => SNOWFLAKE.test(id)),
     'must be a comma-separated list of Discord user ids (17–20 digits each)',
   ),
   ...shardingEnvironmentSchema,
+  ...cacheLimitsEnvironmentSchema,
 });
+
+/**
+ * Every name the project reads from the environment or `.env`: the bot's settings, the REST
+ * proxy's, and those only compose.yaml reads. Any other key in `.env` is reported at start.
+ */
+export const KNOWN_SETTINGS: readonly string[] = [
+  ...Object.keys(environmentSchema.shape),
+  'REST_PROXY_HOST',
+  'REST_PROXY_PORT',
+  'POSTGRES_PASSWORD',
+  'GRAFANA_ADMIN_PASSWORD',
+  'NODE_ENV',
+  'TEST_DATABASE_URL',
+];
 
 function splitList(value: string): string[] {
   return value
@@ -157,9 +192,7 @@ export type Environment = Readonly<Record<string, string | undefined>>;
 export function parseConfig(environment: Environment): Config {
   const result = environmentSchema.safeParse(environment);
   if (!result.success) {
-    throw new ConfigError(
-      result.error.issues.map((issue) => `${issue.path.join('.')} ${issue.message}`),
-    );
+    throw new ConfigError(describeIssues(result.error.issues, environment));
   }
   const values = result.data;
   const providerKeys: Record<ProviderId, string | undefined> = {
@@ -208,6 +241,7 @@ export function parseConfig(environment: Environment): Config {
     defaultProvider:
       (values.DEFAULT_PROVIDER as ProviderId | undefined) ??
       inferDefaultProvider(providerKeys, providerBaseUrls),
+    defaultProviderSet: values.DEFAULT_PROVIDER !== undefined,
     defaultModel: values.DEFAULT_MODEL,
     providerKeys,
     providerBaseUrls,
@@ -224,7 +258,12 @@ export function parseConfig(environment: Environment): Config {
       values.SHUTDOWN_GRACE_MS === undefined
         ? DEFAULT_SHUTDOWN_GRACE_MS
         : Number(values.SHUTDOWN_GRACE_MS),
+    messageWaitLimitMs:
+      values.MESSAGE_WAIT_LIMIT_MS === undefined
+        ? DEFAULT_MESSAGE_WAIT_LIMIT_MS
+        : Number(values.MESSAGE_WAIT_LIMIT_MS),
     sharding,
+    caches: parseCacheLimits(values),
   };
 }
 
@@ -244,9 +283,13 @@ function inferDefaultProvider(
 
 /** The process environment merged over `.env` in `directory` (the environment wins). */
 export function readEnvironment(directory: string, processEnvironment: Environment): Environment {
+  return { ...readEnvFile(directory), ...processEnvironment };
+}
+
+/** The keys and values of `.env` in `directory`; empty when there is none. */
+export function readEnvFile(directory: string): Environment {
   const file = path.join(directory, '.env');
-  const fromFile = existsSync(file) ? parseEnv(readFileSync(file, 'utf8')) : {};
-  return { ...fromFile, ...processEnvironment };
+  return existsSync(file) ? parseEnv(readFileSync(file, 'utf8')) : {};
 }
 
 /** This process's environment merged over its `.env`. */

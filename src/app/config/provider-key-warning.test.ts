@@ -7,6 +7,7 @@ const none = { google: undefined, openai: undefined, anthropic: undefined };
 function config(overrides: Partial<Config>): Config {
   return {
     defaultProvider: 'google',
+    defaultProviderSet: true,
     providerKeys: { ...none },
     providerBaseUrls: { ...none },
     ...overrides,
@@ -23,6 +24,14 @@ describe('providerKeyWarning', () => {
   it('says so when no key is set at all', () => {
     expect(providerKeyWarning(config({ defaultProvider: 'anthropic' }))).toMatch(
       /ANTHROPIC_API_KEY \(no provider key is set at all\)/,
+    );
+  });
+
+  it('does not name a DEFAULT_PROVIDER the operator never set', () => {
+    const warning = providerKeyWarning(config({ defaultProviderSet: false }));
+    expect(warning).not.toMatch(/DEFAULT_PROVIDER/);
+    expect(warning).toBe(
+      'no provider key is set: set GOOGLE_API_KEY, OPENAI_API_KEY, ANTHROPIC_API_KEY (or OPENAI_BASE_URL for a local OpenAI-compatible server such as Ollama), or a server admin sets one with /config apikey — until then the bot cannot answer',
     );
   });
 

@@ -16,11 +16,20 @@ export function providerKeyWarning(config: Config): string | undefined {
   const provider = config.defaultProvider;
   if (config.providerKeys[provider] !== undefined) return undefined;
   if (provider === 'openai' && config.providerBaseUrls.openai !== undefined) return undefined;
-  const variable = KEY_VARIABLES[provider];
+  const until =
+    ', or a server admin sets one with /config apikey — until then the bot cannot answer';
+  // Without DEFAULT_PROVIDER the default is only a guess from the keys: there is no choice to name.
+  if (!config.defaultProviderSet) {
+    return (
+      `no provider key is set: set ${Object.values(KEY_VARIABLES).join(', ')}` +
+      ' (or OPENAI_BASE_URL for a local OpenAI-compatible server such as Ollama)' +
+      until
+    );
+  }
   const none = Object.values(config.providerKeys).every((key) => key === undefined);
   return (
-    `no API key for DEFAULT_PROVIDER=${provider}: set ${variable}` +
+    `no API key for DEFAULT_PROVIDER=${provider}: set ${KEY_VARIABLES[provider]}` +
     (none ? ' (no provider key is set at all)' : '') +
-    ', or a server admin sets one with /config apikey — until then the bot cannot answer'
+    until
   );
 }

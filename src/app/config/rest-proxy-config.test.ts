@@ -29,8 +29,8 @@ describe('parseRestProxyConfig', () => {
       parse();
     } catch (error) {
       expect((error as ConfigError).problems).toEqual([
-        'DISCORD_API_URL must be a URL starting with http:// or https://',
-        'REST_PROXY_PORT must be a port number between 0 (any free port) and 65535',
+        'DISCORD_API_URL must be a URL starting with http:// or https://, got discord.com',
+        'REST_PROXY_PORT must be a port number between 0 (any free port) and 65535, got 70000',
       ]);
     }
   });

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { DEFAULT_DISCORD_API_URL, type Environment } from './config.ts';
 import {
+  describeIssues,
   hostSetting,
   logFormatSetting,
   logLevelSetting,
@@ -44,9 +45,7 @@ const restProxySchema = z.object({
 export function parseRestProxyConfig(environment: Environment): RestProxyConfig {
   const result = restProxySchema.safeParse(environment);
   if (!result.success) {
-    throw new ConfigError(
-      result.error.issues.map((issue) => `${issue.path.join('.')} ${issue.message}`),
-    );
+    throw new ConfigError(describeIssues(result.error.issues, environment));
   }
   const values = result.data;
   return {

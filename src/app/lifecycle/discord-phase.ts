@@ -26,6 +26,7 @@ export async function createDiscordPhase(options: {
   const { GlobalRequestPacer, processRequestsPerSecond } =
     await import('../../bot/rest/global-request-pacer.ts');
   const { DeliveryPort } = await import('../../bot/delivery/delivery-port.ts');
+  const { WriteBudgets } = await import('../../bot/delivery/write-budgets.ts');
   const { SharedIdentifyThrottler } =
     await import('../../bot/sharding/shared-identify-throttler.ts');
   const { takeIdentifySlot } = await import('../../db/identify-slot-repository.ts');
@@ -55,6 +56,7 @@ export async function createDiscordPhase(options: {
         : new GlobalRequestPacer({ clock: systemClock, limit: requestsPerSecond }),
     observeGateway: (manager) => monitor.observe(manager),
     shards,
+    caches: config.caches,
     identifyThrottler:
       shards === undefined
         ? undefined
@@ -68,5 +70,6 @@ export async function createDiscordPhase(options: {
             }),
   });
   // One write path for the bot's replies and the tools' stickers and reminders alike.
-  return { client, monitor, delivery: new DeliveryPort({ clock: systemClock, logger }) };
+  const budgets = new WriteBudgets(systemClock, config.caches.channels);
+  return { client, monitor, delivery: new DeliveryPort({ clock: systemClock, logger, budgets }) };
 }

@@ -3,7 +3,8 @@
  * exits 0 (1 if a step threw). The steps are registered by main.ts as each part starts, and run
  * newest first, so a part closes before what it depends on:
  *   1. the bot (DiscordBot.shutdown): intake stops taking messages; those accepted but not
- *      started are handed back (their claims released, for another process or the next start);
+ *      started, and triggers the gateway still delivers during the grace, are handed back
+ *      (their claims released, for another process or the next start);
  *      live turns get SHUTDOWN_GRACE_MS to finish, then are stopped and recorded `stopped`;
  *   2. the gateway monitor, then the Discord client;
  *   3. the reminder scheduler and maintenance timers, the MCP servers and tools;

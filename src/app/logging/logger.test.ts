@@ -1,6 +1,7 @@
 import { Writable } from 'node:stream';
 import { DrizzleQueryError } from 'drizzle-orm/errors';
 import { describe, expect, it } from 'vitest';
+import { LogOutput } from './log-output.ts';
 import { prettyLogs } from './log-privacy.ts';
 import { createLogger, REDACTED, scrubSecrets } from './logger.ts';
 
@@ -81,5 +82,26 @@ describe('logger privacy', () => {
     expect(prettyLogs(undefined, false)).toBe(false);
     expect(prettyLogs('json', true)).toBe(false);
     expect(prettyLogs('pretty', false)).toBe(true);
+  });
+
+  it('writes pretty lines to the process log output, which is a writer and not a stream', () => {
+    let written = '';
+    const output = new LogOutput({
+      write: (chunk: string) => {
+        written += chunk;
+        return true;
+      },
+      on: () => undefined,
+    });
+    const logger = createLogger({
+      level: 'info',
+      secrets: SECRETS,
+      pretty: true,
+      destination: output,
+    });
+    logger.info({ token: SECRETS[0] }, 'connected to Discord');
+    expect(written).toMatch(/INFO.*connected to Discord/);
+    expect(written).not.toMatch(/^\{/);
+    expect(written).not.toContain(SECRETS[0]);
   });
 });

@@ -1,5 +1,6 @@
+import { createRequire } from 'node:module';
 import pino, { type DestinationStream } from 'pino';
-import pretty from 'pino-pretty';
+import type PinoPretty from 'pino-pretty';
 import type { LogLevel } from '../config/config.ts';
 import type { Logger } from '../../core/logger.ts';
 import { withoutQueryParameters } from './log-privacy.ts';
@@ -70,7 +71,7 @@ export function scrubSecrets(line: string, secrets: readonly string[]): string {
  */
 export function createLogger(options: LoggerOptions): Logger & pino.Logger {
   const destination = options.destination ?? process.stdout;
-  const stream = options.pretty ? pretty({ colorize: true, destination, sync: true }) : destination;
+  const stream = options.pretty ? prettyDestination(destination) : destination;
   return pino(
     {
       level: options.level,
@@ -85,4 +86,18 @@ export function createLogger(options: LoggerOptions): Logger & pino.Logger {
     },
     stream,
   );
+}
+
+/**
+ * Colours each line in this process and hands it to `destination`. pino-pretty's own stream
+ * pipes into its destination, which must then be a full Node stream; the process's log output
+ * is a plain writer that survives a closed pipe (log-output.ts), so the lines are formatted here
+ * instead, synchronously, on their way to it. pino-pretty (and its colour and date libraries,
+ * 8 MB of resident memory) loads only when a terminal reads the logs; it is CommonJS, so
+ * `require` loads it synchronously and createLogger stays synchronous.
+ */
+function prettyDestination(destination: DestinationStream): DestinationStream {
+  const { prettyFactory } = createRequire(import.meta.url)('pino-pretty') as typeof PinoPretty;
+  const format = prettyFactory({ colorize: true });
+  return { write: (line: string) => destination.write(format(line)) };
 }

@@ -6,7 +6,9 @@ import {
   SimpleShardingStrategy,
   type IIdentifyThrottler,
 } from 'discord.js';
+import { DEFAULT_CACHE_LIMITS, type CacheLimits } from '../../core/cache-limits.ts';
 import type { ProcessShards } from '../../core/process-shards.ts';
+import { discordCacheFactory, discordSweepers } from './discord-caches.ts';
 import type { GatewayManager } from './gateway-monitor.ts';
 import type { GlobalRequestPacer } from '../rest/global-request-pacer.ts';
 
@@ -37,6 +39,8 @@ export interface DiscordClientOptions {
    * the database), given Discord's `max_concurrency`.
    */
   identifyThrottler?: ((maxConcurrency: number) => IIdentifyThrottler) | undefined;
+  /** The memory bounds of discord.js's caches (DISCORD_CACHE_*); default DEFAULT_CACHE_LIMITS. */
+  caches?: CacheLimits | undefined;
 }
 
 /** Interaction callbacks and their webhooks: not in the bot's global budget, and due in 3 s. */
@@ -86,6 +90,8 @@ export function createDiscordClient(options: DiscordClientOptions): Client {
       },
     },
     allowedMentions: { parse: [], repliedUser: false },
+    makeCache: discordCacheFactory(options.caches ?? DEFAULT_CACHE_LIMITS),
+    sweepers: discordSweepers(),
     ...(options.shards === undefined
       ? {}
       : { shards: [...options.shards.shardIds], shardCount: options.shards.shardCount }),

@@ -10,6 +10,7 @@ import { stopCommand } from './conversation/stop-command.ts';
 import { doctorCommand } from './diagnostics/doctor-command.ts';
 import { helpCommand } from './info/help-command.ts';
 import type { SlashCommand } from './slash-command.ts';
+import { usageCommand } from './usage/usage-command.ts';
 
 /** Every slash command the bot registers, in the order `/help` lists them. */
 export function createCommands(): SlashCommand[] {
@@ -24,6 +25,7 @@ export function createCommands(): SlashCommand[] {
   commands.push(exportCommand());
   commands.push(memoryCommand());
   commands.push(pinsCommand());
+  commands.push(usageCommand());
   commands.push(doctorCommand());
   return commands;
 }

@@ -1,10 +1,12 @@
-import type {
-  AutocompleteInteraction,
-  ChatInputCommandInteraction,
-  Interaction,
-  MessageContextMenuCommandInteraction,
-  RepliableInteraction,
+import {
+  MessageFlags,
+  type AutocompleteInteraction,
+  type ChatInputCommandInteraction,
+  type Interaction,
+  type MessageContextMenuCommandInteraction,
+  type RepliableInteraction,
 } from 'discord.js';
+import { WAIT_CANCELLED } from '../../core/clock.ts';
 import { resolveLocale } from '../i18n/locale.ts';
 import { describeCommandError, refusalText, CommandRefusal } from '../i18n/member-text.ts';
 import { namedPermissionOf, requirePermission, scopeOf } from './command-access.ts';
@@ -18,10 +20,20 @@ export interface CommandRouterOptions {
   cooldowns: CommandCooldowns;
   /**
    * True for exactly one process per interaction (a database claim): two processes on one
-   * shard both receive it, and only the first answer is accepted by Discord.
+   * shard both receive it, and only the first answer is accepted by Discord. Held through a
+   * short database outage like a message's claim; throws when the outage lasts.
    */
   claim(interactionId: string): Promise<boolean>;
 }
+
+/**
+ * How long a command's claim may take before the command is acknowledged anyway (Discord
+ * wants an answer within 3 s): during a database outage the process whose acknowledgement
+ * Discord accepts owns the command — Discord lets exactly one acknowledge it.
+ */
+export const CLAIM_BEFORE_DEFER_MS = 2_000;
+
+type ClaimOutcome = { kind: 'claimed'; claimed: boolean } | { kind: 'failed'; error: unknown };
 
 /**
  * Routes slash commands, autocomplete, and the modals and components commands open (custom
@@ -55,7 +67,7 @@ export class CommandRouter {
   async handle(interaction: Interaction): Promise<void> {
     if (interaction.isAutocomplete()) return this.#autocomplete(interaction);
     if (!interaction.isRepliable()) return;
-    if (!(await this.#options.claim(interaction.id))) return;
+    if (!(await this.#claim(interaction))) return;
     const menu = interaction.isMessageContextMenuCommand();
     const name =
       interaction.isChatInputCommand() || menu
@@ -79,6 +91,50 @@ export class CommandRouter {
       else if (interaction.isMessageComponent())
         await command.handleComponent?.(interaction, context);
     });
+  }
+
+  /**
+   * Whether this process answers the interaction: its claim, or — when the database is slow to
+   * give it — Discord's own verdict on its acknowledgement. A claim the outage outlasted is told.
+   */
+  async #claim(interaction: RepliableInteraction): Promise<boolean> {
+    const claim: Promise<ClaimOutcome> = this.#options.claim(interaction.id).then(
+      (claimed) => ({ kind: 'claimed', claimed }),
+      (error: unknown) => ({ kind: 'failed', error }),
+    );
+    const deferrable =
+      interaction.isChatInputCommand() || interaction.isMessageContextMenuCommand();
+    const first = deferrable ? await this.#within(claim, CLAIM_BEFORE_DEFER_MS) : await claim;
+    if (first === undefined) {
+      // Slow: the database is away. Acknowledged here means no other process can answer it.
+      return interaction.deferReply({ flags: MessageFlags.Ephemeral }).then(
+        () => true,
+        () => false,
+      );
+    }
+    if (first.kind === 'claimed') return first.claimed;
+    const context = this.#context(interaction, interaction.id);
+    context.logger.warn({ err: first.error }, 'could not take a command');
+    await respond(interaction, refusalText({ kind: 'storage_trouble' }, context.locale)).catch(
+      (error: unknown) => context.logger.debug({ err: error }, 'command answered elsewhere'),
+    );
+    return false;
+  }
+
+  /** The claim's outcome, or undefined when it takes longer than `ms`. */
+  async #within(claim: Promise<ClaimOutcome>, ms: number): Promise<ClaimOutcome | undefined> {
+    const timer = new AbortController();
+    try {
+      return await Promise.race([
+        claim,
+        this.#options.services.clock.sleep(ms, timer.signal).then(
+          () => undefined,
+          () => undefined,
+        ),
+      ]);
+    } finally {
+      timer.abort(WAIT_CANCELLED);
+    }
   }
 
   async #execute(

@@ -105,4 +105,19 @@ describe('ChannelHistory when Discord cannot give the history', () => {
     expect((await history.recent('c')).map((item) => item.id)).toEqual(['1', '2']);
     expect(seen).toHaveLength(2);
   });
+
+  it('places a message by its time: a member message delivered after an older bot write', async () => {
+    const history = new ChannelHistory({
+      perChannel: 3,
+      maxChannels: 10,
+      fetchRecent: () => Promise.resolve([message('1')]),
+    });
+    await history.recent('c');
+    history.add('c', message('5'));
+    history.add('c', message('3'));
+    history.add('c', message('5'));
+    expect((await history.recent('c')).map((item) => item.id)).toEqual(['1', '3', '5']);
+    history.add('c', message('4'));
+    expect((await history.recent('c')).map((item) => item.id)).toEqual(['3', '4', '5']);
+  });
 });

@@ -31,10 +31,16 @@ export class ChannelHistory {
     this.options = options;
   }
 
+  /**
+   * A message in its place by time: the bot's own writes are added when Discord confirms them,
+   * so a member's message the gateway delivers after them may be older.
+   */
   add(channelId: string, message: HistoryMessage): void {
     const window = this.windowFor(channelId);
     if (window.messages.some((existing) => existing.id === message.id)) return;
-    window.messages.push(message);
+    let index = window.messages.length;
+    while (index > 0 && isAfter(window.messages[index - 1] as HistoryMessage, message)) index -= 1;
+    window.messages.splice(index, 0, message);
     if (window.messages.length > this.options.perChannel) window.messages.shift();
   }
 
@@ -102,4 +108,8 @@ export class ChannelHistory {
     this.windows.set(channelId, window);
     return window;
   }
+}
+
+function isAfter(a: HistoryMessage, b: HistoryMessage): boolean {
+  return (a.createdAt - b.createdAt || compareSnowflakes(a.id, b.id)) > 0;
 }

@@ -135,6 +135,7 @@ describe('toConversationEntries with stored member turns', () => {
         },
         { content: 'Cute name!', discordMessageIds: ['2'], createdAt: 6, status: 'complete' },
         { content: '', discordMessageIds: [], createdAt: 7, status: 'failed' },
+        { content: 'Half a story', discordMessageIds: ['3'], createdAt: 8, status: 'failed' },
         {
           role: 'user',
           content: 'recent',
@@ -152,6 +153,12 @@ describe('toConversationEntries with stored member turns', () => {
     expect(entries.map(({ role, text, pinned }) => ({ role, text, pinned }))).toEqual([
       { role: 'user', text: '[ann (id 200)]: My dog is called Mochi.', pinned: true },
       { role: 'assistant', text: 'Cute name!', pinned: false },
+      // A crash's cut reply: what members read of it, marked as cut.
+      {
+        role: 'assistant',
+        text: 'Half a story\n[cut off here: the reply was interrupted]',
+        pinned: false,
+      },
       { role: 'user', text: '[ann (id 200)]: recent', pinned: true },
       { role: 'assistant', text: 'stored reply', pinned: false },
     ]);

@@ -57,7 +57,7 @@ export function toConversationEntries(options: {
   for (const turn of options.storedTurns) {
     if (turn.createdAt >= windowStart) continue;
     if (options.after !== undefined && turn.createdAt <= options.after) continue;
-    if (isReply(turn) && turn.status !== 'complete' && turn.status !== 'stopped') continue;
+    if (isReply(turn) && !shown(turn)) continue;
     entries.push(storedEntry(turn));
   }
   for (const message of options.window) {
@@ -80,6 +80,18 @@ export function toConversationEntries(options: {
     });
   }
   return entries.filter((entry) => entry.text.trim() !== '');
+}
+
+/**
+ * Whether members saw the reply: complete, stopped, or failed part-way with what was delivered
+ * recorded (a crash's cut reply, see recovery/cut-reply.ts). A failed reply with no text is not.
+ */
+function shown(turn: StoredTurn): boolean {
+  return (
+    turn.status === 'complete' ||
+    turn.status === 'stopped' ||
+    (turn.status === 'failed' && turn.content.trim() !== '')
+  );
 }
 
 function isReply(turn: StoredTurn): boolean {
@@ -106,9 +118,11 @@ function storedEntry(turn: StoredTurn): ConversationEntry {
 }
 
 function describeTurn(turn: StoredTurn): string {
-  return turn.status === 'stopped'
-    ? `${turn.content}\n[interrupted: the member asked you to stop here]`
-    : turn.content;
+  if (turn.status === 'stopped') {
+    return `${turn.content}\n[interrupted: the member asked you to stop here]`;
+  }
+  if (turn.status === 'failed') return `${turn.content}\n[cut off here: the reply was interrupted]`;
+  return turn.content;
 }
 
 /** `[name (id 123)]: text` plus a note per attachment. */

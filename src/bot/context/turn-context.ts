@@ -9,9 +9,14 @@ import {
   type ContextTurnLimits,
 } from '../../db/context-turn-repository.ts';
 import { turnStartOf } from '../../db/turn-start-repository.ts';
+import { finishAssistantTurn } from '../../db/turn-repository.ts';
 import type { ResolvedModel } from '../../providers/provider-factory.ts';
 import type { ModelInfo } from '../../providers/model-catalog.ts';
-import { createTokenCounter, type TokenCounter } from '../../providers/token-counter.ts';
+import {
+  createTokenCounter,
+  loadTokenizer,
+  type TokenCounter,
+} from '../../providers/token-counter.ts';
 import {
   compareSnowflakes,
   type HistoryMessage,
@@ -27,6 +32,7 @@ import {
 } from './conversation-entries.ts';
 import { buildReminders, buildSystemPrompt, type PersonaContext } from './persona.ts';
 import { attachmentParts, type Download } from './trigger-attachments.ts';
+import type { UnrecordedReplies } from './unrecorded-replies.ts';
 
 /** Replies are chat-sized; a long code answer still fits. The model's own cap may be lower. */
 const MAX_REPLY_TOKENS = 8_192;
@@ -72,6 +78,8 @@ export interface PrepareTurnOptions {
   download: Download;
   logger: Logger;
   signal: AbortSignal;
+  /** Replies members saw whose record failed: written again first, else shown from memory. */
+  unrecorded?: UnrecordedReplies;
 }
 
 /**
@@ -83,7 +91,11 @@ export async function prepareTurn(options: PrepareTurnOptions): Promise<Prepared
   const last = options.messages.at(-1);
   if (last === undefined) throw new Error('a turn needs at least one message');
   const { settings, model } = options;
-  const [window, { resetAt, summary, memories }, stored] = await Promise.all([
+  const unrecorded =
+    (await options.unrecorded?.reconcile(last.channelId, (reply) =>
+      finishAssistantTurn(options.db, reply.turnId, reply.end),
+    )) ?? [];
+  const [window, { resetAt, summary, memories }, recorded] = await Promise.all([
     options.history.recent(last.channelId),
     turnStartOf(options.db, {
       channelId: last.channelId,
@@ -91,7 +103,10 @@ export async function prepareTurn(options: PrepareTurnOptions): Promise<Prepared
       authorId: last.authorId,
     }),
     contextTurnsSinceReset(options.db, last.channelId, STORED_TURNS),
+    // buildRequest and the usage estimate count with it; imported on the first turn that needs it.
+    loadTokenizer(model.info),
   ]);
+  const stored = unrecorded.length === 0 ? recorded : mergeUnrecorded(recorded, unrecorded);
   return {
     history: historyBefore(options, { window, stored, resetAt }),
     summary,
@@ -122,8 +137,8 @@ export async function prepareTurn(options: PrepareTurnOptions): Promise<Prepared
  * the stored turns since the reset marker (the turns being answered are recorded meanwhile:
  * they are left out here).
  */
-function historyBefore(
-  options: PrepareTurnOptions,
+export function historyBefore(
+  options: { messages: readonly Pick<InboundMessage, 'id'>[]; botUserId: string },
   read: {
     window: readonly HistoryMessage[];
     stored: readonly ContextTurn[];
@@ -134,8 +149,12 @@ function historyBefore(
   const lastId = options.messages.at(-1)?.id ?? '';
   return toConversationEntries({
     botUserId: options.botUserId,
+    // Members' messages after the last one answered wait for the next turn. The bot's own are
+    // kept: its reply to the turn before is posted after the messages coalesced meanwhile.
     window: read.window.filter(
-      (message) => !answering.has(message.id) && compareSnowflakes(message.id, lastId) < 0,
+      (message) =>
+        !answering.has(message.id) &&
+        (message.authorId === options.botUserId || compareSnowflakes(message.id, lastId) < 0),
     ),
     storedTurns: read.stored
       .filter((turn) => turn.role === 'assistant' || !answering.has(turn.triggerMessageId ?? ''))
@@ -152,6 +171,17 @@ function historyBefore(
       })),
     after: read.resetAt?.getTime(),
   });
+}
+
+/** The stored turns with the replies still unrecorded in place of their unfinished rows. */
+function mergeUnrecorded(
+  recorded: readonly ContextTurn[],
+  unrecorded: readonly ContextTurn[],
+): ContextTurn[] {
+  const held = new Set(unrecorded.map((turn) => turn.id));
+  return [...recorded.filter((turn) => !held.has(turn.id)), ...unrecorded].sort(
+    (a, b) => a.createdAt.getTime() - b.createdAt.getTime(),
+  );
 }
 
 /** The messages being answered, each labelled with its author, with its images when the model sees. */

@@ -175,4 +175,31 @@ describe('the delivery port', () => {
     expect(await posting).toEqual({ kind: 'abandoned' });
     expect(target.writes).toHaveLength(0);
   });
+
+  it('tells its listeners each write Discord confirmed, and none it refused', async () => {
+    const { target, delivery } = port();
+    const heard: unknown[] = [];
+    const stop = delivery.onWritten((write) => heard.push(write));
+    const writer = delivery.to(target);
+    const mentions = allowedMentionsFor({ allowUserMentions: false });
+    target.failNext('send', 'other');
+    await expect(
+      writer.create({ content: 'refused', allowedMentions: mentions }),
+    ).rejects.toThrow();
+    const id = await writer.create({ content: 'hello', allowedMentions: mentions, replyTo: 'm1' });
+    await writer.edit(id, { content: 'hello again', allowedMentions: mentions });
+    await writer.delete(id);
+    stop();
+    await writer.create({ content: 'unheard', allowedMentions: mentions });
+    expect(heard).toEqual([
+      {
+        kind: 'created',
+        channelId: CHANNEL,
+        messageId: id,
+        message: { content: 'hello', allowedMentions: mentions, replyTo: 'm1' },
+      },
+      { kind: 'edited', channelId: CHANNEL, messageId: id, content: 'hello again' },
+      { kind: 'deleted', channelId: CHANNEL, messageId: id },
+    ]);
+  });
 });

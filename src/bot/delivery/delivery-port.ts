@@ -41,11 +41,21 @@ export function asWriteError(error: unknown): TargetWriteError {
 
 const NEVER = new AbortController().signal;
 
+/**
+ * A write Discord confirmed. Members see it at once, while the gateway's echo of it may come
+ * later (or, across a reconnect, never): a listener that keeps what a channel shows learns it here.
+ */
+export type ChannelWrite =
+  | { kind: 'created'; channelId: string; messageId: string; message: OutgoingMessage }
+  | { kind: 'edited'; channelId: string; messageId: string; content: string }
+  | { kind: 'deleted'; channelId: string; messageId: string };
+
 interface WriterOptions {
   budgets: WriteBudgets;
   clock: Clock;
   logger: Logger;
   retryDelaysMs: readonly number[];
+  written: (write: ChannelWrite) => void;
 }
 
 export interface DeliveryPortOptions {
@@ -67,6 +77,7 @@ export interface DeliveryPortOptions {
 export class DeliveryPort {
   readonly budgets: WriteBudgets;
   readonly #options: WriterOptions;
+  readonly #listeners = new Set<(write: ChannelWrite) => void>();
 
   constructor(options: DeliveryPortOptions) {
     this.budgets = options.budgets ?? new WriteBudgets(options.clock);
@@ -75,7 +86,24 @@ export class DeliveryPort {
       clock: options.clock,
       logger: options.logger,
       retryDelaysMs: options.retryDelaysMs ?? WRITE_RETRY_DELAYS_MS,
+      written: (write) => this.#announce(write),
     };
+  }
+
+  /** Hears every confirmed create, edit and delete; returns how to stop hearing them. */
+  onWritten(listener: (write: ChannelWrite) => void): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+
+  #announce(write: ChannelWrite): void {
+    for (const listener of this.#listeners) {
+      try {
+        listener(write);
+      } catch (error) {
+        this.#options.logger.warn({ err: error, kind: write.kind }, 'a write listener failed');
+      }
+    }
   }
 
   /** The writer of one channel (cheap: the budgets and the clock are the port's). */
@@ -168,18 +196,23 @@ export class ChannelWriter {
   }
 
   /** One create request, unpaced: for `attempt`, once a token is taken. Answers the id. */
-  create(message: OutgoingMessage, signal?: AbortSignal): Promise<string> {
-    return this.#target.send(message, signal);
+  async create(message: OutgoingMessage, signal?: AbortSignal): Promise<string> {
+    const messageId = await this.#target.send(message, signal);
+    this.#options.written({ kind: 'created', channelId: this.channelId, messageId, message });
+    return messageId;
   }
 
   /** One edit request, unpaced: for `attempt`, once a token is taken. */
-  edit(messageId: string, edit: MessageEdit): Promise<void> {
-    return this.#target.edit(messageId, edit);
+  async edit(messageId: string, edit: MessageEdit): Promise<void> {
+    await this.#target.edit(messageId, edit);
+    const { channelId } = this;
+    this.#options.written({ kind: 'edited', channelId, messageId, content: edit.content });
   }
 
   /** One delete request, unpaced: for `attempt`, once a token is taken. */
-  delete(messageId: string): Promise<void> {
-    return this.#target.delete(messageId);
+  async delete(messageId: string): Promise<void> {
+    await this.#target.delete(messageId);
+    this.#options.written({ kind: 'deleted', channelId: this.channelId, messageId });
   }
 
   /** The typing indicator: not a message write, so no token (TypingKeeper paces it). */

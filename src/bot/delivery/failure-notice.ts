@@ -20,9 +20,16 @@ export async function postFailureNotice(options: {
   writer: ChannelWriter;
   locale: Locale;
   logger: Logger;
+  /**
+   * false when the notice tells of a normal event, not a fault (a reply cut off by a restart):
+   * the caller logs it as such, without a warning and a stack.
+   */
+  logAsFailure?: boolean;
 }): Promise<void> {
   const failure = describeFailure(options.error, options.locale);
-  options.logger.warn({ err: options.error, incidentId: failure.incidentId }, 'turn failed');
+  if (options.logAsFailure !== false) {
+    options.logger.warn({ err: options.error, incidentId: failure.incidentId }, 'turn failed');
+  }
   if (!canPostIn(options.error)) return;
   const outcome = await options.writer.post({
     content: failure.text,

@@ -25,6 +25,19 @@ describe('WriteBudgets', () => {
     expect(budgets.reserve('other')).toBe(0);
   });
 
+  it('keeps at most its capacity of channels, forgetting the least recently written', () => {
+    const clock = new ManualClock();
+    const budgets = new WriteBudgets(clock, 2);
+    budgets.observe('a', { limit: 5, remaining: 0, resetAfterMs: 4_000 });
+    budgets.observe('b', { limit: 5, remaining: 0, resetAfterMs: 4_000 });
+    expect(budgets.reserve('a')).toBe(4_000);
+    budgets.observe('c', { limit: 5, remaining: 0, resetAfterMs: 4_000 });
+    expect(budgets.size).toBe(2);
+    // 'b' was forgotten (optimistic again), 'a' was used since and is kept.
+    expect(budgets.reserve('b')).toBe(0);
+    expect(budgets.reserve('a')).toBe(4_000);
+  });
+
   it('reads Discord headers and ignores responses without them', () => {
     const headers = new Headers({
       'x-ratelimit-limit': '5',

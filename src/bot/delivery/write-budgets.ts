@@ -1,4 +1,8 @@
 import type { Clock } from '../../core/clock.ts';
+import { LruMap } from '../../core/lru-map.ts';
+
+/** Channels whose write budget is kept by default; the least recently written is forgotten. */
+export const WRITE_BUDGET_CHANNELS = 5_000;
 
 /** What Discord's X-RateLimit-* headers said about a channel's write bucket. */
 export interface BucketReading {
@@ -18,14 +22,21 @@ interface Budget {
  * write to that channel (message creates and edits share the channel's bucket). Writers ask
  * `reserve` before each write: 0 means go now (a token is taken), otherwise how long to wait.
  * Nothing is hard-coded: an unknown channel is optimistic until the first response teaches
- * its limit, and a 429 locks the channel for its retry-after.
+ * its limit, and a 429 locks the channel for its retry-after. Bounded to `channels` budgets:
+ * a forgotten channel is optimistic again, as after a restart, and the next response teaches it.
  */
 export class WriteBudgets {
-  private readonly budgets = new Map<string, Budget>();
+  private readonly budgets: LruMap<string, Budget>;
   private readonly clock: Clock;
 
-  constructor(clock: Clock) {
+  constructor(clock: Clock, channels = WRITE_BUDGET_CHANNELS) {
     this.clock = clock;
+    this.budgets = new LruMap(channels);
+  }
+
+  /** Channels whose budget is kept. */
+  get size(): number {
+    return this.budgets.size;
   }
 
   observe(channelId: string, reading: BucketReading): void {

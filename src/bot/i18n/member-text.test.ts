@@ -118,7 +118,13 @@ function expectMemberText(text: string): void {
 const REFUSALS: { [Kind in RefusalKind]: Extract<Refusal, { kind: Kind }> } = {
   member_rate_limited: { kind: 'member_rate_limited', seconds: 12 },
   queue_full: { kind: 'queue_full' },
-  budget_exhausted: { kind: 'budget_exhausted' },
+  budget_exhausted: {
+    kind: 'budget_exhausted',
+    who: 'member',
+    spentTokens: 45_000,
+    spentCost: 1_234_000_000,
+    resetsInMs: 3 * 3_600_000 + 11 * 60_000 + 5_000,
+  },
   storage_trouble: { kind: 'storage_trouble' },
   channel_unsupported: { kind: 'channel_unsupported' },
   retry_not_yours: { kind: 'retry_not_yours' },
@@ -189,6 +195,16 @@ describe('the one voice', () => {
     expect(refusalText(REFUSALS.missing_permission, 'ja')).toContain('サーバー管理');
     expect(refusalText(REFUSALS.command, 'ja')).toBe('Mika という名前は使われています。');
     expect(refusalText(REFUSALS.stored_key_unusable, 'en')).toContain('/config apikey');
+  });
+
+  it('names what was spent of a budget and when it resets, for the server and for a member', () => {
+    const member = REFUSALS.budget_exhausted;
+    expect(refusalText(member, 'en')).toBe(
+      'You have used your AI budget for today here: $1.23 and 45,000 tokens spent today. It resets at 00:00 UTC, in 3 h 12 min.',
+    );
+    expect(refusalText(member, 'ja')).toContain('3時間12分');
+    const server = { ...member, who: 'server' as const, spentCost: 4_200_000 };
+    expect(refusalText(server, 'en')).toMatch(/^This server .* \$0\.0042 and 45,000 tokens/);
   });
 
   it("answers a command's refusal in its words and anything else with an incident id", () => {

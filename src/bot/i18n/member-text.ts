@@ -8,6 +8,7 @@ import {
   type ProviderErrorKind,
 } from '../../core/errors.ts';
 import type { Locale } from './locale.ts';
+import { formatCount, formatMoney, formatWait } from './money.ts';
 import { isMessageKey, translate, type MessageKey } from './messages.ts';
 
 /**
@@ -22,7 +23,17 @@ import { isMessageKey, translate, type MessageKey } from './messages.ts';
 export type Refusal =
   | { kind: 'member_rate_limited'; seconds: number }
   | { kind: 'queue_full' }
-  | { kind: 'budget_exhausted' }
+  /**
+   * A daily budget is spent: the server's or the member's own, what was spent of it today
+   * (tokens, nano-dollars) and how long until it resets at 00:00 UTC.
+   */
+  | {
+      kind: 'budget_exhausted';
+      who: 'server' | 'member';
+      spentTokens: number;
+      spentCost: number;
+      resetsInMs: number;
+    }
   | { kind: 'storage_trouble' }
   | { kind: 'channel_unsupported' }
   | { kind: 'retry_not_yours' }
@@ -119,8 +130,17 @@ export function refusalText(refusal: Refusal, locale: Locale): string {
       return translate(locale, secretErrorKey(refusal.error));
     case 'command':
       return refusal.wording(locale);
-    case 'queue_full':
     case 'budget_exhausted':
+      return translate(
+        locale,
+        refusal.who === 'server' ? 'note.budget_exhausted' : 'note.member_budget_exhausted',
+        {
+          cost: formatMoney(refusal.spentCost, locale),
+          tokens: formatCount(refusal.spentTokens, locale),
+          wait: formatWait(refusal.resetsInMs, locale),
+        },
+      );
+    case 'queue_full':
     case 'storage_trouble':
     case 'channel_unsupported':
     case 'retry_not_yours':
@@ -136,7 +156,6 @@ export function refusalText(refusal: Refusal, locale: Locale): string {
 /** The refusals whose text takes no parameter. */
 const REFUSAL_KEYS = {
   queue_full: 'note.queue_full',
-  budget_exhausted: 'note.budget_exhausted',
   storage_trouble: 'note.storage_trouble',
   channel_unsupported: 'note.channel_unsupported',
   retry_not_yours: 'note.retry_not_yours',

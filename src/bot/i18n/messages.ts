@@ -49,7 +49,10 @@ const en = {
     "I'm still answering earlier messages here. Please wait a moment and ask again.",
   'note.member_rate_limited':
     "You're sending messages faster than I can answer. Try again in {seconds} s.",
-  'note.budget_exhausted': "This server has used today's AI token budget. It resets at 00:00 UTC.",
+  'note.budget_exhausted':
+    "This server has used today's AI budget: {cost} and {tokens} tokens spent today. It resets at 00:00 UTC, in {wait}.",
+  'note.member_budget_exhausted':
+    'You have used your AI budget for today here: {cost} and {tokens} tokens spent today. It resets at 00:00 UTC, in {wait}.',
   'note.retry_not_yours': 'Only the person who asked can retry this.',
   'note.retry_expired': "I can't find the original message to retry anymore.",
   'note.storage_trouble':
@@ -57,6 +60,8 @@ const en = {
   'note.restarted':
     'I was restarting and your message got cut off. Please ask again (or press Retry).',
   'note.retry_busy': "I'm still answering other messages here. Try Retry again in a moment.",
+  'note.overdue':
+    "Sorry, I couldn't get to your message in time. Please ask again (or press Retry).",
   'command.missing_permission': 'You need the **{permission}** permission to do this here.',
   'command.cooldown': 'Slow down a little: you can use this again in {seconds} s.',
   'command.failed': 'Something went wrong with this command. Please try again.',
@@ -116,7 +121,9 @@ const ja: Record<MessageKey, string> = {
   'note.member_rate_limited':
     'メッセージが速すぎて返信が追いつきません。{seconds}秒後にもう一度どうぞ。',
   'note.budget_exhausted':
-    'このサーバーは今日のAIトークン予算を使い切りました。UTC 0:00 にリセットされます。',
+    'このサーバーは今日のAI予算を使い切りました（今日の使用：{cost}、{tokens} トークン）。UTC 0:00（あと{wait}）にリセットされます。',
+  'note.member_budget_exhausted':
+    'このサーバーでのあなたの今日のAI予算を使い切りました（今日の使用：{cost}、{tokens} トークン）。UTC 0:00（あと{wait}）にリセットされます。',
   'note.retry_not_yours': '再試行できるのは質問した本人だけです。',
   'note.retry_expired': '再試行する元のメッセージが見つかりません。',
   'note.storage_trouble':
@@ -124,6 +131,8 @@ const ja: Record<MessageKey, string> = {
   'note.restarted':
     '再起動中だったため、メッセージへの返信が途切れました。もう一度どうぞ（または再試行を押してください）。',
   'note.retry_busy': 'まだ他のメッセージに返信中です。少ししてからもう一度再試行してください。',
+  'note.overdue':
+    'すみません、時間内にメッセージに返信できませんでした。もう一度どうぞ（または再試行を押してください）。',
   'command.missing_permission': 'ここでこれを行うには **{permission}** 権限が必要です。',
   'command.cooldown': '少し待ってください。{seconds}秒後にもう一度使えます。',
   'command.failed': 'コマンドの実行中に問題が発生しました。もう一度お試しください。',

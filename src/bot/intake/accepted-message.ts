@@ -1,4 +1,10 @@
-import { ChannelType, PermissionFlagsBits, type Channel, type Message } from 'discord.js';
+import {
+  ChannelType,
+  PermissionFlagsBits,
+  type Channel,
+  type GuildMember,
+  type Message,
+} from 'discord.js';
 import type { ScopeKind, ScopeSettings } from '../../core/settings.ts';
 import type { InboundMessage } from '../client/inbound-message.ts';
 import type { PersonaContext } from '../context/persona.ts';
@@ -73,13 +79,32 @@ export function placeOf(channel: Channel): TurnPlace | undefined {
   };
 }
 
-/** The author's standing in the message's channel: an owner or Manage Messages moderates. */
-export function standingOf(message: Message, ownerIds: readonly string[]): MemberStanding {
-  const permissions = message.member?.permissionsIn(message.channelId);
+/**
+ * The author's standing in the message's channel: an owner or Manage Messages moderates. The
+ * member defaults to discord.js's cache, which keeps only the members heard last
+ * (DISCORD_CACHE_MEMBERS): a caller that waited since the message arrived passes the member it
+ * read then, or one fetched (`authorMember`).
+ */
+export function standingOf(
+  message: Message,
+  options: { ownerIds: readonly string[]; member?: GuildMember | null },
+): MemberStanding {
+  const { ownerIds } = options;
+  const member = options.member === undefined ? message.member : options.member;
+  const permissions = member?.permissionsIn(message.channelId);
   return {
     permissions: permissions?.bitfield.toString(),
     isModerator:
       ownerIds.includes(message.author.id) ||
       (permissions?.has(PermissionFlagsBits.ManageMessages) ?? false),
   };
+}
+
+/**
+ * The message's author as a server member: from discord.js's cache (bounded: a busy server's
+ * earlier authors are dropped), else fetched. Null in DMs, or when Discord cannot tell.
+ */
+export async function authorMember(message: Message): Promise<GuildMember | null> {
+  if (message.member !== null || !message.inGuild()) return message.member;
+  return message.guild.members.fetch(message.author.id).catch(() => null);
 }

@@ -1,10 +1,16 @@
-import type { Message, PartialMessage } from 'discord.js';
+import type { GuildMember, Message, PartialMessage } from 'discord.js';
+import { DEFAULT_CACHE_LIMITS, type CacheLimits } from '../../core/cache-limits.ts';
 import type { Clock } from '../../core/clock.ts';
 import type { Logger } from '../../core/logger.ts';
 import { LruMap } from '../../core/lru-map.ts';
 import type { ScopeSettings } from '../../core/settings.ts';
 import { timeOrderedId } from '../../core/time-ordered-id.ts';
-import { claimMessage } from '../../db/claim-repository.ts';
+import {
+  claimMessage,
+  RELEASED_CLAIM,
+  releaseClaims,
+  reopenClaim,
+} from '../../db/claim-repository.ts';
 import type { Database } from '../../db/database.ts';
 import { ensureScope } from '../../db/scope-settings-repository.ts';
 import type { StopRegistry } from '../../stream/stop/stop-registry.ts';
@@ -18,12 +24,14 @@ import {
 import type { ChannelHistory } from '../context/channel-history.ts';
 import type { MemberNotices } from '../delivery/member-notices.ts';
 import { resolveLocale } from '../i18n/locale.ts';
-import type { DailyBudget } from '../limits/daily-budget.ts';
+import { dailyLimitsOf, type DailyBudget } from '../limits/daily-budget.ts';
+import { budgetRefusal } from './budget-refusal.ts';
 import type { MemberRateLimiter } from '../limits/member-rate-limiter.ts';
 import type { ChannelSettingsCache, ScopeSettingsCache } from '../settings/settings-cache.ts';
 import { MemberStops, type MemberStopsOptions } from '../stops/member-stops.ts';
 import {
   placeOf,
+  authorMember,
   standingOf,
   type AcceptedMessage,
   type MemberStanding,
@@ -41,8 +49,6 @@ import { applyChannelOverrides } from '../../core/channel-settings.ts';
 
 /** Messages of one channel waiting for intake at most (a burst beyond it is refused, and told). */
 const INTAKE_BACKLOG_PER_CHANNEL = 500;
-/** Scopes known to exist, remembered to skip their upsert. */
-const KNOWN_SCOPES = 10_000;
 
 export interface MessageRouterOptions {
   db: Database;
@@ -66,6 +72,8 @@ export interface MessageRouterOptions {
   instanceId: string;
   botUserId: string;
   ownerIds: readonly string[];
+  /** Bounds the scopes remembered as existing (default DEFAULT_CACHE_LIMITS). */
+  caches?: CacheLimits | undefined;
 }
 
 /** How a message reached intake: live from the gateway, or taken over after a restart. */
@@ -88,9 +96,18 @@ interface Routed {
  * ends up answered, refused with a reason (rate limit, budget, queue full, storage trouble) or
  * stopped.
  */
+/**
+ * Message ids judged lately, so one heard twice — from the gateway and from a session's backfill
+ * that read the channel as it arrived, or replayed by a resume — is judged once: the bot-loop
+ * guard's count depends on the order messages are judged in, and a copy judged after a newer
+ * person's message would find the run reset.
+ */
+const HEARD_MESSAGES_KEPT = 10_000;
+
 export class MessageRouter {
   private readonly options: MessageRouterOptions;
-  private readonly knownScopes = new LruMap<string, true>(KNOWN_SCOPES);
+  private readonly knownScopes: LruMap<string, true>;
+  private readonly heard = new LruMap<string, true>(HEARD_MESSAGES_KEPT);
   private readonly intake: ChannelIntake;
   private readonly databaseStep: DatabaseStep;
   private readonly memberStops: MemberStops<AcceptedMessage>;
@@ -99,6 +116,7 @@ export class MessageRouter {
 
   constructor(options: MessageRouterOptions) {
     this.options = options;
+    this.knownScopes = new LruMap((options.caches ?? DEFAULT_CACHE_LIMITS).scopes);
     this.databaseStep = options.databaseStep ?? ((step) => step());
     this.memberStops = new MemberStops(options);
     this.changes = new MessageChanges(options);
@@ -108,7 +126,11 @@ export class MessageRouter {
     });
   }
 
-  /** Stops taking new triggers (shutdown); stops and history still work. */
+  /**
+   * Stops taking new triggers (shutdown); stops and history still work. A trigger that still
+   * arrives (the gateway delivers until the client is destroyed) is claimed and handed back at
+   * once: the next start, or another process, answers it.
+   */
   close(): void {
     this.accepting = false;
   }
@@ -161,7 +183,12 @@ export class MessageRouter {
       submit: async () => {
         const routed = { message: original, inbound, scope, settings, origin: 'live' as const };
         const accepted = await this.accept(routed, { reason: 'retry', author });
-        return accepted !== undefined && this.submit(accepted, undefined);
+        if (accepted === undefined) return false;
+        // Owed again: a shutdown hands it back, a crash leaves it for recovery.
+        const { db, instanceId } = this.options;
+        const claim = { key: original.id, instanceId, channelId: original.channelId };
+        await this.databaseStep(() => reopenClaim(db, claim));
+        return this.submit(accepted, undefined);
       },
     });
   }
@@ -175,12 +202,16 @@ export class MessageRouter {
       }
       return;
     }
+    if (this.heard.has(message.id)) return;
+    this.heard.set(message.id, true);
     this.options.history.add(message.channelId, toHistoryMessage(message));
     if (message.author.id === botUserId) return;
     const inbound = toInboundMessage(message, botUserId);
     if (this.stopAhead(message, inbound)) return;
+    // Read now: discord.js keeps only the members heard last, and intake may wait its turn.
+    const member = message.member;
     const accepted = this.intake.enqueue(message.channelId, () =>
-      this.route(message, inbound, 'live'),
+      this.route(message, inbound, 'live', member ?? undefined),
     );
     if (!accepted && addressedToBot(inbound)) {
       void this.options.notices.tell(message, { kind: 'queue_full' }, undefined);
@@ -188,28 +219,55 @@ export class MessageRouter {
   }
 
   /** The steps of intake, in order; any of them may end the message's way here. */
-  private async route(message: Message, inbound: InboundMessage, origin: Origin): Promise<void> {
+  private async route(
+    message: Message,
+    inbound: InboundMessage,
+    origin: Origin,
+    heardMember?: GuildMember | null,
+  ): Promise<void> {
     const scope = scopeOf(inbound);
     let routed: Routed | undefined;
     let reason: TriggerReason | undefined;
+    let claimed = false;
     try {
       const settings = await this.databaseStep(() => this.options.settings.get(scope.id));
       routed = { message, inbound, scope, settings, origin };
-      const author = standingOf(message, this.options.ownerIds);
+      const member = heardMember ?? (await authorMember(message));
+      const author = standingOf(message, { ownerIds: this.options.ownerIds, member });
       if (await this.stopOrWithdraw(routed, author)) return;
       reason = await this.detect(routed);
-      if (reason === undefined || !this.accepting) return;
+      if (reason === undefined) return;
+      if (!this.accepting) return await this.handBack(routed);
       if (!(await this.admit(routed))) return;
       if (!(await this.claim(routed))) return;
+      claimed = true;
       const accepted = await this.accept(routed, { reason, author });
       if (accepted !== undefined) this.submit(accepted, message);
     } catch (error) {
       // The database stayed out of reach (or another step failed): say so, never drop silently.
       this.options.logger.error({ err: error, messageId: message.id }, 'could not take a message');
       if (reason !== undefined || addressedToBot(inbound)) {
+        // Claimed, then told: nothing is owed, or a restart would answer it after the notice.
+        if (claimed) this.options.settle?.([message.id]);
         await this.options.notices.tell(message, { kind: 'storage_trouble' }, routed?.settings);
       }
     }
+  }
+
+  /**
+   * A trigger heard while shutting down: claimed for no process (or, recovered, released), so
+   * the next start or another process answers it — one process claims it either way.
+   */
+  private async handBack(routed: Routed): Promise<void> {
+    const { db, instanceId, logger } = this.options;
+    const { message } = routed;
+    if (routed.origin === 'recovered') {
+      await this.databaseStep(() => releaseClaims(db, [message.id], instanceId));
+    } else {
+      const claim = { key: message.id, instanceId: RELEASED_CLAIM, channelId: message.channelId };
+      if (!(await this.databaseStep(() => claimMessage(db, claim)))) return;
+    }
+    logger.info({ messageId: message.id, channelId: message.channelId }, 'message handed back');
   }
 
   /** A member's stop for the reply answering them, or their "never mind" to what still waits. */
@@ -262,13 +320,14 @@ export class MessageRouter {
         return false;
       }
     }
-    const budget = settings.dailyTokenBudget;
-    if (!(await this.databaseStep(() => this.options.dailyBudget.exhausted(scope.id, budget)))) {
-      return true;
-    }
+    const spent = await this.databaseStep(() =>
+      this.options.dailyBudget.refusal(scope.id, dailyLimitsOf(settings), inbound.authorId),
+    );
+    if (spent === undefined) return true;
     if (origin === 'recovered') this.options.settle?.([message.id]);
     if (origin === 'recovered' || (await this.firstToRefuse(message.id))) {
-      await this.options.notices.tell(message, { kind: 'budget_exhausted' }, settings);
+      const refusal = budgetRefusal(spent, this.options.clock.now());
+      await this.options.notices.tell(message, refusal, settings);
     }
     return false;
   }
@@ -336,6 +395,15 @@ export class MessageRouter {
       'message accepted',
     );
     if (outcome !== 'rejected') return true;
+    if (!this.accepting) {
+      // Refused because shutdown closed the queue meanwhile: handed back, not refused.
+      const { db, instanceId, logger } = this.options;
+      void releaseClaims(db, [message.id], instanceId).then(
+        () => logger.info({ messageId: message.id }, 'message handed back'),
+        (error: unknown) => logger.warn({ err: error }, 'could not hand a message back'),
+      );
+      return false;
+    }
     this.options.settle?.([message.id]);
     if (replyTo !== undefined) {
       void this.options.notices.tell(replyTo, { kind: 'queue_full' }, facts.settings);
@@ -354,7 +422,7 @@ export class MessageRouter {
     return this.memberStops.stopLiveAtOnce({
       inbound,
       addressForms: botAddressForms(message, settings.triggerWords),
-      isModerator: standingOf(message, this.options.ownerIds).isModerator,
+      isModerator: standingOf(message, this.options).isModerator,
     });
   }
 

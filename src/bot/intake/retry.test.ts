@@ -7,7 +7,14 @@ describe('a refused Retry press', () => {
     expect(refusalText(retryRefusal({ kind: 'rate_limited', seconds: 9 }), 'en')).toBe(
       "You're sending messages faster than I can answer. Try again in 9 s.",
     );
-    expect(retryRefusal({ kind: 'budget' })).toEqual({ kind: 'budget_exhausted' });
+    const spent = {
+      kind: 'budget_exhausted',
+      who: 'server',
+      spentTokens: 10,
+      spentCost: 0,
+      resetsInMs: 60_000,
+    } as const;
+    expect(retryRefusal({ kind: 'budget', refusal: spent })).toBe(spent);
     expect(retryRefusal({ kind: 'busy' })).toEqual({ kind: 'retry_busy' });
   });
 });

@@ -16,16 +16,17 @@ import { DiscordMessageTarget } from '../delivery/discord-message-target.ts';
 import { RETRY_BUTTON_PREFIX } from '../delivery/failure-notice.ts';
 import { resolveLocale } from '../i18n/locale.ts';
 import { refusalText, type Refusal } from '../i18n/member-text.ts';
-import type { DailyBudget } from '../limits/daily-budget.ts';
+import { dailyLimitsOf, type DailyBudget } from '../limits/daily-budget.ts';
+import { budgetRefusal } from './budget-refusal.ts';
 import type { MemberRateLimiter } from '../limits/member-rate-limiter.ts';
-import type { MemberStanding } from './accepted-message.ts';
+import { authorMember, type MemberStanding } from './accepted-message.ts';
 import type { DatabaseStep } from './outage-hold.ts';
 
 /** What became of a Retry press: it runs, or why it cannot (told to the presser alone). */
 export type RetryAdmission =
   | { kind: 'started' }
   | { kind: 'rate_limited'; seconds: number }
-  | { kind: 'budget' }
+  | { kind: 'budget'; refusal: Refusal }
   | { kind: 'busy' };
 
 export function isRetryButton(interaction: ButtonInteraction): boolean {
@@ -79,6 +80,28 @@ export async function handleRetryButton(
   }
   if (!claimed) return;
   options.logger.debug({ interactionId: interaction.id }, 'retry pressed');
+  try {
+    await reAsk(interaction, { ...options, tell });
+  } catch (error) {
+    // A step after the claim failed (the database went away, Discord refused the fetch): the
+    // press is ours, so its presser hears about it rather than a button that did nothing.
+    options.logger.warn({ err: error }, 'could not run a Retry press');
+    await tell({ kind: 'storage_trouble' });
+  }
+}
+
+/** The steps after a press is claimed: the message, who may re-ask it, the admission, the notice. */
+async function reAsk(
+  interaction: ButtonInteraction,
+  options: {
+    logger: Logger;
+    ownerIds: readonly string[];
+    retry(original: Message, author: MemberStanding): Promise<RetryAdmission>;
+    delivery: DeliveryPort;
+    tell: (refusal: Refusal) => Promise<void>;
+  },
+): Promise<void> {
+  const { tell } = options;
   const messageId = interaction.customId.slice(RETRY_BUTTON_PREFIX.length);
   const channel = interaction.channel;
   const original =
@@ -89,8 +112,9 @@ export async function handleRetryButton(
     (interaction.memberPermissions?.has(PermissionFlagsBits.ManageMessages) ?? false);
   const ownMessage = original.author.id === interaction.user.id;
   if (!ownMessage && !isModerator) return tell({ kind: 'retry_not_yours' });
+  const member = await authorMember(original);
   const admission = await options.retry(original, {
-    permissions: original.member?.permissionsIn(original.channelId).bitfield.toString(),
+    permissions: member?.permissionsIn(original.channelId).bitfield.toString(),
     // Who may stop the re-asked reply besides its author: the moderator who pressed.
     isModerator: !ownMessage && isModerator,
   });
@@ -150,8 +174,10 @@ export async function admitRetry(
   if (!verdict.allowed) {
     return { kind: 'rate_limited', seconds: Math.ceil(verdict.retryAfterMs / 1000) };
   }
-  const budget = settings.dailyTokenBudget;
-  if (await databaseStep(() => dailyBudget.exhausted(scopeId, budget))) return { kind: 'budget' };
+  const spent = await databaseStep(() =>
+    dailyBudget.refusal(scopeId, dailyLimitsOf(settings), message.authorId),
+  );
+  if (spent !== undefined) return { kind: 'budget', refusal: budgetRefusal(spent, now) };
   return (await options.submit()) ? { kind: 'started' } : { kind: 'busy' };
 }
 
@@ -161,7 +187,7 @@ export function retryRefusal(admission: Exclude<RetryAdmission, { kind: 'started
     case 'rate_limited':
       return { kind: 'member_rate_limited', seconds: admission.seconds };
     case 'budget':
-      return { kind: 'budget_exhausted' };
+      return admission.refusal;
     case 'busy':
       return { kind: 'retry_busy' };
   }

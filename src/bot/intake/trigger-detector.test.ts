@@ -174,3 +174,31 @@ describe('TriggerDetector', () => {
     expect(detector.detect(message(), everyThree)).toBe('every_n');
   });
 });
+
+describe('TriggerDetector memory', () => {
+  it('remembers every-N counts for at most its capacity of channels', () => {
+    const detector = new TriggerDetector(BOT, { channels: 2 });
+    const everyThree = settings({ autoReplyEveryN: 3 });
+    const inChannel = (channelId: string) => message({ channelId });
+    detector.detect(inChannel('300000000000000001'), everyThree);
+    detector.detect(inChannel('300000000000000001'), everyThree);
+    detector.detect(inChannel('300000000000000002'), everyThree);
+    detector.detect(inChannel('300000000000000003'), everyThree);
+    // The first channel's count was forgotten: it starts over instead of answering now.
+    expect(detector.detect(inChannel('300000000000000001'), everyThree)).toBeUndefined();
+    expect(detector.retained().counters).toBeLessThanOrEqual(2);
+    expect(detector.retained().botRuns).toBeLessThanOrEqual(2);
+  });
+
+  it('keeps compiled trigger words for at most its capacity of scopes, and still matches', () => {
+    const detector = new TriggerDetector(BOT, { scopes: 2 });
+    for (let index = 0; index < 5; index += 1) {
+      const scoped = {
+        ...settings({ triggerWords: ['tomo'] }),
+        scopeId: String(400000000000000010n + BigInt(index)),
+      };
+      expect(detector.detect(message({ content: 'hey tomo' }), scoped)).toBe('trigger_word');
+    }
+    expect(detector.retained().matchers).toBe(2);
+  });
+});

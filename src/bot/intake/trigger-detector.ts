@@ -8,8 +8,17 @@ export { ANSWER_BOTS_FLAG } from '../settings/reply-switches.ts';
 
 /** The loop guard: replies to other bots in a row in one channel, until a person writes. */
 export const MAX_BOT_TURNS_IN_A_ROW = 3;
-/** Channels whose bot-to-bot run is remembered; the least recent is forgotten first. */
-const BOT_TURN_CHANNELS = 10_000;
+/** Channels whose bot-to-bot run and every-N count are remembered; the least recent is forgotten. */
+export const TRIGGER_CHANNELS = 10_000;
+/** Scopes whose compiled trigger words are kept; a forgotten one is compiled again when needed. */
+export const TRIGGER_SCOPES = 10_000;
+
+export interface TriggerDetectorLimits {
+  /** Channels remembered (default TRIGGER_CHANNELS): a forgotten every-N count starts over. */
+  channels?: number;
+  /** Scopes whose trigger-word matcher is kept (default TRIGGER_SCOPES). */
+  scopes?: number;
+}
 
 export type TriggerReason = 'dm' | 'mention' | 'reply' | 'trigger_word' | 'auto_reply' | 'every_n';
 
@@ -19,14 +28,26 @@ export type TriggerReason = 'dm' | 'mention' | 'reply' | 'trigger_word' | 'auto_
  * compiled once per settings version; every-N counters live per channel.
  */
 export class TriggerDetector {
-  private readonly matchers = new Map<string, { version: number; matcher: TriggerWordMatcher }>();
-  private readonly counters = new Map<string, number>();
+  private readonly matchers: LruMap<string, { version: number; matcher: TriggerWordMatcher }>;
+  private readonly counters: LruMap<string, number>;
   /** Per channel: the other bots' messages answered in a row (at most the limit's worth). */
-  private readonly botRuns = new LruMap<string, readonly string[]>(BOT_TURN_CHANNELS);
+  private readonly botRuns: LruMap<string, readonly string[]>;
   private readonly botUserId: string;
 
-  constructor(botUserId: string) {
+  constructor(botUserId: string, limits: TriggerDetectorLimits = {}) {
     this.botUserId = botUserId;
+    this.matchers = new LruMap(limits.scopes ?? TRIGGER_SCOPES);
+    this.counters = new LruMap(limits.channels ?? TRIGGER_CHANNELS);
+    this.botRuns = new LruMap(limits.channels ?? TRIGGER_CHANNELS);
+  }
+
+  /** Entries kept per memory: what the cache limits bound. */
+  retained(): { matchers: number; counters: number; botRuns: number } {
+    return {
+      matchers: this.matchers.size,
+      counters: this.counters.size,
+      botRuns: this.botRuns.size,
+    };
   }
 
   /** A message heard live (or backfilled after a lost gateway session). */

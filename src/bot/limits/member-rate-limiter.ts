@@ -11,13 +11,15 @@ export interface MemberRateLimit {
   scopeId: string;
   memberId: string;
   perMinute: number;
+  /** This host's time: only to remember a refusal here (the window is the database's clock). */
   now: number;
 }
 
 /**
  * Turns per member per minute, per scope (a sliding window): protects the server owner's key
  * from one member spamming the bot. Counted in the database (`takeMemberTurn`), so the limit
- * holds across every process and a message all of them hear counts once. A refusal is
+ * holds across every process and a message all of them hear counts once, on the database's
+ * clock (hosts whose clocks disagree still share one window). A refusal is
  * remembered here until it ends — the window can only fill meanwhile — so a member who keeps
  * going costs no database round trip until then.
  */
@@ -43,7 +45,6 @@ export class MemberRateLimiter {
       memberId: limit.memberId,
       perWindow: limit.perMinute,
       windowMs: MEMBER_RATE_WINDOW_MS,
-      now: new Date(limit.now),
     });
     if (verdict.allowed) this.refusedUntil.delete(member);
     else this.refusedUntil.set(member, limit.now + verdict.retryAfterMs);

@@ -36,4 +36,20 @@ describe('ChannelActivity', () => {
     const channels = activity.recent({ withinMs: 1_000, limit: 10 }).map((c) => c.channelId);
     expect(channels).toEqual(['c', 'a']);
   });
+
+  it('hands out what changed since the last time (to persist), and restores without changing', () => {
+    const activity = new ChannelActivity({ clock: new ManualClock(), maxChannels: 10 });
+    activity.restore({ channelId: 'restored', lastSeenId: '5', lastActivityAt: 0 });
+    activity.record('c1', '7');
+    activity.record('c2', '8');
+    expect(activity.takeChanged().map((channel) => channel.channelId)).toEqual(['c1', 'c2']);
+    expect(activity.takeChanged()).toEqual([]);
+    activity.markChanged(['c1', 'unknown']);
+    expect(activity.takeChanged().map((channel) => channel.lastSeenId)).toEqual(['7']);
+    // What this process saw itself wins over a restored id.
+    activity.restore({ channelId: 'c1', lastSeenId: '1', lastActivityAt: 0 });
+    expect(activity.recent({ withinMs: 1_000, limit: 10 })).toContainEqual(
+      expect.objectContaining({ channelId: 'c1', lastSeenId: '7' }),
+    );
+  });
 });

@@ -1,31 +1,47 @@
 import type { Client, Message } from 'discord.js';
+import { DEFAULT_CACHE_LIMITS } from '../../core/cache-limits.ts';
 import type { Clock } from '../../core/clock.ts';
 import type { Logger } from '../../core/logger.ts';
+import type { Database } from '../../db/database.ts';
 import { ChannelActivity } from './channel-activity.ts';
-import { SessionBackfill } from './session-backfill.ts';
-
-/** Channels whose last message id is remembered (the least recently active go first). */
-const TRACKED_CHANNELS = 5_000;
+import { ChannelActivityPersistence } from './channel-activity-persistence.ts';
+import { BACKFILL_ACTIVE_WITHIN_MS, SessionBackfill } from './session-backfill.ts';
 
 /**
- * Wires the backfill to a ready client: every message seen records its channel's last id; every
- * later fresh gateway session (READY, not RESUMED — Discord replays nothing then) backfills the
- * recently active channels through `deliver`, the router's normal path.
+ * Wires the backfill to a ready client: every message seen records its channel's last id
+ * (persisted in batches); at start, the channels active in the last ten minutes are read back
+ * and backfilled — mentions sent while the process was down — and so is every later fresh
+ * gateway session (READY, not RESUMED — Discord replays nothing then), through `deliver`, the
+ * router's normal path. Only messages younger than ten minutes are delivered: older ones are
+ * past the promise, as for recovered claims.
  */
 export function attachSessionBackfill(options: {
   client: Client;
+  /** Channels whose last message id is remembered, the least recently active going first (CACHE_CHANNELS). */
+  trackedChannels?: number;
   clock: Clock;
   logger: Logger;
+  /** Where channel activity is kept across restarts (none: only this session's). */
+  persist?: {
+    db: Database;
+    /** Aborted at shutdown: the periodic writes end. */
+    shutdown: AbortSignal;
+  };
   deliver: (message: Message) => Promise<void>;
-}): SessionBackfill<Message> {
-  const { client } = options;
-  const activity = new ChannelActivity({ clock: options.clock, maxChannels: TRACKED_CHANNELS });
+}): { backfill: SessionBackfill<Message>; persistence: ChannelActivityPersistence | undefined } {
+  const { client, clock, logger, persist } = options;
+  const activity = new ChannelActivity({
+    clock,
+    maxChannels: options.trackedChannels ?? DEFAULT_CACHE_LIMITS.channels,
+  });
   const backfill = new SessionBackfill<Message>({
     activity,
     fetchAfter: async (channelId, afterId, limit) => {
       const channel = await client.channels.fetch(channelId);
       if (channel === null || !channel.isTextBased()) return [];
-      return [...(await channel.messages.fetch({ after: afterId, limit })).values()];
+      const since = clock.now() - BACKFILL_ACTIVE_WITHIN_MS;
+      const messages = await channel.messages.fetch({ after: afterId, limit });
+      return [...messages.values()].filter((message) => message.createdTimestamp >= since);
     },
     deliver: options.deliver,
     logger: options.logger,
@@ -35,5 +51,12 @@ export function attachSessionBackfill(options: {
   // Attached once the client is ready, after every shard's first session: each READY from here
   // on is a new session, which Discord replays nothing to.
   client.on('shardReady', () => void backfill.run());
-  return backfill;
+  if (persist === undefined) return { backfill, persistence: undefined };
+  const persistence = new ChannelActivityPersistence({ db: persist.db, activity, clock, logger });
+  void persistence.run(persist.shutdown);
+  void persistence.restore().then(
+    (channels) => (channels > 0 ? backfill.run() : undefined),
+    (error: unknown) => logger.warn({ err: error }, 'could not read back channel activity'),
+  );
+  return { backfill, persistence };
 }

@@ -4,6 +4,7 @@ import { UserFacingError } from '../../core/errors.ts';
 import type { Logger } from '../../core/logger.ts';
 import {
   RELEASED_CLAIM,
+  releaseClaims,
   settleClaims,
   takeOverClaim,
   unsettledClaims,
@@ -12,9 +13,10 @@ import {
 import type { Database } from '../../db/database.ts';
 import { turnStartedFor } from '../../db/turn-repository.ts';
 import type { DeliveryPort } from '../delivery/delivery-port.ts';
-import { DiscordMessageTarget } from '../delivery/discord-message-target.ts';
+import { classify, DiscordMessageTarget } from '../delivery/discord-message-target.ts';
 import { postFailureNotice } from '../delivery/failure-notice.ts';
 import { resolveLocale } from '../i18n/locale.ts';
+import { settleCutReply } from './cut-reply.ts';
 
 /** How far back a message is still owed an answer after a restart. */
 export const RECOVERY_WINDOW_MS = 10 * 60_000;
@@ -37,7 +39,8 @@ export interface UnansweredRecoveryOptions {
   answer(message: Message): void;
   /**
    * Whether this process may recover a message of `channelId` (a sharded process: only in its
-   * shards' channels, which it alone can fetch). Default: every channel.
+   * shards' channels, which it alone can fetch). Default: every channel. May reject: a channel
+   * gone from Discord is anyone's to settle; any other failure leaves the claim for a later pass.
    */
   owns?: (channelId: string) => Promise<boolean>;
 }
@@ -56,19 +59,11 @@ export async function recoverUnanswered(options: UnansweredRecoveryOptions): Pro
   const canJudge = () => (judging ??= options.canJudgePeers());
   for (const claim of await unsettledClaims(options.db, since)) {
     if (!(await isOrphaned(claim, { ...options, canJudge }))) continue;
-    if (options.owns !== undefined && !(await options.owns(claim.channelId))) continue;
+    if (!(await mayRecoverIn(claim.channelId, options))) continue;
     const to = options.instanceId;
     if (!(await takeOverClaim(options.db, claim.messageId, { from: claim.instanceId, to })))
       continue;
-    try {
-      await recoverOne(claim, options);
-      recovered += 1;
-    } catch (error) {
-      options.logger.warn(
-        { err: error, messageId: claim.messageId },
-        'could not recover a message',
-      );
-    }
+    if (await recoverOrHandBack(claim, options)) recovered += 1;
   }
   if (recovered > 0)
     options.logger.info({ messages: recovered }, 'answered messages left by a restart');
@@ -89,33 +84,110 @@ async function isOrphaned(
   return (await options.canJudge()) && !(await options.isAlive(claim.instanceId));
 }
 
+/**
+ * Whether this process may recover a message of the channel now. A channel Discord says is
+ * gone (or closed to the bot) is anyone's to settle; a lookup that failed otherwise (a 5xx, the
+ * network) says nothing about its shard: the claim stays with its owner until a later pass.
+ */
+async function mayRecoverIn(
+  channelId: string,
+  options: UnansweredRecoveryOptions,
+): Promise<boolean> {
+  if (options.owns === undefined) return true;
+  try {
+    return await options.owns(channelId);
+  } catch (error) {
+    if (isPermanent(error)) return true;
+    options.logger.info({ err: error, channelId }, 'could not tell whose a channel is: later');
+    return false;
+  }
+}
+
+/**
+ * Recovers a message whose claim this process just took over. When it cannot be done now (a
+ * lookup failed in a way that may pass, or the channel's guild is another process's) the claim
+ * is handed back, so a later pass or the right process answers it. True when recovered.
+ */
+async function recoverOrHandBack(
+  claim: UnsettledClaim,
+  options: UnansweredRecoveryOptions,
+): Promise<boolean> {
+  try {
+    if (await recoverOne(claim, options)) return true;
+  } catch (error) {
+    options.logger.warn({ err: error, messageId: claim.messageId }, 'could not recover a message');
+  }
+  await releaseClaims(options.db, [claim.messageId], options.instanceId).catch((error: unknown) => {
+    options.logger.warn({ err: error, messageId: claim.messageId }, 'could not hand back');
+  });
+  return false;
+}
+
+/** False when the message is not this process's to recover (its guild is not cached here). */
 async function recoverOne(
   claim: UnsettledClaim,
   options: UnansweredRecoveryOptions,
-): Promise<void> {
-  const message = await fetchMessage(options.client, claim);
-  if (message === undefined) {
+): Promise<boolean> {
+  const found = await lookUpMessage(options.client, claim);
+  if (found === 'elsewhere') return false;
+  if (found === 'gone') {
     await settleClaims(options.db, [claim.messageId]);
-    return;
+    return true;
   }
+  const message = found;
   if (!(await turnStartedFor(options.db, claim.messageId))) {
     options.answer(message);
-    return;
+    return true;
   }
   // Part of a reply may already stand in the channel: say what happened instead of repeating it.
-  if (!message.channel.isSendable()) return;
+  if (!message.channel.isSendable()) return true;
+  options.logger.info(
+    { messageId: claim.messageId, channelId: claim.channelId },
+    'a reply was cut off by a restart: the member is told, with a Retry button',
+  );
+  const botUserId = options.client.user?.id;
+  if (botUserId !== undefined) await settleCutReply(message, { ...options, botUserId });
   await postFailureNotice({
     error: new UserFacingError('note.restarted', {}, { retryable: true }),
     replyTo: message.id,
     writer: options.delivery.to(new DiscordMessageTarget(message.channel)),
     locale: resolveLocale(undefined, message.guild?.preferredLocale),
     logger: options.logger,
+    logAsFailure: false,
   });
   await settleClaims(options.db, [claim.messageId]);
+  return true;
 }
 
-async function fetchMessage(client: Client, claim: UnsettledClaim): Promise<Message | undefined> {
-  const channel = await client.channels.fetch(claim.channelId).catch(() => null);
-  if (channel === null || !channel.isTextBased()) return undefined;
-  return channel.messages.fetch(claim.messageId).catch(() => undefined);
+/**
+ * The claimed message, `gone` when Discord says it (or its channel) is gone or closed to the
+ * bot, `elsewhere` when its guild is not cached here (another shard's, or not available now).
+ * Throws on a failure that may pass.
+ */
+async function lookUpMessage(
+  client: Client,
+  claim: UnsettledClaim,
+): Promise<Message | 'gone' | 'elsewhere'> {
+  try {
+    const channel =
+      client.channels.cache.get(claim.channelId) ??
+      (await client.channels.fetch(claim.channelId, { allowUnknownGuild: true, cache: false }));
+    if (channel === null || !channel.isTextBased()) return 'gone';
+    const guildId = 'guildId' in channel ? channel.guildId : null;
+    if (guildId !== null && !client.guilds.cache.has(guildId)) return 'elsewhere';
+    // A message's `channel` is read from the cache: a channel fetched uncached is fetched again.
+    const cached =
+      client.channels.cache.get(claim.channelId) ?? (await client.channels.fetch(claim.channelId));
+    if (cached === null || !cached.isTextBased()) return 'gone';
+    return await cached.messages.fetch(claim.messageId);
+  } catch (error) {
+    if (isPermanent(error)) return 'gone';
+    throw error;
+  }
+}
+
+/** Discord says the channel or message is gone, or closed to the bot: no later pass helps. */
+function isPermanent(error: unknown): boolean {
+  const { failure } = classify(error);
+  return failure === 'gone' || failure === 'forbidden';
 }

@@ -1,4 +1,9 @@
-import { MessageFlags, PermissionFlagsBits, type ButtonInteraction } from 'discord.js';
+import {
+  DiscordAPIError,
+  MessageFlags,
+  PermissionFlagsBits,
+  type ButtonInteraction,
+} from 'discord.js';
 import type { Logger } from '../../core/logger.ts';
 import type { CrossProcessStops } from './cross-process-stops.ts';
 import { resolveLocale } from '../i18n/locale.ts';
@@ -12,6 +17,13 @@ import { stopAnswerText } from '../i18n/member-text.ts';
  * command's own components (CommandRouter), and `/stop` exists.
  */
 export const STOP_BUTTON_PREFIX = 'stop-reply:';
+
+/**
+ * Discord's answers to an acknowledgement that mean the press was handled elsewhere: Unknown
+ * interaction (another process answered it, or its 3 s passed) and Interaction has already
+ * been acknowledged. Any other failure (a 5xx, the network) is no such verdict.
+ */
+const HANDLED_ELSEWHERE_CODES: ReadonlySet<number | string> = new Set([10062, 40060]);
 
 /** Discord's limit on a component's custom id. */
 const CUSTOM_ID_MAX_CHARACTERS = 100;
@@ -57,17 +69,31 @@ export async function handleStopButton(
   const acknowledged = await interaction.deferUpdate().then(
     () => true,
     (error: unknown) => {
-      options.logger.debug({ err: error }, 'stop press acknowledged elsewhere');
+      if (error instanceof DiscordAPIError && HANDLED_ELSEWHERE_CODES.has(error.code)) {
+        options.logger.debug({ err: error }, 'stop press acknowledged elsewhere');
+        return undefined;
+      }
+      // Not answered, but not handled elsewhere either: the stop still goes through.
+      options.logger.warn({ err: error }, 'could not acknowledge a Stop press; stopping anyway');
       return false;
     },
   );
-  if (!acknowledged) return;
+  if (acknowledged === undefined) return;
   const locale = resolveLocale(interaction.locale, interaction.guildLocale);
   const tell = (content: string) =>
-    interaction.followUp({
-      content,
-      flags: MessageFlags.Ephemeral,
-      allowedMentions: { parse: [] },
+    (acknowledged
+      ? interaction.followUp({
+          content,
+          flags: MessageFlags.Ephemeral,
+          allowedMentions: { parse: [] },
+        })
+      : interaction.reply({
+          content,
+          flags: MessageFlags.Ephemeral,
+          allowedMentions: { parse: [] },
+        })
+    ).catch((error: unknown) => {
+      options.logger.debug({ err: error }, 'could not tell the presser about their stop');
     });
   const decision = await options.stops.stopByCommand({
     channelId: interaction.channelId,

@@ -173,3 +173,83 @@ describe('ChannelTurnScheduler', () => {
     await scheduler.whenIdle();
   });
 });
+
+describe('ChannelTurnScheduler watchdog', () => {
+  const coalesce = { policy: 'coalesce' as const, depth: 3 };
+  const LIMIT_MS = 60_000;
+
+  function watched(options: { acquireFails?: boolean } = {}) {
+    const clock = new ManualClock();
+    const overdue: Array<{ triggers: string[]; kind: string; turnId: string | undefined }> = [];
+    const turns: Array<{ batch: string[]; begun: () => void; signal: AbortSignal }> = [];
+    const gates: Array<() => void> = [];
+    const locks = new ChannelLocks({ clock, holdTimeoutMs: 15 * 60_000 });
+    let failures = options.acquireFails === true ? 1 : 0;
+    const scheduler = new ChannelTurnScheduler<string>({
+      locks: {
+        acquire: (channelId: string) =>
+          failures-- > 0 ? Promise.reject(new Error('lock store gone')) : locks.acquire(channelId),
+      } as unknown as ChannelLocks,
+      logger: silentLogger,
+      newTurnId: () => `turn-${turns.length + 1}`,
+      runTurn: ({ batch, begun, signal }) =>
+        new Promise<void>((resolve) => {
+          turns.push({ batch: [...batch], begun, signal });
+          gates.push(resolve);
+        }),
+      watchdog: {
+        limitMs: LIMIT_MS,
+        clock,
+        onOverdue: (_channelId, triggers, reason) =>
+          overdue.push({ triggers: [...triggers], kind: reason.kind, turnId: reason.turnId }),
+      },
+    });
+    return { clock, scheduler, overdue, turns, gates };
+  }
+
+  it('tells a message waiting behind a live turn that never ends, and withdraws it', async () => {
+    const { clock, scheduler, overdue, turns } = watched();
+    scheduler.submit('c', 'm1', coalesce);
+    await settle();
+    turns[0]?.begun(); // the live turn streams (and then hangs for good)
+    scheduler.submit('c', 'm2', coalesce);
+    await clock.advance(LIMIT_MS);
+    expect(overdue).toEqual([{ triggers: ['m2'], kind: 'waiting', turnId: 'turn-1' }]);
+    expect(scheduler.waiting('c')).toBe(0);
+  });
+
+  it('abandons a turn that never reaches its model call, tells its members, and moves on', async () => {
+    const { clock, scheduler, overdue, turns } = watched();
+    scheduler.submit('c', 'm1', coalesce);
+    await settle();
+    scheduler.submit('c', 'm2', coalesce);
+    await clock.advance(LIMIT_MS);
+    expect(turns[0]?.signal.aborted).toBe(true);
+    expect(overdue[0]).toEqual({ triggers: ['m1'], kind: 'stalled', turnId: 'turn-1' });
+    await settle();
+    // The channel is not left busy behind the stuck turn: the message after it runs.
+    expect(turns[1]?.batch).toEqual(['m2']);
+  });
+
+  it('lets go of a message once its turn has begun, however long the reply takes', async () => {
+    const { clock, scheduler, overdue, turns, gates } = watched();
+    scheduler.submit('c', 'm1', coalesce);
+    await settle();
+    turns[0]?.begun();
+    await clock.advance(LIMIT_MS * 3);
+    expect(overdue).toEqual([]);
+    gates[0]?.();
+    await settle();
+    expect(scheduler.isBusy('c')).toBe(false);
+  });
+
+  it('a lock that cannot be taken ends that turn only: the channel does not stay busy for good', async () => {
+    const { scheduler, turns } = watched({ acquireFails: true });
+    scheduler.submit('c', 'm1', coalesce);
+    await settle();
+    expect(scheduler.isBusy('c')).toBe(false);
+    scheduler.submit('c', 'm2', coalesce);
+    await settle();
+    expect(turns.map((turn) => turn.batch)).toEqual([['m2']]);
+  });
+});

@@ -1,3 +1,4 @@
+import { WAIT_CANCELLED, type Clock } from '../../core/clock.ts';
 import type { Logger } from '../../core/logger.ts';
 import { timeOrderedId } from '../../core/time-ordered-id.ts';
 import type { ChannelPolicy, SubmitOutcome, TurnQueue } from '../intake/turn-queue.ts';
@@ -15,6 +16,32 @@ export interface ScheduledTurn<T> {
   batch: readonly T[];
   /** The channel's lock, held while the turn runs. */
   lease: ChannelLease;
+  /** Aborted by the watchdog when the turn did not begin its reply in time. */
+  signal: AbortSignal;
+  /** The turn reached its model call: its messages no longer wait (the watchdog lets go). */
+  begun: () => void;
+}
+
+/** Why the watchdog gave up on messages: what they waited behind, and for how long. */
+export interface OverdueReason {
+  /** `waiting`: queued behind the live turn; `stalled`: their own turn never reached the model. */
+  kind: 'waiting' | 'stalled';
+  waitedMs: number;
+  /** The channel's turn at that moment (the one waited behind, or the stalled one). */
+  turnId: string | undefined;
+  /** How long that turn had run. */
+  turnRanMs: number | undefined;
+}
+
+/**
+ * No accepted message waits forever: one that has not reached its model call within
+ * `limitMs` of being accepted is given up (withdrawn, or its stalled turn abandoned) and handed
+ * to `onOverdue`, which tells the member and logs why.
+ */
+export interface TurnWatchdog<T> {
+  limitMs: number;
+  clock: Clock;
+  onOverdue(channelId: string, triggers: readonly T[], reason: OverdueReason): void;
 }
 
 /**
@@ -42,11 +69,21 @@ export interface ChannelTurnSchedulerOptions<T> {
   /** The weight of a trigger against `batchLimits.weight` (default 1). */
   weigh?(trigger: T): number;
   batchLimits?: BatchLimits;
+  watchdog?: TurnWatchdog<T>;
+}
+
+interface LiveTurn<T> {
+  id: string;
+  batch: readonly T[];
+  startedAt: number;
+  begun: boolean;
+  controller: AbortController;
 }
 
 interface ChannelState<T> {
   pending: T[];
   policy: ChannelPolicy;
+  live: LiveTurn<T> | undefined;
 }
 
 /**
@@ -64,6 +101,8 @@ export class ChannelTurnScheduler<T> implements TurnQueue<T> {
   private idleWaiters: Array<() => void> = [];
   private readonly options: ChannelTurnSchedulerOptions<T>;
   private readonly limits: BatchLimits;
+  /** Each accepted trigger's watchdog timer, until its turn begins (or it leaves otherwise). */
+  private readonly deadlines = new Map<T, { acceptedAt: number; cancel(): void }>();
   private closed = false;
 
   constructor(options: ChannelTurnSchedulerOptions<T>) {
@@ -97,7 +136,8 @@ export class ChannelTurnScheduler<T> implements TurnQueue<T> {
     if (this.closed) return 'rejected';
     const state = this.channels.get(channelId);
     if (state === undefined) {
-      this.channels.set(channelId, { pending: [], policy });
+      this.channels.set(channelId, { pending: [], policy, live: undefined });
+      this.watch(channelId, trigger);
       void this.drain(channelId, [trigger]);
       return 'started';
     }
@@ -105,6 +145,7 @@ export class ChannelTurnScheduler<T> implements TurnQueue<T> {
     const room = policy.policy === 'coalesce' ? COALESCE_MAX_WAITING : policy.depth;
     if (state.pending.length >= room) return 'rejected';
     state.pending.push(trigger);
+    this.watch(channelId, trigger);
     return policy.policy === 'coalesce' ? 'coalesced' : 'queued';
   }
 
@@ -114,6 +155,7 @@ export class ChannelTurnScheduler<T> implements TurnQueue<T> {
     if (state === undefined) return [];
     const withdrawn = state.pending.filter(matches);
     if (withdrawn.length > 0) state.pending = state.pending.filter((trigger) => !matches(trigger));
+    this.unwatch(withdrawn);
     return withdrawn;
   }
 
@@ -122,26 +164,111 @@ export class ChannelTurnScheduler<T> implements TurnQueue<T> {
     this.closed = true;
     const taken: T[] = [];
     for (const state of this.channels.values()) taken.push(...state.pending.splice(0));
+    this.unwatch(taken);
     return taken;
   }
 
+  /**
+   * Runs the channel's turns one after another. Nothing here may leave the channel marked busy
+   * with no turn running: every later message would be accepted and wait for good. So a lock
+   * that cannot be taken or a turn that throws ends only that turn, and a turn the watchdog
+   * abandoned is no longer waited for.
+   */
   private async drain(channelId: string, first: T[]): Promise<void> {
     let batch: T[] | undefined = first;
     while (batch !== undefined) {
-      const lease = await this.options.locks.acquire(channelId);
-      const id = (this.options.newTurnId ?? timeOrderedId)();
+      const live: LiveTurn<T> = {
+        id: (this.options.newTurnId ?? timeOrderedId)(),
+        batch,
+        startedAt: this.now(),
+        begun: false,
+        controller: new AbortController(),
+      };
+      const state = this.channels.get(channelId);
+      if (state !== undefined) state.live = live;
+      let lease: ChannelLease | undefined;
       try {
-        await this.options.runTurn({ id, channelId, batch, lease });
+        lease = await this.options.locks.acquire(channelId);
+        const run = this.options.runTurn({
+          id: live.id,
+          channelId,
+          batch,
+          lease,
+          signal: live.controller.signal,
+          begun: () => this.begun(live),
+        });
+        await untilSettledOrAbandoned(run, live.controller.signal);
       } catch (error) {
         this.options.logger.error(
-          { err: error, channelId, turnId: id },
+          { err: error, channelId, turnId: live.id },
           'turn failed outside its own error handling',
         );
       } finally {
-        lease.release();
+        lease?.release();
+        this.unwatch(batch);
+        if (state !== undefined) state.live = undefined;
       }
       batch = this.takeNext(channelId);
     }
+  }
+
+  private begun(live: LiveTurn<T>): void {
+    live.begun = true;
+    this.unwatch(live.batch);
+  }
+
+  /** Starts a trigger's watchdog timer (none without a watchdog). */
+  private watch(channelId: string, trigger: T): void {
+    const { watchdog } = this.options;
+    if (watchdog === undefined) return;
+    const timer = new AbortController();
+    const acceptedAt = watchdog.clock.now();
+    this.deadlines.set(trigger, { acceptedAt, cancel: () => timer.abort(WAIT_CANCELLED) });
+    watchdog.clock.sleep(watchdog.limitMs, timer.signal).then(
+      () => this.overdue(channelId, trigger),
+      () => undefined,
+    );
+  }
+
+  private unwatch(triggers: readonly T[]): void {
+    for (const trigger of triggers) {
+      this.deadlines.get(trigger)?.cancel();
+      this.deadlines.delete(trigger);
+    }
+  }
+
+  /**
+   * A trigger's time is up. Still queued: it is withdrawn. In a turn that has not reached its
+   * model call: that turn is abandoned (its signal aborted, the channel moves on) and every
+   * trigger of it is overdue.
+   */
+  private overdue(channelId: string, trigger: T): void {
+    const deadline = this.deadlines.get(trigger);
+    const state = this.channels.get(channelId);
+    const watchdog = this.options.watchdog;
+    if (deadline === undefined || state === undefined || watchdog === undefined) return;
+    const now = watchdog.clock.now();
+    const { live } = state;
+    const reasonFor = (kind: OverdueReason['kind']): OverdueReason => ({
+      kind,
+      waitedMs: now - deadline.acceptedAt,
+      turnId: live?.id,
+      turnRanMs: live === undefined ? undefined : now - live.startedAt,
+    });
+    if (state.pending.includes(trigger)) {
+      state.pending = state.pending.filter((waiting) => waiting !== trigger);
+      this.unwatch([trigger]);
+      watchdog.onOverdue(channelId, [trigger], reasonFor('waiting'));
+      return;
+    }
+    if (live === undefined || live.begun || !live.batch.includes(trigger)) return;
+    this.unwatch(live.batch);
+    live.controller.abort(new TurnOverdueError(live.id));
+    watchdog.onOverdue(channelId, live.batch, reasonFor('stalled'));
+  }
+
+  private now(): number {
+    return this.options.watchdog?.clock.now() ?? Date.now();
   }
 
   private takeNext(channelId: string): T[] | undefined {
@@ -172,4 +299,32 @@ export class ChannelTurnScheduler<T> implements TurnQueue<T> {
     }
     return size;
   }
+}
+
+/** The abort reason of a turn the watchdog abandoned: it did not reach its model call in time. */
+export class TurnOverdueError extends Error {
+  readonly kind = 'turn-overdue';
+  constructor(turnId: string) {
+    super(`turn ${turnId} did not begin its reply in time`);
+    this.name = 'TurnOverdueError';
+  }
+}
+
+/** Waits for the turn, or only until the watchdog abandons it (a stuck turn is not awaited). */
+function untilSettledOrAbandoned(run: Promise<void>, abandoned: AbortSignal): Promise<void> {
+  if (abandoned.aborted) return Promise.resolve();
+  return new Promise<void>((resolve, reject) => {
+    const onAbandoned = (): void => resolve();
+    abandoned.addEventListener('abort', onAbandoned, { once: true });
+    run.then(
+      () => {
+        abandoned.removeEventListener('abort', onAbandoned);
+        resolve();
+      },
+      (error: unknown) => {
+        abandoned.removeEventListener('abort', onAbandoned);
+        reject(error instanceof Error ? error : new Error(String(error)));
+      },
+    );
+  });
 }

@@ -1,4 +1,5 @@
 import { systemClock, type Clock } from '../../core/clock.ts';
+import { LruMap } from '../../core/lru-map.ts';
 import { silentLogger, type Logger } from '../../core/logger.ts';
 import type { Database } from '../../db/database.ts';
 import { retryTransient } from '../../db/retry-transient.ts';
@@ -8,6 +9,10 @@ import type {
   TurnJournalEnd,
   TurnJournalStart,
 } from '../../stream/turn/turn-journal.ts';
+import type { UnrecordedReplies } from '../context/unrecorded-replies.ts';
+
+/** Turns started and not yet finished that this journal remembers (a bound, never reached). */
+const LIVE_TURNS_KEPT = 10_000;
 
 /**
  * How long the end of a turn waits for a database that went away: longer than a PostgreSQL
@@ -25,6 +30,8 @@ export interface DatabaseTurnJournalOptions {
   /** Ends the waiting for the database (shutdown); the write still gets its one try. */
   signal?: AbortSignal;
   finishRetryMs?: number;
+  /** Where a delivered reply whose end could not be written is held for the next turn. */
+  unrecorded?: UnrecordedReplies;
 }
 
 /**
@@ -36,12 +43,17 @@ export interface DatabaseTurnJournalOptions {
  */
 export class DatabaseTurnJournal implements TurnJournal {
   private readonly options: DatabaseTurnJournalOptions;
+  private readonly live = new LruMap<string, TurnJournalStart & { startedAt: Date }>(
+    LIVE_TURNS_KEPT,
+  );
 
   constructor(options: DatabaseTurnJournalOptions) {
     this.options = options;
   }
 
   async start(turn: TurnJournalStart): Promise<void> {
+    const { clock = systemClock } = this.options;
+    this.live.set(turn.turnId, { ...turn, startedAt: new Date(clock.now()) });
     await startAssistantTurn(this.options.db, {
       id: turn.turnId,
       scopeId: turn.scopeId,
@@ -53,7 +65,34 @@ export class DatabaseTurnJournal implements TurnJournal {
     });
   }
 
+  /**
+   * The end, written again while the database is away (bounded). When it still fails, a reply
+   * members saw is held for the channel's next turn (written again then, shown to the model
+   * meanwhile); the failure is passed on.
+   */
   async finish(turnId: string, end: TurnJournalEnd): Promise<void> {
+    const started = this.live.get(turnId);
+    this.live.delete(turnId);
+    try {
+      await this.writeEnd(turnId, end);
+    } catch (error) {
+      const { unrecorded } = this.options;
+      if (started !== undefined && unrecorded !== undefined && end.discordMessageIds.length > 0) {
+        unrecorded.hold({
+          turnId,
+          channelId: started.channelId,
+          botUserId: this.options.botUserId,
+          botName: this.options.botName,
+          triggerMessageId: started.triggerMessageId,
+          startedAt: started.startedAt,
+          end: { ...end, metrics: { ...end.metrics } },
+        });
+      }
+      throw error;
+    }
+  }
+
+  private async writeEnd(turnId: string, end: TurnJournalEnd): Promise<void> {
     const { clock = systemClock, logger = silentLogger } = this.options;
     const startedAt = clock.now();
     let retries = 0;

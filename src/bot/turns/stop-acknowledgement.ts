@@ -64,7 +64,12 @@ export async function acknowledgeStop(
   }).finally(() => live.end());
   await accountUsage(
     { dailyBudget: dependencies.dailyBudget, metrics: dependencies.metrics, logger },
-    { scopeId: options.facts.scope.id, outcome: acknowledgement },
+    {
+      scopeId: options.facts.scope.id,
+      memberId: stop.request.authorId,
+      outcome: acknowledgement,
+      model: options.model,
+    },
   );
   const { inputTokens, outputTokens } = acknowledgement.metrics;
   logger.info({ status: acknowledgement.status, inputTokens, outputTokens }, 'acknowledged a stop');

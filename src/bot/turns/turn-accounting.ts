@@ -1,6 +1,7 @@
 import type { Logger } from '../../core/logger.ts';
 import type { BotMetrics } from '../../core/metrics.ts';
 import type { ResolvedModel } from '../../providers/provider-factory.ts';
+import { tokenCost } from '../../providers/model-price.ts';
 import { createTokenCounter } from '../../providers/token-counter.ts';
 import type { TurnOutcome } from '../../stream/turn/stream-orchestrator.ts';
 import type { UsageEstimator } from '../../stream/turn/usage-estimator.ts';
@@ -25,14 +26,11 @@ export function usageEstimatorFor(model: ResolvedModel): UsageEstimator {
  * After a turn: its tokens count against the scope's daily budget, the metrics move, and the
  * one info line of the turn is logged (latency, usage, finish reason).
  */
-export async function accountTurn(
-  options: AccountingOptions,
-  turn: { scopeId: string; outcome: TurnOutcome; model: ResolvedModel },
-): Promise<void> {
+export async function accountTurn(options: AccountingOptions, turn: AccountedCall): Promise<void> {
   const { outcome, model } = turn;
   const { logger } = options;
   const { metrics } = outcome;
-  await accountUsage(options, turn);
+  await accountUsage(options, { ...turn, turns: 1 });
   options.metrics.turnFinished({
     provider: model.provider,
     model: model.modelId,
@@ -61,16 +59,35 @@ export async function accountTurn(
   );
 }
 
+/** A model call to account: whose scope and member, which model, what it spent. */
+export interface AccountedCall {
+  scopeId: string;
+  /** The member whose message it answered. */
+  memberId: string;
+  outcome: TurnOutcome;
+  model: ResolvedModel;
+}
+
 /**
- * The tokens of model calls that are not a turn of their own (a stop acknowledgement, an
- * attempt retried after a context overflow): they count against the daily budget.
+ * A model call's tokens and cost, at the model's price, against the daily budgets and in the
+ * usage `/usage` shows. Calls that are not a turn of their own (a stop acknowledgement, an
+ * attempt retried after a context overflow) count with `turns: 0`.
  */
 export async function accountUsage(
   options: AccountingOptions,
-  turn: { scopeId: string; outcome: TurnOutcome },
+  call: AccountedCall & { turns?: number },
 ): Promise<void> {
-  const { inputTokens, outputTokens } = turn.outcome.metrics;
+  const { inputTokens, outputTokens, cachedInputTokens } = call.outcome.metrics;
+  const cost = tokenCost({ inputTokens, outputTokens, cachedInputTokens }, call.model.info.price);
   await options.dailyBudget
-    .record(turn.scopeId, { inputTokens, outputTokens })
+    .record(call.scopeId, {
+      inputTokens,
+      outputTokens,
+      cachedInputTokens,
+      cost,
+      memberId: call.memberId,
+      model: call.model.modelId,
+      turns: call.turns ?? 0,
+    })
     .catch((error: unknown) => options.logger.warn({ err: error }, 'could not record token usage'));
 }

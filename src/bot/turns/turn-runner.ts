@@ -6,9 +6,10 @@ import type { Database } from '../../db/database.ts';
 import { openApiKey } from '../../db/scope-settings-repository.ts';
 import type { ProviderFactory, ResolvedModel } from '../../providers/provider-factory.ts';
 import type { SecretBox } from '../../security/secret-box.ts';
-import type { StopRegistry } from '../../stream/stop/stop-registry.ts';
+import type { LiveTurn, StopRegistry } from '../../stream/stop/stop-registry.ts';
 import type { StreamOrchestrator } from '../../stream/turn/stream-orchestrator.ts';
 import type { ChannelHistory } from '../context/channel-history.ts';
+import type { UnrecordedReplies } from '../context/unrecorded-replies.ts';
 import type { Download } from '../context/trigger-attachments.ts';
 import { prepareTurn } from '../context/turn-context.ts';
 import type { DeliveryPort } from '../delivery/delivery-port.ts';
@@ -36,6 +37,8 @@ export interface TurnRunnerOptions {
   tools: ToolExecutor;
   orchestrator: StreamOrchestrator;
   history: ChannelHistory;
+  /** Delivered replies whose record failed (the journal holds them): the next turn sees them. */
+  unrecorded?: UnrecordedReplies;
   /** The one write path to channels: replies and failure notices alike. */
   delivery: DeliveryPort;
   typing: TypingAllowance;
@@ -61,8 +64,10 @@ interface RunningTurn {
   last: AcceptedMessage;
   facts: TurnFacts;
   logger: Logger;
-  /** Aborted by a stop, by the channel lock's hold timeout, or at shutdown. */
+  /** Aborted by a stop, by the channel lock's hold timeout, by the watchdog, or at shutdown. */
   signal: AbortSignal;
+  /** Tells the scheduler's watchdog the turn reached its model call. */
+  begun: () => void;
 }
 
 /**
@@ -83,26 +88,41 @@ export class TurnRunner {
     const last = turn.batch.at(-1);
     if (last === undefined) return;
     const { facts } = last;
-    // Stoppable from here on, by every member the batch answers: a stop or /reset while the
-    // context is still being assembled is honoured, not lost.
-    const live = this.options.stops.begin({
-      channelId: turn.channelId,
-      turnId: turn.id,
-      requesterIds: batchAuthors(turn.batch).map((author) => author.id),
-    });
-    const stopTimer = timeStop({ ...this.options, signal: live.signal });
     const logger = this.options.logger.child({
       turnId: turn.id,
       channelId: turn.channelId,
       scopeId: facts.scope.id,
       messageId: last.message.id,
     });
-    const signal = AbortSignal.any([live.signal, turn.lease.signal, this.options.shutdownSignal]);
+    let live: LiveTurn | undefined;
+    let stopTimer: (() => void) | undefined;
     try {
-      await this.answer({ id: turn.id, batch: turn.batch, last, facts, logger, signal });
+      // Stoppable from here on, by every member the batch answers: a stop or /reset while the
+      // context is still being assembled is honoured, not lost.
+      live = this.options.stops.begin({
+        channelId: turn.channelId,
+        turnId: turn.id,
+        requesterIds: batchAuthors(turn.batch).map((author) => author.id),
+      });
+      stopTimer = timeStop({ ...this.options, signal: live.signal });
+      const signal = AbortSignal.any([
+        live.signal,
+        turn.lease.signal,
+        turn.signal,
+        this.options.shutdownSignal,
+      ]);
+      await this.answer({
+        id: turn.id,
+        batch: turn.batch,
+        last,
+        facts,
+        logger,
+        signal,
+        begun: turn.begun,
+      });
     } finally {
-      live.end();
-      stopTimer();
+      live?.end();
+      stopTimer?.();
       // Answered, refused or stopped: nothing is owed any more. A turn cut short by shutdown
       // stays owed, and the next start tells its members (unanswered-recovery.ts).
       if (!this.options.shutdownSignal.aborted) {
@@ -176,8 +196,9 @@ export class TurnRunner {
         toolSpecs: tools.specs(toolContext),
         signal,
         logger,
-        stream: (request) =>
-          streamTurn(this.options, {
+        stream: (request) => {
+          turn.begun();
+          return streamTurn(this.options, {
             turnId: turn.id,
             model,
             request,
@@ -188,9 +209,13 @@ export class TurnRunner {
             signal,
             stoppable: true,
             logger,
-          }),
+          });
+        },
         countOverflowed: (outcome) =>
-          accountUsage({ ...this.options, logger }, { scopeId: facts.scope.id, outcome }),
+          accountUsage(
+            { ...this.options, logger },
+            { scopeId: facts.scope.id, memberId: turn.last.message.authorId, outcome, model },
+          ),
       });
     } catch (error) {
       if (signal.aborted) {
@@ -210,7 +235,12 @@ export class TurnRunner {
     const { outcome, request } = step.attempt;
     const { facts, logger } = turn;
     const scopeId = facts.scope.id;
-    await accountTurn({ ...this.options, logger }, { scopeId, outcome, model: step.model });
+    // A coalesced batch counts for the member whose message it answered last.
+    const memberId = turn.last.message.authorId;
+    await accountTurn(
+      { ...this.options, logger },
+      { scopeId, memberId, outcome, model: step.model },
+    );
     this.options.afterTurn?.({ channelId: facts.place.channelId, scopeId });
     if (outcome.status === 'failed' && outcome.error !== undefined && !turn.signal.aborted) {
       await this.tellFailure(turn, outcome.error);

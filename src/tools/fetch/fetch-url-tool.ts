@@ -3,7 +3,6 @@ import type { Clock } from '../../core/clock.ts';
 import { ToolError } from '../../core/errors.ts';
 import { capText } from '../tool-call-summary.ts';
 import { defineTool, type ToolDefinition } from '../tool-definition.ts';
-import { readablePage } from './readable-page.ts';
 import { safeFetch, type FetchLimits, type HostResolver } from './safe-fetch.ts';
 
 export interface FetchUrlLimits extends FetchLimits {
@@ -70,7 +69,9 @@ export function createFetchUrlTool(options: {
       }
       const raw = decode(page.body, page.contentType);
       const isHtml = HTML_TYPES.test(mediaType) || (mediaType === '' && /<html[\s>]/i.test(raw));
-      const { title, text } = isHtml
+      // linkedom and Readability (5 MB of heap) load with the first HTML page fetched.
+      const readablePage = isHtml ? (await import('./readable-page.ts')).readablePage : undefined;
+      const { title, text } = readablePage
         ? readablePage(raw, { url: page.url, maxChars: limits.maxChars * 2 })
         : { title: undefined, text: raw.trim() };
       const header = [

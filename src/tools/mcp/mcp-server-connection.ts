@@ -1,19 +1,12 @@
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import {
-  ErrorCode,
-  McpError,
-  ToolListChangedNotificationSchema,
-  type CallToolResult,
-  type Tool,
-} from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { Clock, RandomSource } from '../../core/clock.ts';
 import { ToolError } from '../../core/errors.ts';
 import type { Logger } from '../../core/logger.ts';
 import type { McpServerConfig } from './mcp-config.ts';
 import { mcpResultText } from './mcp-result-text.ts';
+import { loadMcpSdk, type McpSdk } from './mcp-sdk.ts';
 import { ServerStderr } from './server-stderr.ts';
 
 export type McpServerStatus = 'connecting' | 'ready' | 'restarting' | 'stopped';
@@ -60,6 +53,8 @@ export class McpServerConnection {
   readonly #onToolsChanged: () => void;
   readonly #lifetime = new AbortController();
   #client: Client | undefined;
+  /** Set by the first connection attempt; a live client implies it is. */
+  #sdk: McpSdk | undefined;
   #tools: readonly Tool[] = [];
   #status: McpServerStatus = 'connecting';
   #failures = 0;
@@ -131,7 +126,12 @@ export class McpServerConnection {
       })) as CallToolResult;
     } catch (error) {
       if (signal.aborted) throw error;
-      if (error instanceof McpError && error.code === Number(ErrorCode.ConnectionClosed)) {
+      const sdk = this.#sdk;
+      if (
+        sdk !== undefined &&
+        error instanceof sdk.McpError &&
+        error.code === Number(sdk.ErrorCode.ConnectionClosed)
+      ) {
         throw new ToolError(
           'mcp_unavailable',
           `The MCP server "${this.name}" stopped during the call.`,
@@ -177,11 +177,13 @@ export class McpServerConnection {
   }
 
   async #connect(): Promise<void> {
-    const client = new Client(CLIENT_INFO, { capabilities: {} });
-    const transport = createMcpTransport(this.#config, this.#logger);
+    const sdk = await loadMcpSdk();
+    this.#sdk = sdk;
+    const client = new sdk.Client(CLIENT_INFO, { capabilities: {} });
+    const transport = createMcpTransport(sdk, this.#config, this.#logger);
     client.onerror = (error) => this.#logger.debug({ err: error }, 'MCP transport error');
     client.onclose = () => this.#onClosed(client);
-    client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
+    client.setNotificationHandler(sdk.ToolListChangedNotificationSchema, () => {
       void this.#refreshTools(client);
     });
     try {
@@ -270,15 +272,15 @@ export class McpServerConnection {
 }
 
 /** A fresh transport for one connection attempt (a stdio server is a new child process). */
-function createMcpTransport(config: McpServerConfig, logger: Logger): Transport {
+function createMcpTransport(sdk: McpSdk, config: McpServerConfig, logger: Logger): Transport {
   if (config.transport === 'http') {
-    return new StreamableHTTPClientTransport(config.url, {
+    return new sdk.StreamableHTTPClientTransport(config.url, {
       requestInit: { headers: config.headers },
     });
   }
   // Only the variables given plus a safe minimum (PATH, HOME, …) reach the server: never the
   // bot's own secrets.
-  const transport = new StdioClientTransport({
+  const transport = new sdk.StdioClientTransport({
     command: config.command,
     args: config.args,
     env: config.env,

@@ -79,6 +79,7 @@ export const REMINDER_SCHEDULER_DEFAULTS: ReminderSchedulerOptions = {
 export class ReminderScheduler {
   readonly #db: Database;
   readonly #clock: Clock;
+  readonly #databaseTime: () => Promise<Date>;
   readonly #delivery: ReminderDelivery;
   readonly #logger: Logger;
   readonly #options: ReminderSchedulerOptions;
@@ -88,7 +89,13 @@ export class ReminderScheduler {
 
   constructor(options: {
     db: Database;
+    /** This host's clock: sleeps and the delivery timeout. */
     clock: Clock;
+    /**
+     * The database's clock (`databaseTime`): when a reminder is due and how old a claim is.
+     * Hosts' clocks may disagree by minutes; one ahead would take over a live peer's claim.
+     */
+    databaseTime: () => Promise<Date>;
     delivery: ReminderDelivery;
     logger: Logger;
     metrics?: BotMetrics | undefined;
@@ -100,6 +107,7 @@ export class ReminderScheduler {
     this.#metrics = options.metrics ?? noMetrics;
     this.#db = options.db;
     this.#clock = options.clock;
+    this.#databaseTime = options.databaseTime;
     this.#delivery = options.delivery;
     this.#logger = options.logger;
     this.#options = { ...REMINDER_SCHEDULER_DEFAULTS, ...options.options };
@@ -134,7 +142,7 @@ export class ReminderScheduler {
 
   /** One pass: claims up to a batch of due reminders and delivers them. Returns how many it claimed. */
   async deliverDue(signal: AbortSignal): Promise<number> {
-    const now = this.#clock.now();
+    const now = (await this.#databaseTime()).getTime();
     const claimToken = randomUUID();
     const claimed = await claimDueReminders(this.#db, {
       shards: this.#shards,
@@ -164,7 +172,7 @@ export class ReminderScheduler {
         const held = await renewReminderClaim(this.#db, {
           id: reminder.id,
           claimToken,
-          now: new Date(this.#clock.now()),
+          now: await this.#databaseTime(),
         });
         if (!held) throw new ReminderClaimLostError(reminder.id);
       },
@@ -177,7 +185,7 @@ export class ReminderScheduler {
       const settled = await markReminderDelivered(this.#db, {
         id: reminder.id,
         claimToken,
-        now: new Date(this.#clock.now()),
+        now: await this.#databaseTime(),
       });
       this.#metrics.reminder('delivered');
       this.#logger.debug({ reminder: reminder.id }, 'reminder delivered');
@@ -200,7 +208,9 @@ export class ReminderScheduler {
       const giveUp = permanent || reminder.attempts >= this.#options.maxAttempts;
       const retryAt = giveUp
         ? undefined
-        : new Date(this.#clock.now() + this.#options.retryDelayMs * reminder.attempts);
+        : new Date(
+            (await this.#databaseTime()).getTime() + this.#options.retryDelayMs * reminder.attempts,
+          );
       this.#logger.warn(
         { err: error, reminder: reminder.id, attempts: reminder.attempts, giveUp },
         'reminder delivery failed',
@@ -223,7 +233,9 @@ export class ReminderScheduler {
     if (this.#wake.signal.aborted) this.#wake = new AbortController();
     const next = await nextReminderDueAt(this.#db, this.#shards);
     const untilNext =
-      next === undefined ? Infinity : Math.max(0, next.getTime() - this.#clock.now());
+      next === undefined
+        ? Infinity
+        : Math.max(0, next.getTime() - (await this.#databaseTime()).getTime());
     const delay = Math.min(this.#options.pollIntervalMs, untilNext);
     await this.#clock
       .sleep(delay, AbortSignal.any([signal, this.#wake.signal]))

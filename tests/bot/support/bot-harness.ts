@@ -50,6 +50,8 @@ export async function startHarness<World = undefined>(
     serverUrl?: string;
     /** How long start-up (migrations included) may take; the runner's ceiling otherwise. */
     connectTimeoutMs?: number;
+    /** Node's arguments for the bot process (default: the entrypoint, see scenario-runner.ts). */
+    nodeArguments?: readonly string[];
   } = {},
 ): Promise<BotHarness<World>> {
   const teardown: Array<() => Promise<unknown>> = [];
@@ -90,6 +92,7 @@ export async function startHarness<World = undefined>(
     const bot = startBot({
       discord,
       dataDir,
+      ...(options.nodeArguments === undefined ? {} : { nodeArguments: options.nodeArguments }),
       env: {
         ...database.environment,
         OPENAI_BASE_URL: llm.openAIBaseUrl,

@@ -54,6 +54,13 @@ export interface GatewayControl {
   acknowledgeHeartbeats(enabled: boolean): void;
   /** Makes the next RESUME fail with INVALID_SESSION (d: false), as for an expired session. */
   rejectNextResume(): void;
+  /**
+   * Holds back the dispatches `filter` picks (as Discord's echo of a REST write may lag behind
+   * its response) until `releaseDispatches`; they are then sent in their order.
+   */
+  holdDispatches(filter: (type: string, data: unknown) => boolean): void;
+  /** Sends the held dispatches and holds no more. */
+  releaseDispatches(): void;
   /** Live sessions with their connection state and `[shard_id, num_shards]`. */
   sessions(): {
     id: string;
@@ -88,6 +95,8 @@ export class GatewayServer implements GatewayControl {
   #acknowledgeHeartbeats = true;
   #rejectNextResume = false;
   #refusalStatus: number | undefined;
+  #hold: ((type: string, data: unknown) => boolean) | undefined;
+  #held: (() => void)[] = [];
   readonly #identifies: IdentifyRecord[] = [];
 
   constructor(options: GatewayServerOptions) {
@@ -115,8 +124,24 @@ export class GatewayServer implements GatewayControl {
       if (request.intent !== null && (session.intents & request.intent) === 0) continue;
       if (!shardReceives(session.shard, request.guildId)) continue;
       const data = request.build(session);
-      if (data !== undefined) session.dispatch(request.type, data);
+      if (data === undefined) continue;
+      if (this.#hold?.(request.type, data) === true) {
+        this.#held.push(() => session.dispatch(request.type, data));
+      } else {
+        session.dispatch(request.type, data);
+      }
     }
+  }
+
+  holdDispatches(filter: (type: string, data: unknown) => boolean): void {
+    this.#hold = filter;
+  }
+
+  releaseDispatches(): void {
+    this.#hold = undefined;
+    const held = this.#held;
+    this.#held = [];
+    for (const send of held) send();
   }
 
   closeConnections(code: number, reason = 'closed by the test'): void {

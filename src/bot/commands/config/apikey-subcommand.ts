@@ -100,7 +100,10 @@ async function openKeyForm(
   // A modal must be the first answer, so no defer: the cache answers without the database.
   const settings = await services.settings.get(context.scope.id);
   const { provider } = services.providers.target(settings);
-  const params = { provider: providerLabel(locale, provider) };
+  // A modal's title holds 45 characters: the operator's server is named by its host alone.
+  const params = {
+    provider: services.providers.serverName(provider) ?? providerLabel(locale, provider),
+  };
   const input = new TextInputBuilder()
     .setCustomId(KEY_INPUT)
     .setStyle(TextInputStyle.Short)
@@ -141,12 +144,18 @@ async function storeCheckedKey(
     apiKey: key,
   });
   const params = {
-    provider: providerLabel(locale, verification.provider),
+    provider: providerLabel(
+      locale,
+      verification.provider,
+      services.providers.serverName(verification.provider),
+    ),
     model: verification.modelId,
   };
   if (!verification.ok && verification.kind === 'auth')
     throw new CommandRefusal(text.refusal('refused_auth', params));
-  if (!verification.ok && verification.kind === 'model')
+  // A model the server lacks says nothing against the key (the key was accepted to learn that).
+  // Only a model the admin chose is theirs to fix first; the operator's default is saved past.
+  if (!verification.ok && verification.kind === 'model' && current.model !== undefined)
     throw new CommandRefusal(text.refusal('refused_model', params));
   const settings = await storeApiKey(services.db, {
     box: services.secretBox,

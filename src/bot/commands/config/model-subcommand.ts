@@ -71,7 +71,7 @@ export function modelSubcommand(): ConfigSubcommand {
           interaction,
           text.get(locale, 'default_done', {
             model: modelId,
-            provider: providerLabel(locale, provider),
+            provider: providerLabel(locale, provider, services.providers.serverName(provider)),
           }),
         );
         return;
@@ -81,7 +81,14 @@ export function modelSubcommand(): ConfigSubcommand {
         model: typed,
         apiKey: openScopeKey(services, current),
       });
-      const params = { model: typed, provider: providerLabel(locale, verification.provider) };
+      const params = {
+        model: typed,
+        provider: providerLabel(
+          locale,
+          verification.provider,
+          services.providers.serverName(verification.provider),
+        ),
+      };
       if (!verification.ok && verification.kind === 'model')
         throw new CommandRefusal(text.refusal('unknown_model', params));
       await saveSettings(interaction, context, { model: typed });

@@ -73,11 +73,18 @@ export const providerSubcommand: ConfigSubcommand = {
       services.settings.written(settings);
     }
     const { modelId } = services.providers.target(settings);
-    const params = { provider: providerLabel(locale, after), model: modelId };
+    const params = {
+      provider: providerLabel(locale, after, services.providers.serverName(after)),
+      model: modelId,
+    };
     const lines = [text.get(locale, provider === undefined ? 'default_done' : 'done', params)];
     if (changed && current.model !== undefined) lines.push(text.get(locale, 'model_reset'));
     if (keyRemoved)
-      lines.push(text.get(locale, 'key_removed', { previous: providerLabel(locale, before) }));
+      lines.push(
+        text.get(locale, 'key_removed', {
+          previous: providerLabel(locale, before, services.providers.serverName(before)),
+        }),
+      );
     if (
       settings.apiKeyCiphertext === undefined &&
       services.providers.fallbackKeySource(after) === undefined

@@ -24,6 +24,7 @@ export const settingLabels = commandText({
     'provider.openai': 'OpenAI',
     'provider.anthropic': 'Anthropic Claude',
     'provider.default': 'Default: the bot operator’s choice',
+    'provider.server': 'the {vendor}-compatible server at {server}',
     default: 'default',
     'level.channel': 'this channel',
     'level.server': 'server',
@@ -48,6 +49,7 @@ export const settingLabels = commandText({
     'provider.openai': 'OpenAI',
     'provider.anthropic': 'Anthropic Claude',
     'provider.default': 'デフォルト：ボット運営者の設定',
+    'provider.server': '{server} の{vendor}互換サーバー',
     default: 'デフォルト',
     'level.channel': 'このチャンネル',
     'level.server': 'サーバー',
@@ -76,6 +78,17 @@ export function languageLabel(locale: Locale, language: string | undefined): str
     : language;
 }
 
-export function providerLabel(locale: Locale, provider: ProviderId): string {
-  return settingLabels.get(locale, `provider.${provider}`);
+/**
+ * The provider as a member should read it: the operator's own server by its host when the
+ * provider's base URL points there (a local Ollama is not "OpenAI").
+ */
+export function providerLabel(
+  locale: Locale,
+  provider: ProviderId,
+  server: string | undefined = undefined,
+): string {
+  const vendor = settingLabels.get(locale, `provider.${provider}`);
+  return server === undefined
+    ? vendor
+    : settingLabels.get(locale, 'provider.server', { vendor, server });
 }

@@ -8,7 +8,7 @@ import {
 } from '../../../core/channel-settings.ts';
 import { defaultScopeSettings, type ScopeSettings } from '../../../core/settings.ts';
 import { loadChannelOverrides } from '../../../db/channel-settings-repository.ts';
-import { dailyUsage } from '../../../db/usage-repository.ts';
+import { dailySpend, type Spend } from '../../../db/usage-repository.ts';
 import {
   ALLOW_USER_MENTIONS_FLAG,
   ANSWER_BOTS_FLAG,
@@ -18,6 +18,7 @@ import {
 import type { Locale } from '../../i18n/locale.ts';
 import { DEFAULT_PERSONA_NAME } from '../../context/persona.ts';
 import { commandText } from '../command-text.ts';
+import { limitText, spendText } from '../usage/budget-text.ts';
 import { respond } from '../command-replies.ts';
 import type { CommandContext } from '../slash-command.ts';
 import type { ConfigSubcommand } from './config-subcommand.ts';
@@ -52,8 +53,8 @@ const text = commandText({
     ratelimit: 'Rate limit',
     'ratelimit.value': '{turns} replies per member per minute',
     budget: 'Daily budget',
-    'budget.unlimited': 'unlimited; {used} tokens used today (UTC)',
-    'budget.value': '{budget} tokens; {used} used today (UTC)',
+    'budget.value':
+      'Spent today (UTC): {spent}\nServer: {server}\nEach member: {member}\nDetails and a chart: `/usage`',
     tools: 'Tools',
     'tools.none': 'none installed',
     triggers: 'Trigger words',
@@ -87,8 +88,8 @@ const text = commandText({
     ratelimit: 'レート制限',
     'ratelimit.value': 'メンバーごとに1分あたり{turns}回',
     budget: '1日の予算',
-    'budget.unlimited': '無制限。今日（UTC）の使用量 {used} トークン',
-    'budget.value': '{budget} トークン。今日（UTC）の使用量 {used}',
+    'budget.value':
+      '今日（UTC）の使用：{spent}\nサーバー：{server}\nメンバーごと：{member}\n詳細とグラフ：`/usage`',
     tools: 'ツール',
     'tools.none': 'インストールされていません',
     triggers: 'トリガーワード',
@@ -115,7 +116,7 @@ export const showSubcommand: ConfigSubcommand = {
         ? await loadChannelOverrides(db, interaction.channelId)
         : noChannelOverrides(interaction.channelId);
     context.services.channelSettings.store(overrides);
-    const used = await dailyUsage(db, context.scope.id, new Date(clock.now()));
+    const used = await dailySpend(db, context.scope.id, new Date(clock.now()));
     await respond(interaction, {
       embeds: [settingsEmbed(context, { server, overrides, usedToday: used })],
     });
@@ -124,7 +125,7 @@ export const showSubcommand: ConfigSubcommand = {
 
 function settingsEmbed(
   context: CommandContext,
-  options: { server: ScopeSettings; overrides: ChannelOverrides; usedToday: number },
+  options: { server: ScopeSettings; overrides: ChannelOverrides; usedToday: Spend },
 ): EmbedBuilder {
   const { locale, scope } = context;
   const { server, overrides } = options;
@@ -192,7 +193,10 @@ function modelFields(fields: SettingFields): APIEmbedField[] {
   return [
     fields.field(
       'provider',
-      fields.inherited(providerLabel(context.locale, provider), settings.provider === undefined),
+      fields.inherited(
+        providerLabel(context.locale, provider, context.services.providers.serverName(provider)),
+        settings.provider === undefined,
+      ),
     ),
     fields.field('model', fields.inherited(`\`${modelId}\``, settings.model === undefined)),
     fields.field('key', keyState(context, settings, provider)),
@@ -257,13 +261,16 @@ function deliveryFields(fields: SettingFields): APIEmbedField[] {
   ];
 }
 
-/** What limits the replies: per member, and in tokens per day. */
-function limitFields(fields: SettingFields, usedToday: number): APIEmbedField[] {
+/** What limits the replies: per member per minute, and what may be spent per day. */
+function limitFields(fields: SettingFields, usedToday: Spend): APIEmbedField[] {
   const { settings } = fields;
   const { locale, scope } = fields.context;
   const defaults = defaultScopeSettings(scope.id);
-  const used = fields.number(usedToday);
-  const budget = settings.dailyTokenBudget;
+  const server = { tokens: settings.dailyTokenBudget, cost: settings.dailyCostBudget };
+  const member = { tokens: settings.memberDailyTokenBudget, cost: settings.memberDailyCostBudget };
+  const unlimited = [server.tokens, server.cost, member.tokens, member.cost].every(
+    (limit) => limit === undefined,
+  );
   return [
     fields.field(
       'ratelimit',
@@ -275,11 +282,14 @@ function limitFields(fields: SettingFields, usedToday: number): APIEmbedField[] 
     fields.field(
       'budget',
       fields.inherited(
-        budget === undefined
-          ? text.get(locale, 'budget.unlimited', { used })
-          : text.get(locale, 'budget.value', { budget: fields.number(budget), used }),
-        budget === undefined,
+        text.get(locale, 'budget.value', {
+          spent: spendText(locale, usedToday),
+          server: limitText(locale, server),
+          member: limitText(locale, member),
+        }),
+        unlimited,
       ),
+      false,
     ),
   ];
 }

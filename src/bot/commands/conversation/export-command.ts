@@ -1,9 +1,16 @@
-import { AttachmentBuilder, InteractionContextType, SlashCommandBuilder } from 'discord.js';
+import {
+  AttachmentBuilder,
+  InteractionContextType,
+  SlashCommandBuilder,
+  type ChatInputCommandInteraction,
+} from 'discord.js';
 import { summaryOf } from '../../../db/summary-repository.ts';
 import { recentTurns, resetMarkerOf } from '../../../db/turn-repository.ts';
 import { deferIfSlow, respond } from '../command-replies.ts';
 import { commandText } from '../command-text.ts';
-import type { SlashCommand } from '../slash-command.ts';
+import { holdsPermission } from '../command-access.ts';
+import type { CommandContext, SlashCommand } from '../slash-command.ts';
+import { loadUsageReport } from '../usage/usage-command.ts';
 import { renderConversationExport, type ExportFormat } from './conversation-export.ts';
 
 /**
@@ -36,10 +43,32 @@ const text = commandText({
 });
 
 /**
+ * What `/usage` shows, as JSON beside the conversation: the last 30 days by day, model and (for
+ * Manage Server, as in `/usage`) member, in tokens and nano-dollars.
+ */
+async function usageAttachment(
+  interaction: ChatInputCommandInteraction,
+  context: CommandContext,
+): Promise<AttachmentBuilder> {
+  const whole = holdsPermission(interaction, context, 'ManageGuild');
+  const view = { scopeId: context.scope.id, memberId: whole ? undefined : interaction.user.id };
+  const report = await loadUsageReport(context.services.db, view, context.services.clock.now());
+  const body = JSON.stringify(
+    { scope: whole ? 'server' : 'member', money: 'nano-USD', ...report },
+    null,
+    2,
+  );
+  return new AttachmentBuilder(Buffer.from(body, 'utf8'), {
+    name: `usage-${context.scope.id}.json`,
+  });
+}
+
+/**
  * `/export format`: the stored conversation of this channel since the reset — the members'
  * messages the bot answered and its replies, with authors and times — as an ephemeral
- * attachment. Anyone who can use commands here may export: it holds only what was said in
- * this channel, which they can read.
+ * attachment, with the usage (`usage-<scope>.json`: the invoker's own, or the server's for
+ * Manage Server). Anyone who can use commands here may export: it holds only what was said in
+ * this channel, which they can read, and usage they may see with `/usage`.
  */
 export function exportCommand(): SlashCommand {
   const builder = new SlashCommandBuilder()
@@ -67,6 +96,7 @@ export function exportCommand(): SlashCommand {
         await respond(interaction, text.get(context.locale, 'none'));
         return;
       }
+      const usageFile = await usageAttachment(interaction, context);
       const rollingSummary = await summaryOf(db, channelId);
       const exported = renderConversationExport({
         format,
@@ -89,7 +119,7 @@ export function exportCommand(): SlashCommand {
         ? `${summary}\n${text.get(context.locale, 'truncated')}`
         : summary;
       context.logger.info({ turns: exported.included, format }, 'conversation exported');
-      await respond(interaction, { content, files: [file] });
+      await respond(interaction, { content, files: [file, usageFile] });
     },
   };
 }

@@ -91,10 +91,16 @@ describe('doctorReport', () => {
     });
   });
 
-  it('checks Send Messages in Threads only in a thread', () => {
+  it('lists all seven invite permissions, checking Send Messages in Threads only in a thread', () => {
     const bits = ALL_PERMISSIONS & ~PermissionFlagsBits.SendMessagesInThreads;
     const outside = lines({ ...healthy, permissions: { kind: 'channel', bits, isThread: false } });
-    expect(outside.some((line) => line.text.includes('Threads'))).toBe(false);
+    // Still listed (the invite asks for seven), as information on where it is checked.
+    expect(outside.filter((line) => line.text.includes('Threads'))).toEqual([
+      {
+        status: 'info',
+        text: 'Send Messages in Threads: needed only in threads, so checked there (run `/doctor` in a thread).',
+      },
+    ]);
     const inside = lines({ ...healthy, permissions: { kind: 'channel', bits, isThread: true } });
     expect(inside).toContainEqual({
       status: 'fail',

@@ -25,7 +25,15 @@ export interface DoctorFacts {
   permissions: { kind: 'dm' } | { kind: 'channel'; bits: bigint; isThread: boolean };
   database: { ok: true; latencyMs: number } | { ok: false };
   provider:
-    | { kind: 'checked'; result: ProviderCheck; scopeKind: 'guild' | 'dm' }
+    | {
+        kind: 'checked';
+        result: ProviderCheck;
+        scopeKind: 'guild' | 'dm';
+        /** The host of the operator's own server (OPENAI_BASE_URL), named instead of the vendor. */
+        server?: string | undefined;
+        /** What that server lists, when the model was not found there. */
+        serverModels?: readonly string[] | undefined;
+      }
     | { kind: 'not-admin' }
     | { kind: 'key-unreadable' }
     | { kind: 'key-other-provider' };
@@ -88,9 +96,21 @@ function permissionLines(permissions: DoctorFacts['permissions'], locale: Locale
       ? { status: 'ok' as const, text: text.get(locale, 'permissionOk', { permission }) }
       : { status: missing, text: text.get(locale, 'permissionMissing', { permission }) };
   };
+  // Outside a thread the seventh permission of the invite cannot matter here: say where it does.
+  const threads = permissions.isThread
+    ? []
+    : [
+        {
+          status: 'info' as const,
+          text: text.get(locale, 'threadPermissionElsewhere', {
+            permission: DISPLAY_NAMES.SendMessagesInThreads[locale],
+          }),
+        },
+      ];
   return [
     ...essential.map((name) => line(name, 'fail')),
     ...USEFUL_PERMISSIONS.map((name) => line(name, 'warn')),
+    ...threads,
   ];
 }
 
@@ -124,7 +144,7 @@ function providerLines(provider: DoctorFacts['provider'], locale: Locale): Check
     return [{ status: 'fail', text: text.get(locale, 'keyOtherProvider') }];
   const { result } = provider;
   const params = {
-    provider: PROVIDER_NAMES[result.provider],
+    provider: provider.server ?? PROVIDER_NAMES[result.provider],
     model: result.modelId,
     whose: text.get(
       locale,
@@ -156,12 +176,33 @@ function providerLines(provider: DoctorFacts['provider'], locale: Locale): Check
     return [
       { status: 'ok', text: text.get(locale, 'keyOk', params) },
       { status: 'fail', text: text.get(locale, 'modelMissing', params) },
+      ...serverModelLines(provider.serverModels, params.provider, locale),
     ];
   }
   const reason = text.get(locale, UNCHECKED_REASONS[kind] ?? 'reasonOther');
   return [
     { status: 'warn', text: text.get(locale, 'keyUnchecked', { ...params, reason }) },
     modelUnchecked,
+  ];
+}
+
+/** Model names that fit in the line (an embed field holds 1,024 characters). */
+const LISTED_SERVER_MODELS = 10;
+
+/** Which models the operator's server has, and how to pick one, when the chosen one is not there. */
+function serverModelLines(
+  models: readonly string[] | undefined,
+  server: string,
+  locale: Locale,
+): CheckLine[] {
+  if (models === undefined || models.length === 0) return [];
+  const shown = models.slice(0, LISTED_SERVER_MODELS).map((model) => `\`${model}\``);
+  if (models.length > LISTED_SERVER_MODELS) shown.push('…');
+  return [
+    {
+      status: 'info',
+      text: text.get(locale, 'serverModels', { server, models: shown.join(', ') }),
+    },
   ];
 }
 

@@ -10,7 +10,9 @@ import type { ScopeSettings } from '../../../core/settings.ts';
 import { auditStoredApiKeys, type StoredKeyAudit } from '../../../db/api-key-reseal.ts';
 import { pingDatabase } from '../../../db/database.ts';
 import { openApiKey } from '../../../db/scope-settings-repository.ts';
+import type { ModelChoice } from '../../../providers/provider-factory.ts';
 import { holdsPermission } from '../command-access.ts';
+import { SERVER_MODEL_LIST_TIMEOUT_MS } from '../config/choice-verification.ts';
 import { deferIfSlow, respond } from '../command-replies.ts';
 import type { CommandContext, SlashCommand } from '../slash-command.ts';
 import {
@@ -130,11 +132,38 @@ async function checkProvider(
     if (error instanceof SecretError) return { kind: 'key-unreadable' };
     throw error;
   }
-  const result = await context.services.providers.check(
-    { provider: settings.provider, model: settings.model, apiKey },
-    new AbortController().signal,
-  );
-  return { kind: 'checked', result, scopeKind: context.scope.kind };
+  const choice = { provider: settings.provider, model: settings.model, apiKey };
+  const providers = context.services.providers;
+  const result = await providers.check(choice, new AbortController().signal);
+  const server = providers.serverName(result.provider);
+  if (result.ok || result.error.kind !== 'model' || server === undefined)
+    return { kind: 'checked', result, scopeKind: context.scope.kind, server };
+  // A local server without the "get one model" route answers 404: its list is the truth.
+  const serverModels = await serverModelList(context, choice);
+  if (serverModels?.includes(result.modelId) === true) {
+    const { provider, modelId, keySource } = result;
+    return {
+      kind: 'checked',
+      result: { ok: true, provider, modelId, keySource },
+      scopeKind: context.scope.kind,
+      server,
+    };
+  }
+  return { kind: 'checked', result, scopeKind: context.scope.kind, server, serverModels };
+}
+
+async function serverModelList(
+  context: CommandContext,
+  choice: ModelChoice,
+): Promise<readonly string[] | undefined> {
+  try {
+    return await context.services.providers.listServerModels(choice, {
+      signal: new AbortController().signal,
+      timeoutMs: SERVER_MODEL_LIST_TIMEOUT_MS,
+    });
+  } catch {
+    return undefined; // The check's own line already says what failed.
+  }
 }
 
 function mcpServers(context: CommandContext, settings: ScopeSettings): DoctorFacts['mcp'] {

@@ -19,6 +19,8 @@ export const doctorText = commandText({
     permissionMissing:
       '{permission} is missing: give my role this permission in this channel (channel settings → Permissions).',
     dmPermissions: 'In DMs there are no permissions to check.',
+    threadPermissionElsewhere:
+      '{permission}: needed only in threads, so checked there (run `/doctor` in a thread).',
     databaseOk: 'Answers in {ms} ms.',
     databaseSlow: 'Answers, but slowly ({ms} ms): check the database server’s load.',
     databaseDown:
@@ -45,6 +47,8 @@ export const doctorText = commandText({
     modelMissing:
       'Model `{model}` does not exist at {provider}: pick another with `/config model`.',
     modelUnchecked: 'Model `{model}` not checked: the key has to work first.',
+    serverModels:
+      '{server} has {models}: pick one here with `/config model`, or the bot operator sets the default with `DEFAULT_MODEL` in `.env`.',
     mcpNone: 'None configured.',
     mcpReady: '`{name}`: ready, {tools} tools{off}',
     mcpConnecting: '`{name}`: connecting…{off}',
@@ -77,6 +81,8 @@ export const doctorText = commandText({
     permissionMissing:
       '{permission} がありません：このチャンネルで私のロールにこの権限を付けてください（チャンネル設定 → 権限）。',
     dmPermissions: 'DMでは確認する権限はありません。',
+    threadPermissionElsewhere:
+      '{permission}：スレッドでのみ必要なので、スレッドで確認します（スレッドで `/doctor` を実行）。',
     databaseOk: '{ms} ms で応答。',
     databaseSlow: '応答が遅い（{ms} ms）：データベースサーバーの負荷を確認してください。',
     databaseDown:
@@ -104,6 +110,8 @@ export const doctorText = commandText({
     modelMissing:
       'モデル `{model}` は {provider} にありません：`/config model` で別のモデルを選んでください。',
     modelUnchecked: 'モデル `{model}` は未確認：先にキーが有効である必要があります。',
+    serverModels:
+      '{server} にあるモデル：{models}。ここで `/config model` で選ぶか、ボット運営者が `.env` の `DEFAULT_MODEL` で既定を設定してください。',
     mcpNone: '設定されていません。',
     mcpReady: '`{name}`：準備完了、ツール {tools} 個{off}',
     mcpConnecting: '`{name}`：接続中…{off}',

@@ -1,4 +1,5 @@
 import type { Logger } from '../../../core/logger.ts';
+import { EMPTY_USAGE, type TokenUsage } from '../../../core/stream-part.ts';
 import type { ScopeSettings } from '../../../core/settings.ts';
 import type { Database } from '../../../db/database.ts';
 import { openApiKey } from '../../../db/scope-settings-repository.ts';
@@ -8,9 +9,10 @@ import {
   turnsAfter,
   unsummarizedTurns,
 } from '../../../db/summary-repository.ts';
+import { tokenCost } from '../../../providers/model-price.ts';
 import type { ProviderFactory } from '../../../providers/provider-factory.ts';
 import type { SecretBox } from '../../../security/secret-box.ts';
-import type { DailyBudget } from '../../limits/daily-budget.ts';
+import { dailyLimitsOf, type DailyBudget } from '../../limits/daily-budget.ts';
 import { buildSummaryRequest } from './summary-prompt.ts';
 
 export interface RollingSummarizerOptions {
@@ -91,7 +93,7 @@ export class RollingSummarizer {
     if (last === undefined) return;
 
     const settings = await this.#options.loadSettings(target.scopeId);
-    if (await this.#options.dailyBudget.exhausted(target.scopeId, settings.dailyTokenBudget)) {
+    if (await this.#options.dailyBudget.exhausted(target.scopeId, dailyLimitsOf(settings))) {
       logger.info(target, 'summary skipped: the daily token budget is spent');
       return;
     }
@@ -116,13 +118,19 @@ export class RollingSummarizer {
       turns: fold,
     });
     let text = '';
-    let usage = { inputTokens: 0, outputTokens: 0 };
+    let usage: TokenUsage = EMPTY_USAGE;
     for await (const part of model.chatModel.stream(request, this.#options.signal)) {
       if (part.type === 'text-delta') text += part.text;
       else if (part.type === 'step-end') usage = part.usage;
       else if (part.type === 'error') throw part.error;
     }
-    await this.#options.dailyBudget.record(target.scopeId, usage);
+    // A summary is nobody's turn: it counts for the server, under no member.
+    await this.#options.dailyBudget.record(target.scopeId, {
+      ...usage,
+      cost: tokenCost(usage, model.info.price),
+      model: model.modelId,
+      turns: 0,
+    });
     if (text.trim() === '') return;
     const saved = await saveSummary(db, {
       channelId: target.channelId,

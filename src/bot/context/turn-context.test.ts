@@ -1,0 +1,72 @@
+import { describe, expect, it } from 'vitest';
+import type { ContextTurn } from '../../db/context-turn-repository.ts';
+import type { HistoryMessage } from '../client/inbound-message.ts';
+import { historyBefore } from './turn-context.ts';
+
+const BOT = '100';
+
+function said(id: string, authorId: string, content: string, createdAt: number): HistoryMessage {
+  return {
+    id,
+    authorId,
+    authorName: authorId === BOT ? 'Tomodachi' : `member${authorId}`,
+    authorIsBot: authorId === BOT,
+    content,
+    createdAt,
+    attachments: [],
+  };
+}
+
+function reply(messageId: string, content: string, createdAt: number): ContextTurn {
+  return {
+    id: `turn-${messageId}`,
+    role: 'assistant',
+    authorId: BOT,
+    authorName: null,
+    triggerMessageId: '1001',
+    discordMessageIds: [messageId],
+    content,
+    createdAt: new Date(createdAt),
+    status: 'complete',
+    importance: 0.5,
+    pinned: false,
+  };
+}
+
+describe('the history before a turn', () => {
+  it('keeps the reply to the turn before when it was posted after the batch being answered arrived', () => {
+    // alice asks (1001); bob (1002) and carol (1003) ask while the bot answers alice: they are
+    // coalesced into the next turn, and the answer to alice (1004) is posted after both.
+    const window = [
+      said('1001', '7', 'what is a mole?', 1_000),
+      said('1002', '8', 'and a gram?', 1_100),
+      said('1003', '9', 'and a litre?', 1_200),
+      said('1004', BOT, 'A mole is 6.022e23 of something.', 1_300),
+    ];
+    const entries = historyBefore(
+      { botUserId: BOT, messages: [{ id: '1002' }, { id: '1003' }] },
+      {
+        window,
+        stored: [reply('1004', 'A mole is 6.022e23 of something.', 1_250)],
+        resetAt: undefined,
+      },
+    );
+    expect(entries.map((entry) => [entry.role, entry.text])).toEqual([
+      ['user', '[member7 (id 7)]: what is a mole?'],
+      ['assistant', 'A mole is 6.022e23 of something.'],
+    ]);
+  });
+
+  it('leaves out member messages posted after the last one being answered (the next turn has them)', () => {
+    const window = [
+      said('1001', '7', 'first', 1_000),
+      said('1002', '8', 'answered now', 1_100),
+      said('1003', '9', 'for the next turn', 1_200),
+    ];
+    const entries = historyBefore(
+      { botUserId: BOT, messages: [{ id: '1002' }] },
+      { window, stored: [], resetAt: undefined },
+    );
+    expect(entries.map((entry) => entry.text)).toEqual(['[member7 (id 7)]: first']);
+  });
+});

@@ -1,0 +1,105 @@
+import type { Message } from 'discord.js';
+import type { Logger } from '../../core/logger.ts';
+import type { Database } from '../../db/database.ts';
+import { recordCutReply } from '../../db/turn-repository.ts';
+import { compareSnowflakes } from '../client/inbound-message.ts';
+import type { DeliveryPort } from '../delivery/delivery-port.ts';
+import { DiscordMessageTarget } from '../delivery/discord-message-target.ts';
+import { allowedMentionsFor } from '../delivery/message-target.ts';
+import { RETRY_BUTTON_PREFIX } from '../delivery/failure-notice.ts';
+
+/** How many messages after the member's are read to find the cut reply. */
+const REPLY_SEARCH_LIMIT = 50;
+
+export interface CutReplyOptions {
+  botUserId: string;
+  db: Database;
+  delivery: DeliveryPort;
+  logger: Logger;
+}
+
+/**
+ * A reply cut by a crash stays in the channel as its process left it: what members read of it
+ * is recorded as the turn's content (its process never wrote the end), so the next turns' model
+ * sees what members saw instead of the question unanswered; and the Stop button it streamed
+ * with — a live-looking button on a reply no process writes — is taken away, through the one
+ * write path. Best effort: a failure is logged, never thrown.
+ */
+export async function settleCutReply(trigger: Message, options: CutReplyOptions): Promise<void> {
+  try {
+    const messages = await cutReplyMessages(trigger, options.botUserId);
+    if (messages.length === 0) return;
+    await recordCutReply(options.db, {
+      triggerMessageId: trigger.id,
+      content: messages.map((message) => message.content).join('\n\n'),
+      discordMessageIds: messages.map((message) => message.id),
+    });
+    await disarm(trigger, messages.filter(hasStopButton), options);
+  } catch (error) {
+    options.logger.debug({ err: error }, 'could not settle the messages of a cut reply');
+  }
+}
+
+/**
+ * The reply's messages, oldest first: its first answers the member's message; the ones after
+ * it, until the bot answers another message or posts a notice, are its later blocks (members
+ * may have written in between).
+ */
+async function cutReplyMessages(trigger: Message, botUserId: string): Promise<Message[]> {
+  const channel = trigger.channel;
+  const after = await channel.messages.fetch({ after: trigger.id, limit: REPLY_SEARCH_LIMIT });
+  const ordered = [...after.values()]
+    .filter((message) => message.author.id === botUserId)
+    .sort((a, b) => compareSnowflakes(a.id, b.id));
+  const start = ordered.findIndex((message) => message.reference?.messageId === trigger.id);
+  if (start < 0) return [];
+  const reply = [ordered[start] as Message];
+  for (const message of ordered.slice(start + 1)) {
+    if (message.reference?.messageId !== undefined || hasRetryButton(message)) break;
+    reply.push(message);
+  }
+  return reply.filter((message) => !hasRetryButton(message));
+}
+
+async function disarm(
+  trigger: Message,
+  armed: readonly Message[],
+  options: CutReplyOptions,
+): Promise<void> {
+  const channel = trigger.channel;
+  if (armed.length === 0 || !channel.isSendable()) return;
+  const writer = options.delivery.to(new DiscordMessageTarget(channel));
+  for (const reply of armed) {
+    const edit = {
+      content: reply.content,
+      allowedMentions: allowedMentionsFor({ allowUserMentions: false }),
+      components: [],
+    };
+    if (!(await writer.takeToken(AbortSignal.timeout(30_000)))) continue;
+    const outcome = await writer.attempt(() => writer.edit(reply.id, edit));
+    if (outcome.kind === 'failed') {
+      options.logger.debug({ err: outcome.failure }, 'stop button of a cut reply left in place');
+    }
+  }
+}
+
+function customIds(message: Message): string[] {
+  return message.components.flatMap((row) =>
+    'components' in row
+      ? row.components.flatMap((component) =>
+          'customId' in component && typeof component.customId === 'string'
+            ? [component.customId]
+            : [],
+        )
+      : [],
+  );
+}
+
+function hasRetryButton(message: Message): boolean {
+  return customIds(message).some((id) => id.startsWith(RETRY_BUTTON_PREFIX));
+}
+
+/** A reply's button other than a failure notice's Retry: the Stop button it streamed with. */
+function hasStopButton(message: Message): boolean {
+  return customIds(message).some((id) => !id.startsWith(RETRY_BUTTON_PREFIX));
+}
