@@ -3,6 +3,7 @@ import { DEFAULT_CACHE_LIMITS } from '../../core/cache-limits.ts';
 import type { Clock } from '../../core/clock.ts';
 import type { Logger } from '../../core/logger.ts';
 import type { Database } from '../../db/database.ts';
+import { classify } from '../delivery/discord-message-target.ts';
 import { ChannelActivity } from './channel-activity.ts';
 import { ChannelActivityPersistence } from './channel-activity-persistence.ts';
 import { BACKFILL_ACTIVE_WITHIN_MS, SessionBackfill } from './session-backfill.ts';
@@ -44,6 +45,9 @@ export function attachSessionBackfill(options: {
       return [...messages.values()].filter((message) => message.createdTimestamp >= since);
     },
     deliver: options.deliver,
+    isPermanent: isGoneOrClosed,
+    clock,
+    signal: persist?.shutdown,
     logger: options.logger,
   });
   client.on('messageCreate', (message) => activity.record(message.channelId, message.id));
@@ -59,4 +63,10 @@ export function attachSessionBackfill(options: {
     (error: unknown) => logger.warn({ err: error }, 'could not read back channel activity'),
   );
   return { backfill, persistence };
+}
+
+/** Discord says the channel is gone, or closed to the bot: reading it again cannot help. */
+function isGoneOrClosed(error: unknown): boolean {
+  const { failure } = classify(error);
+  return failure === 'gone' || failure === 'forbidden';
 }

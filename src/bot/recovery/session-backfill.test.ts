@@ -1,17 +1,20 @@
 import { describe, expect, it } from 'vitest';
 import { silentLogger } from '../../core/logger.ts';
-import { ManualClock } from '../../stream/testing/manual-clock.ts';
+import { ManualClock, settle } from '../../stream/testing/manual-clock.ts';
 import { ChannelActivity } from './channel-activity.ts';
 import {
   BACKFILL_ACTIVE_WITHIN_MS,
   BACKFILL_MAX_CHANNELS,
   BACKFILL_MESSAGES_PER_CHANNEL,
+  BACKFILL_RETRY_DELAYS_MS,
   SessionBackfill,
 } from './session-backfill.ts';
 
 interface Message {
   id: string;
 }
+
+class GoneError extends Error {}
 
 function setup(fetchAfter: (channelId: string, afterId: string) => Promise<Message[]>) {
   const clock = new ManualClock();
@@ -28,6 +31,8 @@ function setup(fetchAfter: (channelId: string, afterId: string) => Promise<Messa
       delivered.push(message.id);
       return Promise.resolve();
     },
+    isPermanent: (error) => error instanceof GoneError,
+    clock,
     logger: silentLogger,
   });
   return { clock, activity, delivered, requests, backfill };
@@ -61,15 +66,52 @@ describe('SessionBackfill', () => {
     expect(requests.map((request) => request.channelId)).not.toContain('quiet');
   });
 
-  it('goes on with the other channels when one fetch fails', async () => {
-    const { activity, delivered, backfill } = setup((channelId) =>
-      channelId === 'broken'
-        ? Promise.reject(new Error('Missing Access'))
+  it('goes on with the other channels when one is gone, and never reads it again', async () => {
+    const { activity, delivered, requests, backfill } = setup((channelId) =>
+      channelId === 'gone'
+        ? Promise.reject(new GoneError('Unknown Channel'))
         : Promise.resolve([{ id: '21' }]),
     );
     activity.record('fine', '20');
-    activity.record('broken', '5');
+    activity.record('gone', '5');
     await backfill.run();
     expect(delivered).toEqual(['21']);
+    expect(requests.filter((request) => request.channelId === 'gone')).toHaveLength(1);
+  });
+
+  it('reads a channel whose read failed for a moment again, from the same mark', async () => {
+    let failures = 2;
+    const { clock, activity, delivered, requests, backfill } = setup((channelId) => {
+      if (channelId === 'flaky' && failures > 0) {
+        failures -= 1;
+        return Promise.reject(new Error('Service Unavailable'));
+      }
+      return Promise.resolve(channelId === 'flaky' ? [{ id: '31' }, { id: '32' }] : []);
+    });
+    activity.record('flaky', '30');
+    const done = backfill.run();
+    await settle();
+    expect(delivered).toEqual([]);
+    // A live message of the channel meanwhile must not move the retry past what was missed.
+    activity.record('flaky', '40');
+    await clock.advance(BACKFILL_RETRY_DELAYS_MS[0] ?? 0);
+    await clock.advance(BACKFILL_RETRY_DELAYS_MS[1] ?? 0);
+    await done;
+    expect(delivered).toEqual(['31', '32']);
+    expect(requests.map((request) => request.afterId)).toEqual(['30', '30', '30']);
+  });
+
+  it('gives up on a channel after the last wait', async () => {
+    const { clock, activity, requests, backfill } = setup(() =>
+      Promise.reject(new Error('Service Unavailable')),
+    );
+    activity.record('down', '1');
+    const done = backfill.run();
+    for (const delay of BACKFILL_RETRY_DELAYS_MS) {
+      await settle();
+      await clock.advance(delay);
+    }
+    await done;
+    expect(requests).toHaveLength(BACKFILL_RETRY_DELAYS_MS.length + 1);
   });
 });

@@ -1,5 +1,6 @@
+import type { Clock } from '../../core/clock.ts';
 import type { Logger } from '../../core/logger.ts';
-import type { ChannelActivity } from './channel-activity.ts';
+import type { ActiveChannel, ChannelActivity } from './channel-activity.ts';
 import { compareSnowflakes } from '../client/inbound-message.ts';
 
 /** Channels active this recently are backfilled after a fresh gateway session. */
@@ -8,6 +9,12 @@ export const BACKFILL_ACTIVE_WITHIN_MS = 10 * 60_000;
 export const BACKFILL_MAX_CHANNELS = 20;
 /** At most this many messages per channel (one request: Discord's page is 100 at most). */
 export const BACKFILL_MESSAGES_PER_CHANNEL = 50;
+/**
+ * A channel whose read failed in a way that may pass (a 5xx, a reset, the network) is read again
+ * after these waits, from the same mark: a new session often meets a Discord that is itself
+ * recovering, and a channel skipped here is a member's mention never seen.
+ */
+export const BACKFILL_RETRY_DELAYS_MS: readonly number[] = [1_000, 3_000, 10_000, 30_000];
 
 export interface SessionBackfillOptions<Message extends { id: string }> {
   activity: ChannelActivity;
@@ -15,6 +22,11 @@ export interface SessionBackfillOptions<Message extends { id: string }> {
   fetchAfter(channelId: string, afterId: string, limit: number): Promise<Message[]>;
   /** The normal message path (the router's claim makes a duplicate harmless). */
   deliver(message: Message): Promise<void>;
+  /** True when Discord says the channel is gone or closed to the bot: no later read helps. */
+  isPermanent(error: unknown): boolean;
+  clock: Clock;
+  /** Aborted at shutdown: no more waiting to read a channel again. */
+  signal?: AbortSignal | undefined;
   logger: Logger;
 }
 
@@ -22,7 +34,8 @@ export interface SessionBackfillOptions<Message extends { id: string }> {
  * After a gateway session that could not be resumed, messages sent while the bot was away are
  * never dispatched. For each recently active channel this fetches what came after the last
  * message seen and feeds it, oldest first, through the normal message path. Bounded in channels
- * and messages; a channel that fails is logged and skipped. Runs one at a time.
+ * and messages. A channel whose read fails for a moment is read again (BACKFILL_RETRY_DELAYS_MS);
+ * one Discord says is gone is skipped. Runs one at a time.
  */
 export class SessionBackfill<Message extends { id: string }> {
   readonly #options: SessionBackfillOptions<Message>;
@@ -39,32 +52,69 @@ export class SessionBackfill<Message extends { id: string }> {
   }
 
   async #backfill(): Promise<void> {
-    const { activity, logger } = this.#options;
-    const channels = activity.recent({
+    const { activity, logger, clock, signal } = this.#options;
+    // The marks are taken now: a live message recorded meanwhile must not move a retry past
+    // what was missed.
+    let pending = activity.recent({
       withinMs: BACKFILL_ACTIVE_WITHIN_MS,
       limit: BACKFILL_MAX_CHANNELS,
     });
+    const channels = pending.length;
     let delivered = 0;
-    for (const channel of channels) {
-      try {
-        const missed = await this.#options.fetchAfter(
-          channel.channelId,
-          channel.lastSeenId,
-          BACKFILL_MESSAGES_PER_CHANNEL,
+    for (const delay of [0, ...BACKFILL_RETRY_DELAYS_MS]) {
+      if (pending.length === 0) break;
+      if (delay > 0) {
+        const waited = await clock.sleep(delay, signal).then(
+          () => true,
+          () => false,
         );
-        missed.sort((a, b) => compareSnowflakes(a.id, b.id));
-        for (const message of missed) {
-          activity.record(channel.channelId, message.id);
-          await this.#options.deliver(message);
-          delivered += 1;
-        }
-      } catch (error) {
-        logger.warn({ err: error, channelId: channel.channelId }, 'backfill of a channel failed');
+        if (!waited) break;
       }
+      const failed: ActiveChannel[] = [];
+      for (const channel of pending) {
+        const read = await this.#readChannel(channel);
+        if (read === 'again') failed.push(channel);
+        else delivered += read;
+      }
+      pending = failed;
+    }
+    if (pending.length > 0) {
+      logger.warn(
+        { channelIds: pending.map((channel) => channel.channelId) },
+        'gave up reading channels after a fresh gateway session: their messages of that time are not answered',
+      );
     }
     logger.info(
-      { channels: channels.length, messages: delivered },
+      { channels, messages: delivered },
       'backfilled messages sent while the gateway was away',
     );
+  }
+
+  /** Delivers a channel's missed messages: how many, or `again` when the read may succeed later. */
+  async #readChannel(channel: ActiveChannel): Promise<number | 'again'> {
+    const { activity, logger } = this.#options;
+    let missed: Message[];
+    try {
+      missed = await this.#options.fetchAfter(
+        channel.channelId,
+        channel.lastSeenId,
+        BACKFILL_MESSAGES_PER_CHANNEL,
+      );
+    } catch (error) {
+      const permanent = this.#options.isPermanent(error);
+      logger.warn(
+        { err: error, channelId: channel.channelId },
+        permanent
+          ? 'backfill of a channel failed: it is gone or closed to the bot'
+          : 'backfill of a channel failed: read again later',
+      );
+      return permanent ? 0 : 'again';
+    }
+    missed.sort((a, b) => compareSnowflakes(a.id, b.id));
+    for (const message of missed) {
+      activity.record(channel.channelId, message.id);
+      await this.#options.deliver(message);
+    }
+    return missed.length;
   }
 }
