@@ -41,6 +41,7 @@ import {
   type ScopeSettingsCache,
 } from './settings/settings-cache.ts';
 import { CrossProcessStops, streamingElsewhere } from './stops/cross-process-stops.ts';
+import { AnsweredInPassing } from './turns/answered-in-passing.ts';
 import { ChannelLocks } from './turns/channel-locks.ts';
 import { ChannelTurnScheduler } from './turns/channel-turn-scheduler.ts';
 import { DatabaseTurnJournal } from './turns/database-turn-journal.ts';
@@ -242,6 +243,7 @@ function turnPath(
     botUserId: identity.id,
     download: options.download ?? fetchDownload,
     shutdownSignal: lifetime.shutdown,
+    inPassing: new AnsweredInPassing(),
     afterTurn: (turn) => summarizer.schedule(turn),
   });
   const scheduler = new ChannelTurnScheduler<AcceptedMessage>({

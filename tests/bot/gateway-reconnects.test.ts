@@ -150,6 +150,25 @@ describe('gateway closes, on the real bot', { timeout: 180_000 }, () => {
     expect(backfill.json?.['messages']).toBeGreaterThanOrEqual(1);
   });
 
+  it('reads a channel again when the backfill meets a 5xx, and answers the mention of the gap', async () => {
+    const identified = discord.waits.gateway('identified', { timeoutMs: TURN_CEILING_MS });
+    discord.gateway.closeConnections(1000);
+    const missed = mention('did the hiccup eat this?', 'No, I read the channel again.');
+    // Every attempt of the backfill's first read (discord.js's own retries too) meets a 503.
+    discord.faults.failRoute({
+      method: 'GET',
+      route: `/channels/${world.channel.id}/messages`,
+      status: 503,
+      times: 4,
+    });
+    await identified;
+    await bot.waitForLog(/backfill of a channel failed: read again later/, {
+      timeoutMs: TURN_CEILING_MS,
+    });
+    await waitForTurn(bot, missed, TURN_CEILING_MS);
+    expect(lastReply()).toBe('No, I read the channel again.');
+  });
+
   it('backfills after a RESUME that Discord refuses (op 9, not resumable)', async () => {
     discord.gateway.rejectNextResume();
     const identified = discord.waits.gateway('identified', { timeoutMs: TURN_CEILING_MS });
@@ -222,5 +241,51 @@ describe('gateway closes, on the real bot', { timeout: 180_000 }, () => {
       { timeoutMs: TURN_CEILING_MS },
     );
     expect(backfill.json?.['messages']).toBeGreaterThanOrEqual(1);
+  });
+  it('answers once a mention owed from the downtime that a live reply already answered', async () => {
+    // Bob: alice has used her turns of this minute (the member rate limit) in the tests above.
+    const fromBob = (content: string) =>
+      discord.postMessage({
+        authorId: world.bob.id,
+        channelId: world.channel.id,
+        content: `<@${discord.botUserId}> ${content}`,
+      }).id;
+    llm.enqueue(textScript('Here.'));
+    await waitForTurn(bot, fromBob('before a second restart'), TURN_CEILING_MS);
+    expect(await bot.stop()).toEqual({ code: 0, signal: null });
+    const owedText = 'which of the two moons is bigger?';
+    const owed = fromBob(owedText);
+    // The start's backfill read fails once: the owed mention is judged a second later, after
+    // the live one below has started its turn, whose model sees the owed one unanswered.
+    discord.faults.failRoute({
+      method: 'GET',
+      route: `/channels/${world.channel.id}/messages`,
+      status: 503,
+      times: 4,
+    });
+    const earlier = new Set(bot.logs());
+    bot.restart();
+    await bot.waitUntilConnected({ timeoutMs: START_CEILING_MS });
+    await bot.waitForLog((line) => !earlier.has(line) && /read again later/.test(line.text), {
+      timeoutMs: TURN_CEILING_MS,
+    });
+    llm.handle(() => textScript('The bigger moon is Ganymede, and hello to you both.'));
+    fromBob('and hello!');
+    // Settled without a turn of its own, or (had it been judged before the live turn began)
+    // answered together with it: either way one model call carries it.
+    await bot.waitForLog(
+      (line) =>
+        !earlier.has(line) &&
+        (/answered in passing/.test(line.text) ||
+          (line.json?.['msg'] === 'turn finished' && line.json['messageId'] === owed)),
+      { timeoutMs: TURN_CEILING_MS },
+    );
+    const asked = llm.requests.filter((request) => JSON.stringify(request.body).includes(owedText));
+    expect(asked).toHaveLength(1);
+    const repliesToOwed = botMessagesIn(discord, world.channel.id).filter(
+      (message) => message.message_reference?.message_id === owed,
+    );
+    expect(repliesToOwed).toHaveLength(0);
+    llm.handle(undefined);
   });
 });

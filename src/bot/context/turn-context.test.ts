@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ContextTurn } from '../../db/context-turn-repository.ts';
 import type { HistoryMessage } from '../client/inbound-message.ts';
-import { historyBefore } from './turn-context.ts';
+import { historyBefore, unansweredBefore } from './turn-context.ts';
 
 const BOT = '100';
 
@@ -68,5 +68,43 @@ describe('the history before a turn', () => {
       { window, stored: [], resetAt: undefined },
     );
     expect(entries.map((entry) => entry.text)).toEqual(['[member7 (id 7)]: first']);
+  });
+});
+
+describe('the unanswered tail before a turn', () => {
+  it('is the members’ messages after the bot’s last message, before the batch, not in it', () => {
+    const window = [
+      said('1001', '7', 'first question', 1),
+      said('1002', BOT, 'first answer', 2),
+      // Owed from before a restart: no bot message follows them.
+      said('1003', '7', 'owed question', 3),
+      { ...said('1004', '9', 'another bot chatting', 4), authorIsBot: true },
+      said('1005', '8', 'more from another member', 5),
+      said('1006', '8', 'the live question', 6),
+      said('1007', '7', 'after the batch: waits for the next turn', 7),
+    ];
+    expect(unansweredBefore({ messages: [{ id: '1006' }], botUserId: BOT }, window)).toEqual([
+      '1003',
+      '1005',
+    ]);
+  });
+
+  it('is empty when the bot spoke last before the batch (a reply or a notice)', () => {
+    const window = [
+      said('1001', '7', 'a question', 1),
+      said('1002', BOT, 'an answer', 2),
+      said('1003', '7', 'the next question', 3),
+    ];
+    expect(unansweredBefore({ messages: [{ id: '1003' }], botUserId: BOT }, window)).toEqual([]);
+  });
+
+  it('leaves out the messages of a coalesced batch', () => {
+    const window = [
+      said('1001', '7', 'one', 1),
+      said('1002', '8', 'two', 2),
+      said('1003', '9', 'three', 3),
+    ];
+    const batch = [{ id: '1002' }, { id: '1003' }];
+    expect(unansweredBefore({ messages: batch, botUserId: BOT }, window)).toEqual(['1001']);
   });
 });

@@ -52,6 +52,11 @@ export interface PreparedTurn {
   finalUserParts: Array<TextPart | ImagePart>;
   maxOutputTokens: number;
   temperature: number | undefined;
+  /**
+   * Members' messages before the ones being answered that no bot message followed: the model
+   * sees them as still unanswered, so a reply delivered whole answers them too.
+   */
+  unansweredBefore: readonly string[];
 }
 
 /** One counter (and its per-text cache) per model: history texts repeat from turn to turn. */
@@ -129,7 +134,28 @@ export async function prepareTurn(options: PrepareTurnOptions): Promise<Prepared
     finalUserParts: await newMessageParts(options),
     maxOutputTokens: Math.min(model.info.maxOutputTokens, MAX_REPLY_TOKENS),
     temperature: model.info.temperature ? settings.temperature : undefined,
+    unansweredBefore: unansweredBefore(options, window),
   };
+}
+
+/**
+ * The channel's unanswered tail before the messages being answered: members' messages after the
+ * last message of the bot's (a reply or a notice) among those before them.
+ */
+export function unansweredBefore(
+  options: { messages: readonly Pick<InboundMessage, 'id'>[]; botUserId: string },
+  window: readonly HistoryMessage[],
+): string[] {
+  const answering = new Set(options.messages.map((message) => message.id));
+  const lastId = options.messages.at(-1)?.id ?? '';
+  const before = window.filter(
+    (message) => !answering.has(message.id) && compareSnowflakes(message.id, lastId) < 0,
+  );
+  const lastOwn = before.findLastIndex((message) => message.authorId === options.botUserId);
+  return before
+    .slice(lastOwn + 1)
+    .filter((message) => !message.authorIsBot)
+    .map((message) => message.id);
 }
 
 /**

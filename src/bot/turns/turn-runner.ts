@@ -19,6 +19,7 @@ import type { TypingAllowance } from '../delivery/typing-allowance.ts';
 import type { AcceptedMessage, TurnFacts } from '../intake/accepted-message.ts';
 import type { DailyBudget } from '../limits/daily-budget.ts';
 import { timeStop } from '../stops/stop-latency.ts';
+import type { AnsweredInPassing } from './answered-in-passing.ts';
 import { batchAuthors, batchToolContext } from './batch-context.ts';
 import type { ScheduledTurn } from './channel-turn-scheduler.ts';
 import { streamWithOverflowRetry, type FinalAttempt } from './overflow-retry.ts';
@@ -53,6 +54,8 @@ export interface TurnRunnerOptions {
   shutdownSignal: AbortSignal;
   /** The members have seen the outcome of these messages (claims-ledger). */
   settle(messageIds: readonly string[]): void;
+  /** Messages a delivered reply answered in passing: settled, not answered again. */
+  inPassing?: AnsweredInPassing;
   /** Background work after a turn (the rolling summary); must return at once. */
   afterTurn?(turn: { channelId: string; scopeId: string }): void;
 }
@@ -84,7 +87,8 @@ export class TurnRunner {
     this.options = options;
   }
 
-  async run(turn: Turn): Promise<void> {
+  async run(scheduled: Turn): Promise<void> {
+    const turn = this.stillOwed(scheduled);
     const last = turn.batch.at(-1);
     if (last === undefined) return;
     const { facts } = last;
@@ -129,6 +133,19 @@ export class TurnRunner {
         this.options.settle(turn.batch.map((accepted) => accepted.message.id));
       }
     }
+  }
+
+  /** The batch without what an earlier reply answered in passing (settled here: told, in effect). */
+  private stillOwed(turn: Turn): Turn {
+    if (this.options.inPassing === undefined) return turn;
+    const { owed, answered } = this.options.inPassing.split(turn.batch);
+    if (answered.length === 0) return turn;
+    this.options.settle(answered.map((message) => message.messageId));
+    this.options.logger.info(
+      { channelId: turn.channelId, answered },
+      'messages already answered in passing by an earlier reply: not answered again',
+    );
+    return { ...turn, batch: owed };
   }
 
   private async answer(turn: RunningTurn): Promise<void> {
@@ -190,7 +207,7 @@ export class TurnRunner {
         signal,
       });
       await step.recorded;
-      return await streamWithOverflowRetry({
+      const attempt = await streamWithOverflowRetry({
         prepared,
         model,
         toolSpecs: tools.specs(toolContext),
@@ -217,6 +234,10 @@ export class TurnRunner {
             { scopeId: facts.scope.id, memberId: turn.last.message.authorId, outcome, model },
           ),
       });
+      if (attempt?.outcome.status === 'complete') {
+        this.options.inPassing?.note(turn.id, prepared.unansweredBefore);
+      }
+      return attempt;
     } catch (error) {
       if (signal.aborted) {
         logger.info({ reason: describeAbort(signal.reason) }, 'stopped before the reply started');

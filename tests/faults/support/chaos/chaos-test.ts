@@ -28,15 +28,10 @@ const OVERHEAD_CEILING_MS = 12 * 60_000;
 /**
  * What the run still meets, known and open. A lost mention always fails the run. While this
  * names anything, a run whose only violations are answers twice or context misses prints them
- * and is SKIPPED with this note instead of failing; empty it once fixed and the run is strict.
- * Left: after a restart (or a fresh session) the messages owed from before it — handed back at
- * the shutdown, left by a SIGKILL, or sent while the bot was away (session backfill) — are
- * judged after the first live message of their channel has started its turn; that turn's
- * model sees them as the channel's unanswered history, then their own batch answers them: the
- * oracle counts them answered twice. The fix: a channel's owed messages first in its intake.
+ * and is SKIPPED with this note instead of failing; empty, the run is strict. (Emptied once
+ * messages owed from before a restart stopped being answered twice: turns/answered-in-passing.ts.)
  */
-export const KNOWN_OPEN_DEFECTS: string =
-  'after a restart, owed older messages are judged after a live one: its turn sees them, then their own batch answers them';
+export const KNOWN_OPEN_DEFECTS: string = '';
 
 function positiveNumber(name: string, fallback: number): number {
   const text = process.env[name];

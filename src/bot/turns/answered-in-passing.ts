@@ -1,0 +1,41 @@
+import { LruMap } from '../../core/lru-map.ts';
+import type { AcceptedMessage } from '../intake/accepted-message.ts';
+
+/** Messages remembered as answered in passing at most (ids are unique across channels). */
+const REMEMBERED = 10_000;
+
+/**
+ * Members' messages a turn answered in passing. A turn's model sees the channel's unanswered
+ * tail — members' messages before its own that no bot message followed — as questions to
+ * answer. Normally nothing in that tail is still owed: intake takes a channel's messages in
+ * order. Messages owed from before a restart or a fresh gateway session (handed back, left by a
+ * crash, read back by a backfill) can be judged after a live message of their channel has
+ * started its turn; once that turn's reply is delivered whole, they were answered in it, and
+ * their own turn would answer them a second time. Such a message is settled when its turn
+ * comes; a Retry press always runs (the member asked again).
+ */
+export class AnsweredInPassing {
+  /** Message id → the turn that answered it in passing. */
+  readonly #answeredBy = new LruMap<string, string>(REMEMBERED);
+
+  /** A turn's reply was delivered whole: the unanswered tail it saw is answered. */
+  note(turnId: string, messageIds: readonly string[]): void {
+    for (const messageId of messageIds) this.#answeredBy.set(messageId, turnId);
+  }
+
+  /** The batch split into what is still owed and what an earlier turn answered in passing. */
+  split(batch: readonly AcceptedMessage[]): {
+    owed: AcceptedMessage[];
+    answered: { messageId: string; turnId: string }[];
+  } {
+    const owed: AcceptedMessage[] = [];
+    const answered: { messageId: string; turnId: string }[] = [];
+    for (const accepted of batch) {
+      const turnId =
+        accepted.reason === 'retry' ? undefined : this.#answeredBy.get(accepted.message.id);
+      if (turnId === undefined) owed.push(accepted);
+      else answered.push({ messageId: accepted.message.id, turnId });
+    }
+    return { owed, answered };
+  }
+}
