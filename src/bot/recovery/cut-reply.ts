@@ -41,9 +41,9 @@ export async function settleCutReply(trigger: Message, options: CutReplyOptions)
 }
 
 /**
- * The reply's messages, oldest first: its first answers the member's message; the ones after
- * it, until the bot answers another message or posts a notice, are its later blocks (members
- * may have written in between).
+ * The reply's messages, oldest first: its first answers the member's message (a failure notice
+ * there means there is no reply); the ones after it, until the bot answers another message or
+ * posts a notice, are its later blocks (members may have written in between).
  */
 async function cutReplyMessages(trigger: Message, botUserId: string): Promise<Message[]> {
   const channel = trigger.channel;
@@ -52,13 +52,15 @@ async function cutReplyMessages(trigger: Message, botUserId: string): Promise<Me
     .filter((message) => message.author.id === botUserId)
     .sort((a, b) => compareSnowflakes(a.id, b.id));
   const start = ordered.findIndex((message) => message.reference?.messageId === trigger.id);
-  if (start < 0) return [];
-  const reply = [ordered[start] as Message];
+  const first = ordered[start];
+  // None, or a failure notice: no reply was cut (the bot's later messages answer others).
+  if (first === undefined || hasRetryButton(first)) return [];
+  const reply = [first];
   for (const message of ordered.slice(start + 1)) {
     if (message.reference?.messageId !== undefined || hasRetryButton(message)) break;
     reply.push(message);
   }
-  return reply.filter((message) => !hasRetryButton(message));
+  return reply;
 }
 
 async function disarm(
