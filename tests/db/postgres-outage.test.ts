@@ -159,6 +159,32 @@ describe.skipIf('skipped' in available)('a PostgreSQL outage (own cluster)', () 
     );
   }, 60_000);
 
+  it('waits out a restart at the start of a turn instead of failing it', async () => {
+    const clock = new ManualClock();
+    const { handle, entries } = await open({ clock });
+    const journal = journalOf(handle, clock, entries);
+    await cluster.stop();
+    let started = false;
+    const turnId = randomUUID();
+    const starting = journal
+      .start({ turnId, scopeId: SCOPE, channelId: CHANNEL, triggerMessageId: turnId })
+      .finally(() => (started = true));
+    // Unfixed, the first refused connection failed the turn here.
+    await Promise.race([clock.untilSleeping(), starting]);
+    expect(started).toBe(false);
+    await cluster.start();
+    await driveClock(clock, () => started);
+    await starting;
+    expect((await turnRow(turnId))?.status).toBe('streaming');
+    // Ended, so the judging of abandoned turns below counts only its own.
+    await journal.finish(turnId, {
+      content: 'Answered once the database was back.',
+      discordMessageIds: [],
+      status: 'complete',
+      metrics: METRICS,
+    });
+  }, 60_000);
+
   it('holds the end of a turn and its token usage through a 30 s outage', async () => {
     const clock = new ManualClock();
     const { handle, entries } = await open({ clock });

@@ -85,6 +85,8 @@ export interface PrepareTurnOptions {
   signal: AbortSignal;
   /** Replies members saw whose record failed: written again first, else shown from memory. */
   unrecorded?: UnrecordedReplies;
+  /** Runs each database read, waiting out a short outage (default: once). */
+  hold?: <T>(read: () => Promise<T>) => Promise<T>;
 }
 
 /**
@@ -100,14 +102,17 @@ export async function prepareTurn(options: PrepareTurnOptions): Promise<Prepared
     (await options.unrecorded?.reconcile(last.channelId, (reply) =>
       finishAssistantTurn(options.db, reply.turnId, reply.end),
     )) ?? [];
+  const hold = options.hold ?? ((read) => read());
   const [window, { resetAt, summary, memories }, recorded] = await Promise.all([
     options.history.recent(last.channelId),
-    turnStartOf(options.db, {
-      channelId: last.channelId,
-      scopeId: settings.scopeId,
-      authorId: last.authorId,
-    }),
-    contextTurnsSinceReset(options.db, last.channelId, STORED_TURNS),
+    hold(() =>
+      turnStartOf(options.db, {
+        channelId: last.channelId,
+        scopeId: settings.scopeId,
+        authorId: last.authorId,
+      }),
+    ),
+    hold(() => contextTurnsSinceReset(options.db, last.channelId, STORED_TURNS)),
     // buildRequest and the usage estimate count with it; imported on the first turn that needs it.
     loadTokenizer(model.info),
   ]);

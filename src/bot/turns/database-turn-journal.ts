@@ -19,6 +19,12 @@ const LIVE_TURNS_KEPT = 10_000;
  * restart or failover takes, so a reply members saw is recorded as delivered.
  */
 export const TURN_FINISH_RETRY_MS = 5 * 60_000;
+/**
+ * How long the start of a turn waits for a database that went away: a restart or a cut
+ * connection is waited out instead of failing the member's turn (the watchdog still bounds how
+ * long a member waits in all).
+ */
+export const TURN_START_RETRY_MS = 30_000;
 
 export interface DatabaseTurnJournalOptions {
   db: Database;
@@ -54,15 +60,20 @@ export class DatabaseTurnJournal implements TurnJournal {
   async start(turn: TurnJournalStart): Promise<void> {
     const { clock = systemClock } = this.options;
     this.live.set(turn.turnId, { ...turn, startedAt: new Date(clock.now()) });
-    await startAssistantTurn(this.options.db, {
-      id: turn.turnId,
-      scopeId: turn.scopeId,
-      channelId: turn.channelId,
-      authorId: this.options.botUserId,
-      authorName: this.options.botName,
-      triggerMessageId: turn.triggerMessageId,
-      instanceId: this.options.instanceId,
-    });
+    // An upsert by the turn's id: safe to write again.
+    await retryTransient(
+      () =>
+        startAssistantTurn(this.options.db, {
+          id: turn.turnId,
+          scopeId: turn.scopeId,
+          channelId: turn.channelId,
+          authorId: this.options.botUserId,
+          authorName: this.options.botName,
+          triggerMessageId: turn.triggerMessageId,
+          instanceId: this.options.instanceId,
+        }),
+      { clock, signal: this.options.signal, maxElapsedMs: TURN_START_RETRY_MS },
+    );
   }
 
   /**

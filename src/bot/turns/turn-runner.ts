@@ -3,6 +3,7 @@ import type { Logger } from '../../core/logger.ts';
 import type { BotMetrics } from '../../core/metrics.ts';
 import type { ToolContext, ToolExecutor } from '../../core/tool.ts';
 import type { Database } from '../../db/database.ts';
+import { retryTransient } from '../../db/retry-transient.ts';
 import { openApiKey } from '../../db/scope-settings-repository.ts';
 import type { ProviderFactory, ResolvedModel } from '../../providers/provider-factory.ts';
 import type { SecretBox } from '../../security/secret-box.ts';
@@ -21,6 +22,7 @@ import type { DailyBudget } from '../limits/daily-budget.ts';
 import { timeStop } from '../stops/stop-latency.ts';
 import type { AnsweredInPassing } from './answered-in-passing.ts';
 import { batchAuthors, batchToolContext } from './batch-context.ts';
+import { TURN_START_RETRY_MS } from './database-turn-journal.ts';
 import type { ScheduledTurn } from './channel-turn-scheduler.ts';
 import { streamWithOverflowRetry, type FinalAttempt } from './overflow-retry.ts';
 import { acknowledgeStop } from './stop-acknowledgement.ts';
@@ -205,6 +207,13 @@ export class TurnRunner {
         now: new Date(this.options.clock.now()),
         logger,
         signal,
+        // A database restart under a turn is waited out, not told as a failure.
+        hold: (read) =>
+          retryTransient(read, {
+            clock: this.options.clock,
+            signal,
+            maxElapsedMs: TURN_START_RETRY_MS,
+          }),
       });
       await step.recorded;
       const attempt = await streamWithOverflowRetry({
