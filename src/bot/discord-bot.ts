@@ -11,6 +11,13 @@ import { channelOnShards } from './sharding/channel-ownership.ts';
 export type { DiscordBotOptions } from './discord-bot-options.ts';
 
 /**
+ * How soon recovery looks again when it could not yet judge whether a process is dead (within
+ * a minute of a PostgreSQL start): messages such a process owed wait seconds, not the next
+ * maintenance pass.
+ */
+const JUDGE_AGAIN_MS = 5_000;
+
+/**
  * The bot on Discord. Until the client is ready it holds only its options; at `clientReady`
  * (the bot's own user is known) it assembles its parts once (bot-assembly.ts) and attaches them
  * to the gateway's events — discord.js holds back message events until then. It owns the
@@ -24,6 +31,8 @@ export class DiscordBot {
   private readonly intakeHold = new AbortController();
   private parts: BotParts | undefined;
   private events: AttachedBotEvents | undefined;
+  /** A recovery pass due soon (a dead peer could not be judged yet). */
+  private judgeAgain: AbortController | undefined;
 
   constructor(options: DiscordBotOptions) {
     this.options = options;
@@ -77,12 +86,30 @@ export class DiscordBot {
     await recoverUnanswered({
       ...this.options,
       answer: (message) => router.recover(message),
+      onCannotJudgeYet: () => this.recoverAgainSoon(),
       ...(shards === undefined
         ? {}
         : { owns: (channelId: string) => channelOnShards(client, channelId, shards) }),
     }).catch((error: unknown) => {
       this.options.logger.warn({ err: error }, 'could not look for unanswered messages');
     });
+  }
+
+  /** One pass at a time is due; none once shutdown begins. */
+  private recoverAgainSoon(): void {
+    if (this.judgeAgain !== undefined || this.intakeHold.signal.aborted) return;
+    const wait = new AbortController();
+    this.judgeAgain = wait;
+    const stop = () => wait.abort();
+    this.intakeHold.signal.addEventListener('abort', stop, { once: true });
+    void this.options.clock.sleep(JUDGE_AGAIN_MS, wait.signal).then(
+      () => {
+        this.judgeAgain = undefined;
+        this.intakeHold.signal.removeEventListener('abort', stop);
+        void this.recoverUnanswered();
+      },
+      () => undefined,
+    );
   }
 
   private start(ready: Client<true>): void {

@@ -72,21 +72,25 @@ describe('the history before a turn', () => {
 });
 
 describe('the unanswered tail before a turn', () => {
+  const live = (id: string) => ({ id, isDM: false });
+
   it('is the members’ messages after the bot’s last message, before the batch, not in it', () => {
     const window = [
       said('1001', '7', 'first question', 1),
       said('1002', BOT, 'first answer', 2),
       // Owed from before a restart: no bot message follows them.
-      said('1003', '7', 'owed question', 3),
+      said('1003', '7', `<@${BOT}> owed question`, 3),
       { ...said('1004', '9', 'another bot chatting', 4), authorIsBot: true },
       said('1005', '8', 'more from another member', 5),
-      said('1006', '8', 'the live question', 6),
-      said('1007', '7', 'after the batch: waits for the next turn', 7),
+      { ...said('1006', '8', 'a reply to the bot', 6), replyToMessageId: '1002' },
+      said('1007', '8', 'the live question', 7),
+      said('1008', '7', 'after the batch: waits for the next turn', 8),
     ];
-    expect(unansweredBefore({ messages: [{ id: '1006' }], botUserId: BOT }, window)).toEqual([
-      '1003',
-      '1005',
-    ]);
+    expect(unansweredBefore({ messages: [live('1007')], botUserId: BOT }, window)).toEqual({
+      ids: ['1003', '1005', '1006'],
+      // What a claim may be owed for: a mention of the bot, a reply to it.
+      addressed: ['1003', '1006'],
+    });
   });
 
   it('is empty when the bot spoke last before the batch (a reply or a notice)', () => {
@@ -95,16 +99,25 @@ describe('the unanswered tail before a turn', () => {
       said('1002', BOT, 'an answer', 2),
       said('1003', '7', 'the next question', 3),
     ];
-    expect(unansweredBefore({ messages: [{ id: '1003' }], botUserId: BOT }, window)).toEqual([]);
+    expect(unansweredBefore({ messages: [live('1003')], botUserId: BOT }, window)).toEqual({
+      ids: [],
+      addressed: [],
+    });
   });
 
-  it('leaves out the messages of a coalesced batch', () => {
+  it('leaves out the messages of a coalesced batch; in a DM every message is addressed', () => {
     const window = [
       said('1001', '7', 'one', 1),
-      said('1002', '8', 'two', 2),
-      said('1003', '9', 'three', 3),
+      said('1002', '7', 'two', 2),
+      said('1003', '7', 'three', 3),
     ];
-    const batch = [{ id: '1002' }, { id: '1003' }];
-    expect(unansweredBefore({ messages: batch, botUserId: BOT }, window)).toEqual(['1001']);
+    const batch = [
+      { id: '1002', isDM: true },
+      { id: '1003', isDM: true },
+    ];
+    expect(unansweredBefore({ messages: batch, botUserId: BOT }, window)).toEqual({
+      ids: ['1001'],
+      addressed: ['1001'],
+    });
   });
 });

@@ -54,9 +54,10 @@ export interface PreparedTurn {
   temperature: number | undefined;
   /**
    * Members' messages before the ones being answered that no bot message followed: the model
-   * sees them as still unanswered, so a reply delivered whole answers them too.
+   * sees them as still unanswered, so a reply delivered whole answers them too. `addressed`:
+   * those that mention the bot, reply to it or came in a DM — the ones a claim may be owed for.
    */
-  unansweredBefore: readonly string[];
+  unansweredBefore: { ids: readonly string[]; addressed: readonly string[] };
 }
 
 /** One counter (and its per-text cache) per model: history texts repeat from turn to turn. */
@@ -148,19 +149,31 @@ export async function prepareTurn(options: PrepareTurnOptions): Promise<Prepared
  * last message of the bot's (a reply or a notice) among those before them.
  */
 export function unansweredBefore(
-  options: { messages: readonly Pick<InboundMessage, 'id'>[]; botUserId: string },
+  options: {
+    messages: readonly Pick<InboundMessage, 'id' | 'isDM'>[];
+    botUserId: string;
+  },
   window: readonly HistoryMessage[],
-): string[] {
+): { ids: string[]; addressed: string[] } {
   const answering = new Set(options.messages.map((message) => message.id));
-  const lastId = options.messages.at(-1)?.id ?? '';
+  const last = options.messages.at(-1);
+  const lastId = last?.id ?? '';
   const before = window.filter(
     (message) => !answering.has(message.id) && compareSnowflakes(message.id, lastId) < 0,
   );
-  const lastOwn = before.findLastIndex((message) => message.authorId === options.botUserId);
-  return before
-    .slice(lastOwn + 1)
-    .filter((message) => !message.authorIsBot)
-    .map((message) => message.id);
+  const own = new Set(
+    window.filter((message) => message.authorId === options.botUserId).map((message) => message.id),
+  );
+  const lastOwn = before.findLastIndex((message) => own.has(message.id));
+  const tail = before.slice(lastOwn + 1).filter((message) => !message.authorIsBot);
+  const mention = new RegExp(`<@!?${options.botUserId}>`);
+  const addressed = tail.filter(
+    (message) =>
+      last?.isDM === true ||
+      mention.test(message.content) ||
+      own.has(message.replyToMessageId ?? ''),
+  );
+  return { ids: tail.map((message) => message.id), addressed: addressed.map((m) => m.id) };
 }
 
 /**

@@ -35,6 +35,11 @@ export interface UnansweredRecoveryOptions {
    * after a PostgreSQL restart, when live processes are still taking their locks again.
    */
   canJudgePeers(): Promise<boolean>;
+  /**
+   * A claim of a process that may be dead was left because judging is not safe yet (right after
+   * a PostgreSQL restart): the caller runs the pass again soon, not a minute later.
+   */
+  onCannotJudgeYet?: () => void;
   /** Answers a recovered message whose claim this process now holds. */
   answer(message: Message): void;
   /**
@@ -81,7 +86,11 @@ async function isOrphaned(
 ): Promise<boolean> {
   if (claim.instanceId === options.instanceId) return false;
   if (claim.instanceId === RELEASED_CLAIM) return true;
-  return (await options.canJudge()) && !(await options.isAlive(claim.instanceId));
+  if (!(await options.canJudge())) {
+    options.onCannotJudgeYet?.();
+    return false;
+  }
+  return !(await options.isAlive(claim.instanceId));
 }
 
 /**

@@ -12,7 +12,7 @@ import type { StreamOrchestrator } from '../../stream/turn/stream-orchestrator.t
 import type { ChannelHistory } from '../context/channel-history.ts';
 import type { UnrecordedReplies } from '../context/unrecorded-replies.ts';
 import type { Download } from '../context/trigger-attachments.ts';
-import { prepareTurn } from '../context/turn-context.ts';
+import { prepareTurn, type PreparedTurn } from '../context/turn-context.ts';
 import type { DeliveryPort } from '../delivery/delivery-port.ts';
 import { postFailureNotice } from '../delivery/failure-notice.ts';
 import { notConfigured } from '../i18n/member-text.ts';
@@ -243,9 +243,7 @@ export class TurnRunner {
             { scopeId: facts.scope.id, memberId: turn.last.message.authorId, outcome, model },
           ),
       });
-      if (attempt?.outcome.status === 'complete') {
-        this.options.inPassing?.note(turn.id, prepared.unansweredBefore);
-      }
+      if (attempt?.outcome.status === 'complete') this.answeredInPassing(turn, prepared);
       return attempt;
     } catch (error) {
       if (signal.aborted) {
@@ -255,6 +253,17 @@ export class TurnRunner {
       await this.tellFailure(turn, error);
       return undefined;
     }
+  }
+
+  /**
+   * The reply was delivered whole: the unanswered tail it saw is answered. Messages in it that
+   * may be owed (addressed to the bot) are settled too — one handed back at a shutdown during
+   * this turn must not be answered again by the next start.
+   */
+  private answeredInPassing(turn: RunningTurn, prepared: PreparedTurn): void {
+    const { ids, addressed } = prepared.unansweredBefore;
+    this.options.inPassing?.note(turn.id, ids);
+    if (addressed.length > 0) this.options.settle(addressed);
   }
 
   /** After the reply: its tokens and metrics, a failure told, a natural stop acknowledged. */
