@@ -293,14 +293,16 @@ export async function reviseUserMessage(
   return revised.length;
 }
 
-/** Whether a turn answering this member message was started (its user turn is recorded first). */
+/**
+ * Whether a turn answering this member message was started: its user turn is recorded, or a
+ * reply's row names it as its trigger (the user turn is written beside the reply's start and may
+ * be missing after a crash).
+ */
 export async function turnStartedFor(db: Database, messageId: string): Promise<boolean> {
   const rows = await db
     .select({ id: conversationTurns.id })
     .from(conversationTurns)
-    .where(
-      and(eq(conversationTurns.role, 'user'), eq(conversationTurns.triggerMessageId, messageId)),
-    )
+    .where(eq(conversationTurns.triggerMessageId, messageId))
     .limit(1);
   return rows.length > 0;
 }

@@ -11,6 +11,7 @@ import {
   reviseUserMessage,
   setResetMarker,
   startAssistantTurn,
+  turnStartedFor,
 } from '../../src/db/turn-repository.ts';
 import { testBackends, type TestDatabase } from '../support/test-database.ts';
 
@@ -98,6 +99,27 @@ describe.each(testBackends())('conversation turns on $name', (backend) => {
     await finishAssistantTurn(database.db, turn.id, {
       content: 'whole',
       discordMessageIds: ['733456789012345678'],
+      status: 'complete',
+      metrics: {},
+    });
+  });
+
+  it('knows a turn started for a message by its reply row alone (a crash can beat the user row)', async () => {
+    const messageId = '543456789012345678';
+    expect(await turnStartedFor(database.db, messageId)).toBe(false);
+    const reply = randomUUID();
+    await startAssistantTurn(database.db, {
+      id: reply,
+      scopeId: SCOPE,
+      channelId: '333456789012345678',
+      authorId: '623456789012345678',
+      authorName: 'bot',
+      triggerMessageId: messageId,
+    });
+    expect(await turnStartedFor(database.db, messageId)).toBe(true);
+    await finishAssistantTurn(database.db, reply, {
+      content: 'delivered just before the crash',
+      discordMessageIds: [],
       status: 'complete',
       metrics: {},
     });

@@ -25,9 +25,13 @@ export interface CutReplyOptions {
  * with — a live-looking button on a reply no process writes — is taken away, through the one
  * write path. Best effort: a failure is logged, never thrown.
  */
-export async function settleCutReply(trigger: Message, options: CutReplyOptions): Promise<void> {
+export async function settleCutReply(
+  trigger: Message,
+  options: CutReplyOptions,
+  found?: readonly Message[],
+): Promise<void> {
   try {
-    const messages = await cutReplyMessages(trigger, options.botUserId);
+    const messages = found ?? (await cutReplyMessages(trigger, options.botUserId));
     if (messages.length === 0) return;
     await recordCutReply(options.db, {
       triggerMessageId: trigger.id,
@@ -45,7 +49,7 @@ export async function settleCutReply(trigger: Message, options: CutReplyOptions)
  * there means there is no reply); the ones after it, until the bot answers another message or
  * posts a notice, are its later blocks (members may have written in between).
  */
-async function cutReplyMessages(trigger: Message, botUserId: string): Promise<Message[]> {
+export async function cutReplyMessages(trigger: Message, botUserId: string): Promise<Message[]> {
   const channel = trigger.channel;
   const after = await channel.messages.fetch({ after: trigger.id, limit: REPLY_SEARCH_LIMIT });
   const ordered = [...after.values()]

@@ -16,7 +16,7 @@ import type { DeliveryPort } from '../delivery/delivery-port.ts';
 import { classify, DiscordMessageTarget } from '../delivery/discord-message-target.ts';
 import { postFailureNotice } from '../delivery/failure-notice.ts';
 import { resolveLocale } from '../i18n/locale.ts';
-import { settleCutReply } from './cut-reply.ts';
+import { cutReplyMessages, settleCutReply } from './cut-reply.ts';
 
 /** How far back a message is still owed an answer after a restart. */
 export const RECOVERY_WINDOW_MS = 10 * 60_000;
@@ -144,7 +144,11 @@ async function recoverOne(
     return true;
   }
   const message = found;
-  if (!(await turnStartedFor(options.db, claim.messageId))) {
+  const botUserId = options.client.user?.id;
+  // What stands in the channel is the truth: a reply delivered just before a crash may have no
+  // record of its turn yet, and answering again would answer twice.
+  const standing = botUserId === undefined ? [] : await cutReplyMessages(message, botUserId);
+  if (standing.length === 0 && !(await turnStartedFor(options.db, claim.messageId))) {
     options.answer(message);
     return true;
   }
@@ -154,8 +158,7 @@ async function recoverOne(
     { messageId: claim.messageId, channelId: claim.channelId },
     'a reply was cut off by a restart: the member is told, with a Retry button',
   );
-  const botUserId = options.client.user?.id;
-  if (botUserId !== undefined) await settleCutReply(message, { ...options, botUserId });
+  if (botUserId !== undefined) await settleCutReply(message, { ...options, botUserId }, standing);
   await postFailureNotice({
     error: new UserFacingError('note.restarted', {}, { retryable: true }),
     replyTo: message.id,
