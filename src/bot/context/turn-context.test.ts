@@ -3,6 +3,8 @@ import type { ContextTurn } from '../../db/context-turn-repository.ts';
 import type { HistoryMessage } from '../client/inbound-message.ts';
 import { historyBefore, unansweredBefore } from './turn-context.ts';
 
+const NO_REPLIES: ReadonlySet<string> = new Set();
+
 const BOT = '100';
 
 function said(id: string, authorId: string, content: string, createdAt: number): HistoryMessage {
@@ -86,23 +88,37 @@ describe('the unanswered tail before a turn', () => {
       said('1007', '8', 'the live question', 7),
       said('1008', '7', 'after the batch: waits for the next turn', 8),
     ];
-    expect(unansweredBefore({ messages: [live('1007')], botUserId: BOT }, window)).toEqual({
-      ids: ['1003', '1005', '1006'],
-      // What a claim may be owed for: a mention of the bot, a reply to it.
-      addressed: ['1003', '1006'],
-    });
+    const replies = new Set(['1002']);
+    expect(unansweredBefore({ messages: [live('1007')], botUserId: BOT }, window, replies)).toEqual(
+      {
+        ids: ['1003', '1005', '1006'],
+        // What a claim may be owed for: a mention of the bot, a reply to it.
+        addressed: ['1003', '1006'],
+      },
+    );
   });
 
-  it('is empty when the bot spoke last before the batch (a reply or a notice)', () => {
+  it('is empty when the bot replied last before the batch', () => {
     const window = [
       said('1001', '7', 'a question', 1),
       said('1002', BOT, 'an answer', 2),
       said('1003', '7', 'the next question', 3),
     ];
-    expect(unansweredBefore({ messages: [live('1003')], botUserId: BOT }, window)).toEqual({
-      ids: [],
-      addressed: [],
-    });
+    const replies = new Set(['1002']);
+    expect(unansweredBefore({ messages: [live('1003')], botUserId: BOT }, window, replies)).toEqual(
+      { ids: [], addressed: [] },
+    );
+  });
+
+  it('reaches past a notice: the model does not see it, so what it followed reads unanswered', () => {
+    const window = [
+      said('1001', '7', `<@${BOT}> a question`, 1),
+      said('1002', BOT, 'Something went wrong while answering. Please try again.', 2),
+      said('1003', '8', 'the live question', 3),
+    ];
+    expect(
+      unansweredBefore({ messages: [live('1003')], botUserId: BOT }, window, NO_REPLIES),
+    ).toEqual({ ids: ['1001'], addressed: ['1001'] });
   });
 
   it('leaves out the messages of a coalesced batch; in a DM every message is addressed', () => {
@@ -115,7 +131,7 @@ describe('the unanswered tail before a turn', () => {
       { id: '1002', isDM: true },
       { id: '1003', isDM: true },
     ];
-    expect(unansweredBefore({ messages: batch, botUserId: BOT }, window)).toEqual({
+    expect(unansweredBefore({ messages: batch, botUserId: BOT }, window, NO_REPLIES)).toEqual({
       ids: ['1001'],
       addressed: ['1001'],
     });

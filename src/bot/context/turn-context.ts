@@ -140,13 +140,15 @@ export async function prepareTurn(options: PrepareTurnOptions): Promise<Prepared
     finalUserParts: await newMessageParts(options),
     maxOutputTokens: Math.min(model.info.maxOutputTokens, MAX_REPLY_TOKENS),
     temperature: model.info.temperature ? settings.temperature : undefined,
-    unansweredBefore: unansweredBefore(options, window),
+    unansweredBefore: unansweredBefore(options, window, repliesIn(stored)),
   };
 }
 
 /**
  * The channel's unanswered tail before the messages being answered: members' messages after the
- * last message of the bot's (a reply or a notice) among those before them.
+ * bot's last reply among those before them. A bot message that is no reply (a notice: a failure,
+ * a rate limit) is left out of the model's context, so the messages before it still read as
+ * unanswered there and count here too.
  */
 export function unansweredBefore(
   options: {
@@ -154,6 +156,7 @@ export function unansweredBefore(
     botUserId: string;
   },
   window: readonly HistoryMessage[],
+  replies: ReadonlySet<string>,
 ): { ids: string[]; addressed: string[] } {
   const answering = new Set(options.messages.map((message) => message.id));
   const last = options.messages.at(-1);
@@ -161,11 +164,11 @@ export function unansweredBefore(
   const before = window.filter(
     (message) => !answering.has(message.id) && compareSnowflakes(message.id, lastId) < 0,
   );
+  const lastReply = before.findLastIndex((message) => replies.has(message.id));
+  const tail = before.slice(lastReply + 1).filter((message) => !message.authorIsBot);
   const own = new Set(
     window.filter((message) => message.authorId === options.botUserId).map((message) => message.id),
   );
-  const lastOwn = before.findLastIndex((message) => own.has(message.id));
-  const tail = before.slice(lastOwn + 1).filter((message) => !message.authorIsBot);
   const mention = new RegExp(`<@!?${options.botUserId}>`);
   const addressed = tail.filter(
     (message) =>
@@ -174,6 +177,15 @@ export function unansweredBefore(
       own.has(message.replyToMessageId ?? ''),
   );
   return { ids: tail.map((message) => message.id), addressed: addressed.map((m) => m.id) };
+}
+
+/** The Discord message ids of the bot's replies that members saw (what the model sees as its own). */
+export function repliesIn(stored: readonly ContextTurn[]): Set<string> {
+  return new Set(
+    stored
+      .filter((turn) => turn.role === 'assistant' && turn.content.trim() !== '')
+      .flatMap((turn) => turn.discordMessageIds),
+  );
 }
 
 /**
