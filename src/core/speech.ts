@@ -54,3 +54,15 @@ export interface TextToSpeech {
   readonly provider: ProviderId;
   synthesize(request: SpeechRequest, signal: AbortSignal): AsyncIterable<Uint8Array>;
 }
+
+/** The speech the operator set up (SPEECH_* settings): both directions, their models and limits. */
+export interface SpeechService {
+  speechToText: SpeechToText;
+  textToSpeech: TextToSpeech;
+  transcriptionModel: string;
+  speechModel: string;
+  /** The voice when a persona names none. */
+  defaultVoice: string;
+  /** Longer voice messages are refused, politely, with this limit. */
+  maxVoiceMessageSeconds: number;
+}

@@ -33,6 +33,10 @@ const en = {
   'delivery.gap': '(part of this reply could not be sent)',
   'error.message_too_large':
     'Your message is too long for the model to read ({tokens} tokens). Please shorten it.',
+  'error.voice_too_long':
+    'Your voice message is {seconds} s long; I can listen to at most {limit} s. Please send a shorter one.',
+  'error.voice_unreadable': "I couldn't play that voice message. Please try again.",
+  'error.voice_off': "I can't listen to voice messages here yet: no speech service is set up.",
   'button.retry': 'Retry',
   'button.stop': 'Stop',
   'note.stop_finished': 'That reply has already finished: there is nothing to stop.',
@@ -105,6 +109,11 @@ const ja: Record<MessageKey, string> = {
   'delivery.gap': '（この返信の一部を送信できませんでした）',
   'error.message_too_large':
     'メッセージが長すぎてモデルが読めません（{tokens}トークン）。短くしてください。',
+  'error.voice_too_long':
+    'ボイスメッセージが長すぎます（{seconds}秒）。聞けるのは{limit}秒までです。短くして送ってください。',
+  'error.voice_unreadable': 'ボイスメッセージを再生できませんでした。もう一度お試しください。',
+  'error.voice_off':
+    'ここではまだボイスメッセージを聞けません（音声サービスが設定されていません）。',
   'button.retry': '再試行',
   'button.stop': '停止',
   'note.stop_finished': 'その返信はもう終わっています。止めるものはありません。',

@@ -1,0 +1,148 @@
+/**
+ * Voice messages through the real bot process, the loopback Discord (the real discord.js client
+ * on the bot's side) and the stand-in's OpenAI speech routes: a member's voice message is
+ * transcribed and answered like text; too long a recording is refused with the limit; a
+ * provider failure is the usual notice with Retry.
+ */
+import { MessageFlags } from 'discord-api-types/v10';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { recentTurns } from '../../src/db/turn-repository.ts';
+import { OggOpusEncoder } from '../../src/providers/speech/ogg-opus-encoder.ts';
+import { textScript } from '../support/llm-stand-in/script.ts';
+import { standInSpeechPcm, type TranscriptionCall } from '../support/llm-stand-in/speech-wire.ts';
+import { startHarness, type BotHarness } from './support/bot-harness.ts';
+
+const TEST_TIMEOUT_MS = 300_000;
+const MAX_VOICE_SECONDS = 30;
+
+/** A member's recording as the Discord client posts it: OGG/Opus with length and waveform. */
+function memberVoiceMessage(text: string, durationSecs?: number) {
+  const encoder = new OggOpusEncoder();
+  encoder.push(standInSpeechPcm(text));
+  const voice = encoder.finish();
+  return {
+    filename: 'voice-message.ogg',
+    contentType: 'audio/ogg',
+    data: Buffer.from(voice.ogg),
+    durationSecs: durationSecs ?? voice.durationSeconds,
+    waveform: Buffer.from(voice.waveform).toString('base64'),
+  };
+}
+
+describe('voice messages', { timeout: TEST_TIMEOUT_MS }, () => {
+  let harness: BotHarness<{ alice: string; bob: string; carol: string }>;
+
+  beforeAll(async () => {
+    harness = await startHarness({
+      env: {
+        SPEECH_PROVIDER: 'openai',
+        VOICE_MESSAGE_MAX_SECONDS: String(MAX_VOICE_SECONDS),
+      },
+      setup: (discord) => ({
+        alice: discord.createUser({ username: 'alice' }).id,
+        bob: discord.createUser({ username: 'bob' }).id,
+        carol: discord.createUser({ username: 'carol' }).id,
+      }),
+    });
+  }, TEST_TIMEOUT_MS);
+  afterAll(async () => {
+    await harness?.dispose();
+  });
+
+  it("transcribes a member's voice message in a DM and answers it like text", async () => {
+    const { discord, llm, world } = harness;
+    const dm = discord.openDirectMessage(world.alice);
+    llm.handleSpeech({
+      transcribe: () => ({ type: 'text', text: 'What is the capital of France?' }),
+    });
+    llm.enqueue(textScript('Paris.'));
+    const reply = discord.waits.message({ channelId: dm.id, authorId: discord.botUserId });
+    const recording = memberVoiceMessage('what is the capital of france');
+    const trigger = discord.postMessage({
+      authorId: world.alice,
+      channelId: dm.id,
+      flags: MessageFlags.IsVoiceMessage,
+      attachments: [recording],
+    });
+    const answer = await reply;
+    expect(answer.content).toBe('Paris.');
+    expect(answer.message_reference?.message_id).toBe(trigger.id);
+
+    const upload = llm.speechCalls.find(
+      (call): call is TranscriptionCall => call.kind === 'transcription',
+    );
+    expect(upload).toMatchObject({ filename: 'voice-message.ogg', mediaType: 'audio/ogg' });
+    expect(Buffer.from(upload?.audio ?? []).equals(recording.data)).toBe(true);
+    expect(llm.requests.at(-1)?.lastUserText).toContain('What is the capital of France?');
+  });
+
+  it('refuses a recording over the limit, saying the limit, without sending it anywhere', async () => {
+    const { discord, llm, world } = harness;
+    const dm = discord.openDirectMessage(world.bob);
+    const calls = llm.speechCalls.length;
+    const requests = llm.requests.length;
+    const notice = discord.waits.message({ channelId: dm.id, authorId: discord.botUserId });
+    discord.postMessage({
+      authorId: world.bob,
+      channelId: dm.id,
+      flags: MessageFlags.IsVoiceMessage,
+      attachments: [memberVoiceMessage('a long story', 95)],
+    });
+    const refusal = await notice;
+    expect(refusal.content).toContain(`at most ${MAX_VOICE_SECONDS} s`);
+    expect(refusal.content).toContain('95 s');
+    expect(llm.speechCalls.length).toBe(calls);
+    expect(llm.requests.length).toBe(requests);
+  });
+
+  it('tells of a speech provider failure with Retry, and Retry answers once it works', async () => {
+    const { discord, llm, world } = harness;
+    const dm = discord.openDirectMessage(world.carol);
+    let works = false;
+    llm.handleSpeech({
+      transcribe: () =>
+        works ? { type: 'text', text: 'Are you there?' } : { type: 'fail', kind: 'auth' },
+    });
+    const notice = discord.waits.message({
+      channelId: dm.id,
+      authorId: discord.botUserId,
+      where: (message) => (message.components?.length ?? 0) > 0,
+    });
+    const trigger = discord.postMessage({
+      authorId: world.carol,
+      channelId: dm.id,
+      flags: MessageFlags.IsVoiceMessage,
+      attachments: [memberVoiceMessage('are you there')],
+    });
+    const failure = await notice;
+    expect(failure.content).toContain('/config apikey');
+    expect(failure.content).toMatch(/Incident `[0-9a-f]{8}`/);
+    expect(JSON.stringify(failure.components)).toContain(`retry:${trigger.id}`);
+
+    works = true;
+    llm.enqueue(textScript('Yes, I am here.'));
+    const answer = discord.waits.message({
+      channelId: dm.id,
+      authorId: discord.botUserId,
+      where: (message) => message.content === 'Yes, I am here.',
+    });
+    discord.pressButton({
+      userId: world.carol,
+      messageId: failure.id,
+      customId: `retry:${trigger.id}`,
+    });
+    expect((await answer).message_reference?.message_id).toBe(trigger.id);
+  });
+
+  it('keeps the transcript as the turn text in the record', async () => {
+    const { bot, world, discord } = harness;
+    expect(await bot.stop()).toEqual({ code: 0, signal: null });
+    await harness.withDatabase(async (db) => {
+      const turns = await recentTurns(db, discord.openDirectMessage(world.alice).id, {
+        limit: 10,
+        role: 'user',
+      });
+      expect(turns.map((turn) => turn.content)).toEqual(['What is the capital of France?']);
+    });
+  });
+});
