@@ -4,13 +4,25 @@
  * transcribed and answered like text; too long a recording is refused with the limit; a
  * provider failure is the usual notice with Retry.
  */
-import { MessageFlags } from 'discord-api-types/v10';
+import { MessageFlags, type APIMessage } from 'discord-api-types/v10';
+import OpusScript from 'opusscript';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { recentTurns } from '../../src/db/turn-repository.ts';
+import { pcmSeconds } from '../../src/core/speech.ts';
 import { OggOpusEncoder } from '../../src/providers/speech/ogg-opus-encoder.ts';
+import { readOggOpus } from '../../src/providers/speech/ogg-opus-file.ts';
 import { textScript } from '../support/llm-stand-in/script.ts';
-import { standInSpeechPcm, type TranscriptionCall } from '../support/llm-stand-in/speech-wire.ts';
-import { startHarness, type BotHarness } from './support/bot-harness.ts';
+import {
+  standInSpeechPcm,
+  type SpeechCall,
+  type TranscriptionCall,
+} from '../support/llm-stand-in/speech-wire.ts';
+import {
+  botMessagesIn,
+  startHarness,
+  waitForTurn,
+  type BotHarness,
+} from './support/bot-harness.ts';
 
 const TEST_TIMEOUT_MS = 300_000;
 const MAX_VOICE_SECONDS = 30;
@@ -29,8 +41,28 @@ function memberVoiceMessage(text: string, durationSecs?: number) {
   };
 }
 
+/** Downloads a voice message's file and decodes every Opus packet: the seconds really heard. */
+async function decodedSeconds(url: string): Promise<{ fileSeconds: number; heardSeconds: number }> {
+  const file = new Uint8Array(await (await fetch(url)).arrayBuffer());
+  const ogg = readOggOpus(file);
+  const decoder = new OpusScript(48_000, 1);
+  try {
+    const samples = ogg.audioPackets.reduce(
+      (sum, packet) => sum + decoder.decode(Buffer.from(packet)).byteLength / 2,
+      0,
+    );
+    return { fileSeconds: ogg.durationSeconds, heardSeconds: samples / 48_000 };
+  } finally {
+    decoder.delete();
+  }
+}
+
+function isVoiceMessage(message: APIMessage): boolean {
+  return ((message.flags ?? 0) & MessageFlags.IsVoiceMessage) !== 0;
+}
+
 describe('voice messages', { timeout: TEST_TIMEOUT_MS }, () => {
-  let harness: BotHarness<{ alice: string; bob: string; carol: string }>;
+  let harness: BotHarness<{ alice: string; bob: string; carol: string; dave: string }>;
 
   beforeAll(async () => {
     harness = await startHarness({
@@ -42,6 +74,7 @@ describe('voice messages', { timeout: TEST_TIMEOUT_MS }, () => {
         alice: discord.createUser({ username: 'alice' }).id,
         bob: discord.createUser({ username: 'bob' }).id,
         carol: discord.createUser({ username: 'carol' }).id,
+        dave: discord.createUser({ username: 'dave' }).id,
       }),
     });
   }, TEST_TIMEOUT_MS);
@@ -132,6 +165,84 @@ describe('voice messages', { timeout: TEST_TIMEOUT_MS }, () => {
       customId: `retry:${trigger.id}`,
     });
     expect((await answer).message_reference?.message_id).toBe(trigger.id);
+  });
+
+  it('answers in a voice message when asked: the reply spoken sentence by sentence in the persona voice', async () => {
+    const { discord, llm, world } = harness;
+    const dm = discord.openDirectMessage(world.dave);
+    const configured = await discord
+      .invokeSlashCommand({
+        userId: world.dave,
+        channelId: dm.id,
+        command: 'config',
+        subcommand: 'voice',
+        options: { replies: 'asked', voice: 'nova' },
+      })
+      .waitForOriginal();
+    expect(configured.content).toContain('when asked');
+    expect(configured.content).toContain('nova');
+
+    llm.handleSpeech({ transcribe: () => ({ type: 'text', text: 'Tell me a very short story.' }) });
+    const story = 'Once upon a time, a cat found a boat. It sailed to the moon! The end.';
+    llm.enqueue(textScript(story));
+    const calls = llm.speechCalls.length;
+    const text = discord.waits.message({
+      channelId: dm.id,
+      authorId: discord.botUserId,
+      where: (message) => !isVoiceMessage(message),
+    });
+    const spoken = discord.waits.message({
+      channelId: dm.id,
+      authorId: discord.botUserId,
+      where: isVoiceMessage,
+    });
+    const trigger = discord.postMessage({
+      authorId: world.dave,
+      channelId: dm.id,
+      flags: MessageFlags.IsVoiceMessage,
+      attachments: [memberVoiceMessage('tell me a story')],
+    });
+    expect((await text).content).toBe(story);
+    const voice = await spoken;
+    expect(voice.content).toBe('');
+    expect(voice.message_reference?.message_id).toBe(trigger.id);
+    const [recording] = voice.attachments;
+    expect(voice.attachments).toHaveLength(1);
+    expect(recording?.content_type).toBe('audio/ogg');
+    expect(Buffer.from(recording?.waveform ?? '', 'base64').length).toBeGreaterThan(10);
+
+    const syntheses = llm.speechCalls
+      .slice(calls)
+      .filter((call): call is SpeechCall => call.kind === 'speech');
+    expect(syntheses.map((call) => call.text)).toEqual([
+      'Once upon a time, a cat found a boat.',
+      'It sailed to the moon!',
+      'The end.',
+    ]);
+    expect(syntheses.every((call) => call.voice === 'nova' && call.responseFormat === 'pcm')).toBe(
+      true,
+    );
+    const synthesized = syntheses.reduce(
+      (sum, call) => sum + pcmSeconds(standInSpeechPcm(call.text).byteLength),
+      0,
+    );
+    expect(Math.abs((recording?.duration_secs ?? 0) - synthesized) / synthesized).toBeLessThan(
+      0.05,
+    );
+    const decoded = await decodedSeconds(recording?.url ?? '');
+    expect(Math.abs(decoded.fileSeconds - synthesized) / synthesized).toBeLessThan(0.05);
+    expect(Math.abs(decoded.heardSeconds - synthesized) / synthesized).toBeLessThan(0.05);
+  });
+
+  it('does not speak when not asked', async () => {
+    const { discord, llm, world, bot } = harness;
+    const dm = discord.openDirectMessage(world.dave);
+    llm.enqueue(textScript('Just text.'));
+    const calls = llm.speechCalls.length;
+    const trigger = discord.postMessage({ authorId: world.dave, channelId: dm.id, content: 'hi' });
+    await waitForTurn(bot, trigger.id);
+    expect(llm.speechCalls.length).toBe(calls);
+    expect(botMessagesIn(discord, dm.id).filter(isVoiceMessage)).toHaveLength(1);
   });
 
   it('keeps the transcript as the turn text in the record', async () => {

@@ -25,7 +25,9 @@ import type { ScheduledTurn } from './channel-turn-scheduler.ts';
 import { streamWithOverflowRetry, type FinalAttempt } from './overflow-retry.ts';
 import { acknowledgeStop } from './stop-acknowledgement.ts';
 import { accountTurn, accountUsage } from './turn-accounting.ts';
-import { NO_TOOLS, streamTurn } from './turn-stream.ts';
+import { NO_TOOLS, streamTurn, type SpokenReplyOptions } from './turn-stream.ts';
+import { personaVoiceOf } from '../settings/voice-settings.ts';
+import { wantsVoiceReply } from './voice-request.ts';
 import { recordUserTurns } from './user-turn-recording.ts';
 import { hearVoiceMessages } from './voice-transcription.ts';
 
@@ -230,6 +232,7 @@ export class TurnRunner {
             signal,
             stoppable: true,
             logger,
+            voice: this.spokenReply(turn),
           });
         },
         countOverflowed: (outcome) =>
@@ -246,6 +249,26 @@ export class TurnRunner {
       await this.tellFailure(turn, error);
       return undefined;
     }
+  }
+
+  /** How the reply is spoken, when it is (the scope's `/config voice` and the batch). */
+  private spokenReply(turn: RunningTurn): SpokenReplyOptions | undefined {
+    const { speech } = this.options;
+    if (speech === undefined || !wantsVoiceReply(turn.batch, turn.facts)) return undefined;
+    return {
+      speech,
+      voice: personaVoiceOf(turn.facts.settings) ?? speech.defaultVoice,
+      spoken: (reply) =>
+        turn.logger.info(
+          {
+            voiceMessages: reply.messageIds.length,
+            characters: reply.characters,
+            seconds: Math.round(reply.seconds * 10) / 10,
+            failed: reply.failure !== undefined,
+          },
+          'reply spoken',
+        ),
+    };
   }
 
   /** After the reply: its tokens and metrics, a failure told, a natural stop acknowledged. */
