@@ -33,7 +33,7 @@ import type { SpeechService } from './core/speech.ts';
 import type { DatabaseHandle } from './db/database.ts';
 import { GatewayHealth } from './metrics/gateway-health.ts';
 import type { PrometheusMetrics } from './metrics/prometheus-metrics.ts';
-import type { ModelCatalogOverrides } from './providers/model-catalog.ts';
+import type { ModelCatalog, ModelCatalogOverrides } from './providers/model-catalog.ts';
 import { loadModelCatalogOverrides } from './providers/model-catalog-file.ts';
 import { loadMcpConfig, mcpSecretValues, type McpServerConfig } from './tools/mcp/mcp-config.ts';
 
@@ -152,7 +152,7 @@ async function runBot(app: App, startedAt: number): Promise<void> {
   const providers = await phases.run('providers', () =>
     createProviders({ config, catalogOverrides: app.setup.catalogOverrides, logger }),
   );
-  const speech = await speechService(config, logger);
+  const speech = await speechService(config, { logger, catalog: providers.catalog });
   const discord = await phases.run('discord-client', () =>
     createDiscordPhase({ ...app, shards, gatewayHealth, db: database.db }),
   );
@@ -197,8 +197,9 @@ async function runBot(app: App, startedAt: number): Promise<void> {
 /** Voice messages in and out, when SPEECH_PROVIDER is set; its SDK loads only then. */
 async function speechService(
   config: App['config'],
-  logger: App['logger'],
+  options: { logger: App['logger']; catalog: ModelCatalog },
 ): Promise<SpeechService | undefined> {
+  const { logger } = options;
   if (config.speech === undefined) return undefined;
   const { createSpeechService } = await import('./providers/speech/speech-factory.ts');
   logger.info(
@@ -207,6 +208,7 @@ async function speechService(
   );
   return createSpeechService({
     settings: config.speech,
+    catalog: options.catalog,
     clock: systemClock,
     random: Math.random,
     logger: logger.child({ component: 'speech' }),

@@ -65,4 +65,8 @@ export interface SpeechService {
   defaultVoice: string;
   /** Longer voice messages are refused, politely, with this limit. */
   maxVoiceMessageSeconds: number;
+  /** Nano-dollars for `seconds` of audio transcribed (0 on a local server). */
+  transcriptionCost(seconds: number): number;
+  /** Nano-dollars for `characters` of text spoken (0 on a local server). */
+  speechCost(characters: number): number;
 }

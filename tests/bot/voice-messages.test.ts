@@ -8,6 +8,7 @@ import { MessageFlags, type APIMessage } from 'discord-api-types/v10';
 import OpusScript from 'opusscript';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { recentTurns } from '../../src/db/turn-repository.ts';
+import { usageSummary } from '../../src/db/usage-repository.ts';
 import { pcmSeconds } from '../../src/core/speech.ts';
 import { OggOpusEncoder } from '../../src/providers/speech/ogg-opus-encoder.ts';
 import { readOggOpus } from '../../src/providers/speech/ogg-opus-file.ts';
@@ -254,6 +255,17 @@ describe('voice messages', { timeout: TEST_TIMEOUT_MS }, () => {
         role: 'user',
       });
       expect(turns.map((turn) => turn.content)).toEqual(['What is the capital of France?']);
+      // Speech is in the usage: seconds heard and characters spoken, per speech model.
+      const usage = await usageSummary(db, {
+        scopeId: world.dave,
+        fromDay: '2000-01-01',
+        toDay: '2100-01-01',
+      });
+      const byModel = Object.fromEntries(usage.byDayAndModel.map((row) => [row.model, row]));
+      expect(byModel['whisper-1']?.speechSeconds).toBeGreaterThan(0.5);
+      expect(byModel['gpt-4o-mini-tts']?.speechCharacters).toBe(
+        'Once upon a time, a cat found a boat.It sailed to the moon!The end.'.length,
+      );
     });
   });
 });

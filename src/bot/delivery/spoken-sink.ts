@@ -11,15 +11,15 @@ export class SpokenSink implements DeliverySink {
   readonly #inner: DeliverySink;
   readonly #voice: VoiceReply;
   readonly #splitter = new SentenceSplitter();
-  readonly #spoken: (reply: SpokenReply) => void;
+  readonly #spoken: (reply: SpokenReply) => Promise<void>;
   /** How much of the growing message (edit mode) was already heard. */
   #heardLength = 0;
 
   constructor(options: {
     inner: DeliverySink;
     voice: VoiceReply;
-    /** Told what was spoken once the reply is flushed (usage, logs). */
-    spoken: (reply: SpokenReply) => void;
+    /** Told what was spoken once the reply is flushed (usage, logs); awaited. */
+    spoken: (reply: SpokenReply) => Promise<void>;
   }) {
     this.#inner = options.inner;
     this.#voice = options.voice;
@@ -65,7 +65,7 @@ export class SpokenSink implements DeliverySink {
     const rest = this.#splitter.end();
     if (rest !== undefined) this.#voice.say(rest);
     const spoken = await this.#voice.finish(signal);
-    this.#spoken(spoken);
+    await this.#spoken(spoken);
     return { ...delivered, messageIds: [...delivered.messageIds, ...spoken.messageIds] };
   }
 

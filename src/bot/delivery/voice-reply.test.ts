@@ -41,6 +41,8 @@ function setup(maxSecondsPerMessage: number) {
     speechModel: 'tts-1',
     defaultVoice: 'alloy',
     maxVoiceMessageSeconds: 60,
+    transcriptionCost: () => 0,
+    speechCost: () => 0,
   };
   const reply = new VoiceReply({
     writer: delivery.to(target),

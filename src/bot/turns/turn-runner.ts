@@ -24,7 +24,7 @@ import { batchAuthors, batchToolContext } from './batch-context.ts';
 import type { ScheduledTurn } from './channel-turn-scheduler.ts';
 import { streamWithOverflowRetry, type FinalAttempt } from './overflow-retry.ts';
 import { acknowledgeStop } from './stop-acknowledgement.ts';
-import { accountTurn, accountUsage } from './turn-accounting.ts';
+import { accountSpeech, accountTurn, accountUsage } from './turn-accounting.ts';
 import { NO_TOOLS, streamTurn, type SpokenReplyOptions } from './turn-stream.ts';
 import { personaVoiceOf } from '../settings/voice-settings.ts';
 import { wantsVoiceReply } from './voice-request.ts';
@@ -156,6 +156,19 @@ export class TurnRunner {
    */
   private async hear(turn: RunningTurn): Promise<RunningTurn | undefined> {
     const heard = await hearVoiceMessages({ ...this.options, ...turn });
+    if (heard.ok && heard.secondsHeard > 0 && this.options.speech !== undefined) {
+      const { speech } = this.options;
+      await accountSpeech(
+        { ...this.options, logger: turn.logger },
+        {
+          scopeId: turn.facts.scope.id,
+          memberId: turn.last.message.authorId,
+          model: speech.transcriptionModel,
+          seconds: heard.secondsHeard,
+          cost: speech.transcriptionCost(heard.secondsHeard),
+        },
+      );
+    }
     if (heard.ok) {
       const last = heard.batch.at(-1) ?? turn.last;
       return { ...turn, batch: heard.batch, last };
@@ -258,7 +271,7 @@ export class TurnRunner {
     return {
       speech,
       voice: personaVoiceOf(turn.facts.settings) ?? speech.defaultVoice,
-      spoken: (reply) =>
+      spoken: async (reply) => {
         turn.logger.info(
           {
             voiceMessages: reply.messageIds.length,
@@ -267,7 +280,19 @@ export class TurnRunner {
             failed: reply.failure !== undefined,
           },
           'reply spoken',
-        ),
+        );
+        if (reply.characters === 0) return;
+        await accountSpeech(
+          { ...this.options, logger: turn.logger },
+          {
+            scopeId: turn.facts.scope.id,
+            memberId: turn.last.message.authorId,
+            model: speech.speechModel,
+            characters: reply.characters,
+            cost: speech.speechCost(reply.characters),
+          },
+        );
+      },
     };
   }
 

@@ -55,8 +55,8 @@ export interface SpokenReplyOptions {
   speech: SpeechService;
   /** The persona's voice. */
   voice: string;
-  /** What was spoken, once the reply is flushed. */
-  spoken(reply: SpokenReply): void;
+  /** What was spoken, once the reply is flushed (awaited before the turn is recorded). */
+  spoken(reply: SpokenReply): Promise<void>;
 }
 
 /** One model call streamed into a Discord sink replying to `replyTo` in the turn's place. */
