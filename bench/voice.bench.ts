@@ -79,6 +79,7 @@ async function voiceReplyRows(): Promise<BenchRow[]> {
   });
   const speech = await createSpeechService({
     settings: {
+      provider: 'openai',
       apiKey: undefined,
       baseUrl: llm.openAIBaseUrl,
       transcriptionModel: 'whisper-1',

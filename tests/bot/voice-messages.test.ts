@@ -24,6 +24,7 @@ import {
   waitForTurn,
   type BotHarness,
 } from './support/bot-harness.ts';
+import { commandsRegistered } from './support/slash-commands.ts';
 
 const TEST_TIMEOUT_MS = 300_000;
 const MAX_VOICE_SECONDS = 30;
@@ -78,6 +79,7 @@ describe('voice messages', { timeout: TEST_TIMEOUT_MS }, () => {
         dave: discord.createUser({ username: 'dave' }).id,
       }),
     });
+    await commandsRegistered(harness.discord, harness.bot);
   }, TEST_TIMEOUT_MS);
   afterAll(async () => {
     await harness?.dispose();
@@ -267,5 +269,66 @@ describe('voice messages', { timeout: TEST_TIMEOUT_MS }, () => {
         'Once upon a time, a cat found a boat.It sailed to the moon!The end.'.length,
       );
     });
+  });
+});
+
+describe('voice messages with Gemini speech', { timeout: TEST_TIMEOUT_MS }, () => {
+  let harness: BotHarness<{ erin: string }>;
+
+  beforeAll(async () => {
+    harness = await startHarness({
+      env: { SPEECH_PROVIDER: 'google', SPEECH_API_KEY: 'gemini-speech-key' },
+      envFor: (llm) => ({ SPEECH_BASE_URL: llm.geminiBaseUrl }),
+      setup: (discord) => ({ erin: discord.createUser({ username: 'erin' }).id }),
+    });
+    await commandsRegistered(harness.discord, harness.bot);
+  }, TEST_TIMEOUT_MS);
+  afterAll(async () => {
+    await harness?.dispose();
+  });
+
+  it('hears a voice message through audio understanding and answers in a Gemini voice', async () => {
+    const { discord, llm, world } = harness;
+    const dm = discord.openDirectMessage(world.erin);
+    await discord
+      .invokeSlashCommand({
+        userId: world.erin,
+        channelId: dm.id,
+        command: 'config',
+        subcommand: 'voice',
+        options: { replies: 'always', voice: 'Puck' },
+      })
+      .waitForOriginal();
+    llm.handleSpeech({ transcribe: () => ({ type: 'text', text: '明日の天気は？' }) });
+    llm.enqueue(textScript('晴れです。'));
+    const spoken = discord.waits.message({
+      channelId: dm.id,
+      authorId: discord.botUserId,
+      where: isVoiceMessage,
+    });
+    discord.postMessage({
+      authorId: world.erin,
+      channelId: dm.id,
+      flags: MessageFlags.IsVoiceMessage,
+      attachments: [memberVoiceMessage('ashita no tenki wa')],
+    });
+    const voice = await spoken;
+    const [heard, said] = llm.speechCalls;
+    expect(heard).toMatchObject({
+      kind: 'transcription',
+      model: 'gemini-2.5-flash',
+      mediaType: 'audio/ogg',
+      apiKey: 'gemini-speech-key',
+    });
+    expect(said).toMatchObject({
+      kind: 'speech',
+      model: 'gemini-2.5-flash-preview-tts',
+      voice: 'Puck',
+      text: '晴れです。',
+    });
+    expect(llm.requests.at(-1)?.lastUserText).toContain('明日の天気は？');
+    const synthesized = pcmSeconds(standInSpeechPcm('晴れです。').byteLength);
+    const decoded = await decodedSeconds(voice.attachments[0]?.url ?? '');
+    expect(Math.abs(decoded.heardSeconds - synthesized) / synthesized).toBeLessThan(0.05);
   });
 });

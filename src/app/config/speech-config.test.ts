@@ -54,6 +54,23 @@ describe('speech settings', () => {
     expect(secretValues(withKey)).toContain('speech-secret-key');
   });
 
+  it("with Gemini, go where the chat's Gemini calls go, with its models and voice", () => {
+    const config = parseConfig({
+      DISCORD_TOKEN: 't',
+      GOOGLE_API_KEY: 'gemini-chat-key',
+      GOOGLE_GEMINI_BASE_URL: 'http://127.0.0.1:4001/google',
+      SPEECH_PROVIDER: 'google',
+    });
+    expect(config.speech).toMatchObject({
+      provider: 'google',
+      apiKey: 'gemini-chat-key',
+      baseUrl: 'http://127.0.0.1:4001/google',
+      transcriptionModel: 'gemini-2.5-flash',
+      speechModel: 'gemini-2.5-flash-preview-tts',
+      voice: 'Kore',
+    });
+  });
+
   it('name each bad key in one line', () => {
     let problems: readonly string[] = [];
     try {

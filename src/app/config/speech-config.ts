@@ -4,10 +4,11 @@ import { optionalText, optionalUrl } from './config-fields.ts';
 /**
  * Speech (voice messages in and out): off unless SPEECH_PROVIDER names a provider. OpenAI's
  * speech routes are also served by local servers (speaches, Kokoro-FastAPI): SPEECH_BASE_URL
- * points at one, and then no key is needed.
+ * points at one, and then no key is needed. Gemini hears through audio understanding and
+ * speaks through its TTS models.
  */
 export interface SpeechConfig {
-  provider: Extract<ProviderId, 'openai'>;
+  provider: SpeechProvider;
   apiKey: string | undefined;
   baseUrl: string | undefined;
   transcriptionModel: string;
@@ -16,19 +17,27 @@ export interface SpeechConfig {
   maxVoiceMessageSeconds: number;
 }
 
-export const SPEECH_PROVIDERS = ['openai'] as const;
-export const DEFAULT_SPEECH = Object.freeze({
-  transcriptionModel: 'whisper-1',
-  speechModel: 'gpt-4o-mini-tts',
-  voice: 'alloy',
-  maxVoiceMessageSeconds: 180,
-});
+export const SPEECH_PROVIDERS = ['openai', 'google'] as const satisfies readonly ProviderId[];
+export type SpeechProvider = (typeof SPEECH_PROVIDERS)[number];
+
+/** Each speech provider's models and voice unless the operator names others. */
+export const DEFAULT_SPEECH: Readonly<
+  Record<SpeechProvider, { transcriptionModel: string; speechModel: string; voice: string }>
+> = {
+  openai: { transcriptionModel: 'whisper-1', speechModel: 'gpt-4o-mini-tts', voice: 'alloy' },
+  google: {
+    transcriptionModel: 'gemini-2.5-flash',
+    speechModel: 'gemini-2.5-flash-preview-tts',
+    voice: 'Kore',
+  },
+};
+export const DEFAULT_VOICE_MESSAGE_MAX_SECONDS = 180;
 const MAX_VOICE_SECONDS_CEILING = 1_200;
 
 export const speechEnvironmentSchema = {
   SPEECH_PROVIDER: optionalText.refine(
     (value) => value === undefined || (SPEECH_PROVIDERS as readonly string[]).includes(value),
-    `must be ${SPEECH_PROVIDERS.join(' or ')} (also for OpenAI-compatible local speech servers), or unset for no speech`,
+    `must be ${SPEECH_PROVIDERS.join(' or ')} (openai also for OpenAI-compatible local speech servers), or unset for no speech`,
   ),
   SPEECH_API_KEY: optionalText,
   SPEECH_BASE_URL: optionalUrl(['http:', 'https:']),
@@ -46,27 +55,35 @@ export const speechEnvironmentSchema = {
 type SpeechValues = { [Name in keyof typeof speechEnvironmentSchema]?: string | undefined } & {
   OPENAI_API_KEY?: string | undefined;
   OPENAI_BASE_URL?: string | undefined;
+  GOOGLE_API_KEY?: string | undefined;
+  GOOGLE_GEMINI_BASE_URL?: string | undefined;
 };
 
 /**
  * The speech settings, or undefined when speech is off. Without SPEECH_BASE_URL speech goes
- * where the chat's OpenAI calls go (OPENAI_BASE_URL, or OpenAI) with their key unless
- * SPEECH_API_KEY is set; a speech server of its own (SPEECH_BASE_URL) gets SPEECH_API_KEY only,
- * so the chat key is never sent to another server.
+ * where the chat's calls to that provider go (OPENAI_BASE_URL or GOOGLE_GEMINI_BASE_URL, else
+ * the vendor) with their key unless SPEECH_API_KEY is set; a speech server of its own
+ * (SPEECH_BASE_URL) gets SPEECH_API_KEY only, so a chat key is never sent to another server.
  */
 export function parseSpeech(values: SpeechValues): SpeechConfig | undefined {
   if (values.SPEECH_PROVIDER === undefined) return undefined;
+  const provider = values.SPEECH_PROVIDER as SpeechProvider;
+  const chat =
+    provider === 'openai'
+      ? { key: values.OPENAI_API_KEY, baseUrl: values.OPENAI_BASE_URL }
+      : { key: values.GOOGLE_API_KEY, baseUrl: values.GOOGLE_GEMINI_BASE_URL };
   const ownServer = values.SPEECH_BASE_URL !== undefined;
+  const defaults = DEFAULT_SPEECH[provider];
   return {
-    provider: 'openai',
-    apiKey: values.SPEECH_API_KEY ?? (ownServer ? undefined : values.OPENAI_API_KEY),
-    baseUrl: values.SPEECH_BASE_URL ?? values.OPENAI_BASE_URL,
-    transcriptionModel: values.TRANSCRIPTION_MODEL ?? DEFAULT_SPEECH.transcriptionModel,
-    speechModel: values.SPEECH_MODEL ?? DEFAULT_SPEECH.speechModel,
-    voice: values.SPEECH_VOICE ?? DEFAULT_SPEECH.voice,
+    provider,
+    apiKey: values.SPEECH_API_KEY ?? (ownServer ? undefined : chat.key),
+    baseUrl: values.SPEECH_BASE_URL ?? chat.baseUrl,
+    transcriptionModel: values.TRANSCRIPTION_MODEL ?? defaults.transcriptionModel,
+    speechModel: values.SPEECH_MODEL ?? defaults.speechModel,
+    voice: values.SPEECH_VOICE ?? defaults.voice,
     maxVoiceMessageSeconds:
       values.VOICE_MESSAGE_MAX_SECONDS === undefined
-        ? DEFAULT_SPEECH.maxVoiceMessageSeconds
+        ? DEFAULT_VOICE_MESSAGE_MAX_SECONDS
         : Number(values.VOICE_MESSAGE_MAX_SECONDS),
   };
 }

@@ -1,11 +1,12 @@
 import type { Clock, RandomSource } from '../../core/clock.ts';
 import type { Logger } from '../../core/logger.ts';
-import type { SpeechService } from '../../core/speech.ts';
+import type { SpeechService, SpeechToText, TextToSpeech } from '../../core/speech.ts';
 import type { ModelCatalog } from '../model-catalog.ts';
 import { RetryingSpeech } from '../retrying-speech.ts';
 import { speechCostOf, speechPriceOf } from './speech-prices.ts';
 
 export interface SpeechSettings {
+  provider: 'openai' | 'google';
   apiKey: string | undefined;
   baseUrl: string | undefined;
   transcriptionModel: string;
@@ -15,8 +16,8 @@ export interface SpeechSettings {
 }
 
 /**
- * The operator's speech service: OpenAI's speech routes (or a local server's), behind the one
- * speech retry. The SDK is imported here, when speech is configured, not at every start.
+ * The operator's speech service: OpenAI's speech routes (or a local server's) or Gemini's,
+ * behind the one speech retry. The vendor's SDK is imported here, when speech is configured.
  */
 export async function createSpeechService(options: {
   settings: SpeechSettings;
@@ -28,10 +29,14 @@ export async function createSpeechService(options: {
 }): Promise<SpeechService> {
   const { settings, logger } = options;
   const price = (model: string) =>
-    speechPriceOf({ catalog: options.catalog, model, officialApi: settings.baseUrl === undefined });
-  const { OpenAISpeech } = await import('../openai/openai-speech.ts');
+    speechPriceOf({
+      catalog: options.catalog,
+      provider: settings.provider,
+      model,
+      officialApi: settings.baseUrl === undefined,
+    });
   const speech = new RetryingSpeech({
-    speech: new OpenAISpeech({ apiKey: settings.apiKey, baseUrl: settings.baseUrl, logger }),
+    speech: await vendorSpeech(settings, logger),
     clock: options.clock,
     random: options.random,
     logger,
@@ -46,4 +51,17 @@ export async function createSpeechService(options: {
     transcriptionCost: (seconds) => speechCostOf(price(settings.transcriptionModel), { seconds }),
     speechCost: (characters) => speechCostOf(price(settings.speechModel), { characters }),
   };
+}
+
+async function vendorSpeech(
+  settings: SpeechSettings,
+  logger: Logger,
+): Promise<SpeechToText & TextToSpeech> {
+  const { apiKey, baseUrl } = settings;
+  if (settings.provider === 'google') {
+    const { GeminiSpeech } = await import('../google/gemini-speech.ts');
+    return new GeminiSpeech({ apiKey, baseUrl });
+  }
+  const { OpenAISpeech } = await import('../openai/openai-speech.ts');
+  return new OpenAISpeech({ apiKey, baseUrl, logger });
 }

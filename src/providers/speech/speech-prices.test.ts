@@ -7,20 +7,32 @@ describe('speech prices', () => {
   const catalog = new ModelCatalog();
 
   it("are OpenAI's list prices when speech goes to OpenAI", () => {
-    const whisper = speechPriceOf({ catalog, model: 'whisper-1', officialApi: true });
+    const whisper = speechPriceOf({
+      catalog,
+      provider: 'openai',
+      model: 'whisper-1',
+      officialApi: true,
+    });
     expect(dollarsOf(speechCostOf(whisper, { seconds: 90 }))).toBeCloseTo(0.009, 9);
-    const tts = speechPriceOf({ catalog, model: 'tts-1', officialApi: true });
+    const tts = speechPriceOf({ catalog, provider: 'openai', model: 'tts-1', officialApi: true });
     expect(dollarsOf(speechCostOf(tts, { characters: 2_000 }))).toBeCloseTo(0.03, 9);
   });
 
   it("never take a chat model's token price for a speech model of a similar name", () => {
     // The catalogue matches gpt-4o-mini-tts to the gpt-4o-mini family; its token price is no speech rate.
-    const price = speechPriceOf({ catalog, model: 'gpt-4o-mini-tts', officialApi: true });
+    const price = speechPriceOf({
+      catalog,
+      provider: 'openai',
+      model: 'gpt-4o-mini-tts',
+      officialApi: true,
+    });
     expect(price?.perMillionCharacters).toBe(15);
   });
 
   it('cost nothing on a local server, unless the operator priced the model', () => {
-    expect(speechPriceOf({ catalog, model: 'whisper-1', officialApi: false })).toBeUndefined();
+    expect(
+      speechPriceOf({ catalog, provider: 'openai', model: 'whisper-1', officialApi: false }),
+    ).toBeUndefined();
     const priced = new ModelCatalog({
       models: {
         kokoro: {
@@ -30,7 +42,8 @@ describe('speech prices', () => {
       },
     });
     expect(
-      speechPriceOf({ catalog: priced, model: 'kokoro', officialApi: false })?.perMillionCharacters,
+      speechPriceOf({ catalog: priced, provider: 'openai', model: 'kokoro', officialApi: false })
+        ?.perMillionCharacters,
     ).toBe(1);
   });
 });

@@ -1,3 +1,4 @@
+import type { ProviderId } from '../../core/provider.ts';
 import type { ModelCatalog } from '../model-catalog.ts';
 import { speechCost, type ModelPrice } from '../model-price.ts';
 
@@ -28,16 +29,19 @@ const OPENAI_SPEECH_PRICES: Readonly<Record<string, ModelPrice>> = {
 
 /**
  * A speech model's price: the operator's (MODEL_CATALOG, when it gives a speech rate), else
- * OpenAI's list price when the calls go to OpenAI itself; a local server's models cost nothing.
+ * OpenAI's list price when the calls go to OpenAI itself; a local server's models cost nothing,
+ * and so do Gemini's (billed by audio tokens, which the speech port does not see) unless priced.
  */
 export function speechPriceOf(options: {
   catalog: ModelCatalog | undefined;
+  provider: ProviderId;
   model: string;
   officialApi: boolean;
 }): ModelPrice | undefined {
-  const listed = options.catalog?.lookup('openai', options.model).price;
+  const listed = options.catalog?.lookup(options.provider, options.model).price;
   if (listed?.perMinute !== undefined || listed?.perMillionCharacters !== undefined) return listed;
-  return options.officialApi ? OPENAI_SPEECH_PRICES[options.model] : undefined;
+  const official = options.provider === 'openai' && options.officialApi;
+  return official ? OPENAI_SPEECH_PRICES[options.model] : undefined;
 }
 
 /** Nano-dollars for seconds heard and characters spoken at a price. */

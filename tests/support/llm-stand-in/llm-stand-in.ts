@@ -21,6 +21,11 @@
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { renderAnthropic } from './anthropic-wire.ts';
+import {
+  geminiSpeechCallOf,
+  writeGeminiSpeech,
+  writeGeminiTranscription,
+} from './gemini-speech-wire.ts';
 import { renderGemini } from './gemini-wire.ts';
 import {
   isModelListRoute,
@@ -75,6 +80,8 @@ const RENDERERS: Record<
 };
 
 const GEMINI_PATH = /^\/google\/[^/]+\/models\/([^:/]+):streamGenerateContent$/;
+/** Gemini's one-shot call: only audio understanding (a transcription) uses it here. */
+const GEMINI_GENERATE = /^\/google\/[^/]+\/models\/[^:/]+:generateContent$/;
 
 export class LlmStandIn {
   /** Every request received, in arrival order. */
@@ -194,12 +201,25 @@ export class LlmStandIn {
       return;
     }
     const vendor = vendorOf(url.pathname);
-    if (vendor === undefined || request.method !== 'POST') {
+    if (
+      (vendor === undefined && !GEMINI_GENERATE.test(url.pathname)) ||
+      request.method !== 'POST'
+    ) {
       response.writeHead(404, { 'content-type': 'text/plain' }).end(`no route ${url.pathname}`);
       return;
     }
     const text = await readBody(request);
     const body = parseJson(text);
+    const apiKey = extractApiKey(request.headers, url);
+    const geminiSpeech = geminiSpeechCallOf(url.pathname, body, apiKey);
+    if (geminiSpeech !== undefined) {
+      await this.#serveGeminiSpeech(response, geminiSpeech);
+      return;
+    }
+    if (vendor === undefined) {
+      response.writeHead(404, { 'content-type': 'text/plain' }).end(`no route ${url.pathname}`);
+      return;
+    }
     const record = this.#record({ request, response, url, vendor, body });
     const script = this.#queue.shift() ?? (await this.#handler?.(record));
     if (script === undefined) {
@@ -240,6 +260,18 @@ export class LlmStandIn {
     const call = readSpeechCall(body, apiKey);
     this.speechCalls.push(call);
     await writeSpeech(response, await this.#speech.speak(call), call.model);
+  }
+
+  async #serveGeminiSpeech(
+    response: ServerResponse,
+    call: TranscriptionCall | SpeechCall,
+  ): Promise<void> {
+    this.speechCalls.push(call);
+    if (call.kind === 'transcription') {
+      writeGeminiTranscription(response, await this.#speech.transcribe(call), call.model);
+      return;
+    }
+    await writeGeminiSpeech(response, await this.#speech.speak(call), call.model);
   }
 
   async #serveModelLookup(options: {
