@@ -35,6 +35,11 @@ export interface Transcript {
 export interface SpeechToText {
   readonly provider: ProviderId;
   transcribe(request: TranscriptionRequest, signal: AbortSignal): Promise<Transcript>;
+  /**
+   * The vendor's cheapest authenticated call for a model (a GET of its record), for `/doctor`:
+   * resolves when the key works and the model exists, else rejects classified like `transcribe`.
+   */
+  checkModel(modelId: string, signal: AbortSignal): Promise<void>;
 }
 
 /** One piece of text to speak. */
@@ -57,6 +62,9 @@ export interface TextToSpeech {
 
 /** The speech the operator set up (SPEECH_* settings): both directions, their models and limits. */
 export interface SpeechService {
+  readonly provider: ProviderId;
+  /** The host of the operator's own speech server, named instead of the vendor; undefined for the vendor's. */
+  readonly server: string | undefined;
   speechToText: SpeechToText;
   textToSpeech: TextToSpeech;
   transcriptionModel: string;

@@ -51,6 +51,11 @@ export class RetryingSpeech implements SpeechToText, TextToSpeech {
     }
   }
 
+  /** Not retried, like a chat check: "does it work right now?" is the question. */
+  checkModel(modelId: string, signal: AbortSignal): Promise<void> {
+    return this.#speech.checkModel(modelId, signal);
+  }
+
   async *synthesize(
     request: SpeechRequest,
     signal: AbortSignal,

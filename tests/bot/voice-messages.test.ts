@@ -331,4 +331,18 @@ describe('voice messages with Gemini speech', { timeout: TEST_TIMEOUT_MS }, () =
     const decoded = await decodedSeconds(voice.attachments[0]?.url ?? '');
     expect(Math.abs(decoded.heardSeconds - synthesized) / synthesized).toBeLessThan(0.05);
   });
+
+  it('/doctor looks up both speech models on the speech server', async () => {
+    const { discord, llm, world } = harness;
+    const dm = discord.openDirectMessage(world.erin);
+    const report = await discord
+      .invokeSlashCommand({ userId: world.erin, channelId: dm.id, command: 'doctor' })
+      .waitForOriginal();
+    const speech = report.embeds?.[0]?.fields?.find(
+      (field) => field.name === 'Speech (voice messages)',
+    );
+    const server = new URL(llm.geminiBaseUrl).host;
+    expect(speech?.value).toContain(`hearing: \`gemini-2.5-flash\` on ${server}`);
+    expect(speech?.value).toContain(`speaking: \`gemini-2.5-flash-preview-tts\` on ${server}`);
+  });
 });

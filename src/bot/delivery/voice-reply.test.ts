@@ -35,7 +35,13 @@ function setup(maxSecondsPerMessage: number) {
   const delivery = new DeliveryPort({ clock: new ManualClock(), logger: silentLogger });
   const spoken: string[] = [];
   const speech: SpeechService = {
-    speechToText: { provider: 'openai', transcribe: () => Promise.resolve({ text: '' }) },
+    provider: 'openai',
+    server: undefined,
+    speechToText: {
+      provider: 'openai',
+      transcribe: () => Promise.resolve({ text: '' }),
+      checkModel: () => Promise.resolve(),
+    },
     textToSpeech: toneSpeech(spoken),
     transcriptionModel: 'whisper-1',
     speechModel: 'tts-1',

@@ -6,6 +6,7 @@ import type {
   Transcript,
   TranscriptionRequest,
 } from '../../core/speech.ts';
+import { runModelCheck } from '../model-check.ts';
 import { wholeSamples } from '../speech/pcm-alignment.ts';
 import type { VendorModelOptions } from '../vendor-model-options.ts';
 import { classifyGeminiError } from './gemini-error-classifier.ts';
@@ -56,6 +57,15 @@ export class GeminiSpeech implements SpeechToText, TextToSpeech {
       signal.throwIfAborted();
       throw classifyGeminiError(error);
     }
+  }
+
+  checkModel(modelId: string, signal: AbortSignal): Promise<void> {
+    return runModelCheck({
+      lookup: (requestSignal) =>
+        this.#client.models.get({ model: modelId, config: { abortSignal: requestSignal } }),
+      classify: classifyGeminiError,
+      signal,
+    });
   }
 
   async *synthesize(

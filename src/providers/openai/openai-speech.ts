@@ -7,6 +7,7 @@ import type {
   Transcript,
   TranscriptionRequest,
 } from '../../core/speech.ts';
+import { runModelCheck } from '../model-check.ts';
 import { wholeSamples } from '../speech/pcm-alignment.ts';
 import type { VendorModelOptions } from '../vendor-model-options.ts';
 import { createOpenAIClient } from './openai-client.ts';
@@ -42,6 +43,14 @@ export class OpenAISpeech implements SpeechToText, TextToSpeech {
       signal.throwIfAborted();
       throw classifyOpenAIError(error);
     }
+  }
+
+  checkModel(modelId: string, signal: AbortSignal): Promise<void> {
+    return runModelCheck({
+      lookup: (requestSignal) => this.#client.models.retrieve(modelId, { signal: requestSignal }),
+      classify: classifyOpenAIError,
+      signal,
+    });
   }
 
   async *synthesize(

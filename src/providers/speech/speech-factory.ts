@@ -42,6 +42,8 @@ export async function createSpeechService(options: {
     logger,
   });
   return {
+    provider: settings.provider,
+    server: settings.baseUrl === undefined ? undefined : hostOf(settings.baseUrl),
     speechToText: speech,
     textToSpeech: speech,
     transcriptionModel: settings.transcriptionModel,
@@ -64,4 +66,12 @@ async function vendorSpeech(
   }
   const { OpenAISpeech } = await import('../openai/openai-speech.ts');
   return new OpenAISpeech({ apiKey, baseUrl, logger });
+}
+
+function hostOf(url: string): string {
+  try {
+    return new URL(url).host;
+  } catch {
+    return url;
+  }
 }
