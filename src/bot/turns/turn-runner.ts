@@ -24,12 +24,10 @@ import { batchAuthors, batchToolContext } from './batch-context.ts';
 import type { ScheduledTurn } from './channel-turn-scheduler.ts';
 import { streamWithOverflowRetry, type FinalAttempt } from './overflow-retry.ts';
 import { acknowledgeStop } from './stop-acknowledgement.ts';
-import { accountSpeech, accountTurn, accountUsage } from './turn-accounting.ts';
-import { NO_TOOLS, streamTurn, type SpokenReplyOptions } from './turn-stream.ts';
-import { personaVoiceOf } from '../settings/voice-settings.ts';
-import { wantsVoiceReply } from './voice-request.ts';
+import { accountTurn, accountUsage } from './turn-accounting.ts';
+import { NO_TOOLS, streamTurn } from './turn-stream.ts';
+import { hearTurn, spokenReplyFor } from './turn-speech.ts';
 import { recordUserTurns } from './user-turn-recording.ts';
-import { hearVoiceMessages } from './voice-transcription.ts';
 
 /** A batch of accepted messages in one channel, answered as one turn. */
 export type Turn = ScheduledTurn<AcceptedMessage>;
@@ -155,20 +153,7 @@ export class TurnRunner {
    * was told why: too long, no speech service, a provider failure with Retry) or it was stopped.
    */
   private async hear(turn: RunningTurn): Promise<RunningTurn | undefined> {
-    const heard = await hearVoiceMessages({ ...this.options, ...turn });
-    if (heard.ok && heard.secondsHeard > 0 && this.options.speech !== undefined) {
-      const { speech } = this.options;
-      await accountSpeech(
-        { ...this.options, logger: turn.logger },
-        {
-          scopeId: turn.facts.scope.id,
-          memberId: turn.last.message.authorId,
-          model: speech.transcriptionModel,
-          seconds: heard.secondsHeard,
-          cost: speech.transcriptionCost(heard.secondsHeard),
-        },
-      );
-    }
+    const heard = await hearTurn(this.options, turn);
     if (heard.ok) {
       const last = heard.batch.at(-1) ?? turn.last;
       return { ...turn, batch: heard.batch, last };
@@ -245,7 +230,7 @@ export class TurnRunner {
             signal,
             stoppable: true,
             logger,
-            voice: this.spokenReply(turn),
+            voice: spokenReplyFor(this.options, turn),
           });
         },
         countOverflowed: (outcome) =>
@@ -262,38 +247,6 @@ export class TurnRunner {
       await this.tellFailure(turn, error);
       return undefined;
     }
-  }
-
-  /** How the reply is spoken, when it is (the scope's `/config voice` and the batch). */
-  private spokenReply(turn: RunningTurn): SpokenReplyOptions | undefined {
-    const { speech } = this.options;
-    if (speech === undefined || !wantsVoiceReply(turn.batch, turn.facts)) return undefined;
-    return {
-      speech,
-      voice: personaVoiceOf(turn.facts.settings) ?? speech.defaultVoice,
-      spoken: async (reply) => {
-        turn.logger.info(
-          {
-            voiceMessages: reply.messageIds.length,
-            characters: reply.characters,
-            seconds: Math.round(reply.seconds * 10) / 10,
-            failed: reply.failure !== undefined,
-          },
-          'reply spoken',
-        );
-        if (reply.characters === 0) return;
-        await accountSpeech(
-          { ...this.options, logger: turn.logger },
-          {
-            scopeId: turn.facts.scope.id,
-            memberId: turn.last.message.authorId,
-            model: speech.speechModel,
-            characters: reply.characters,
-            cost: speech.speechCost(reply.characters),
-          },
-        );
-      },
-    };
   }
 
   /** After the reply: its tokens and metrics, a failure told, a natural stop acknowledged. */
