@@ -30,7 +30,7 @@ function toneSpeech(spoken: string[]): TextToSpeech {
   };
 }
 
-function setup(maxSecondsPerMessage: number) {
+function setup(maxSecondsPerMessage: number, failureNote?: string) {
   const target = new RecordingTarget();
   const delivery = new DeliveryPort({ clock: new ManualClock(), logger: silentLogger });
   const spoken: string[] = [];
@@ -59,6 +59,7 @@ function setup(maxSecondsPerMessage: number) {
     logger: silentLogger,
     signal: new AbortController().signal,
     maxSecondsPerMessage,
+    ...(failureNote === undefined ? {} : { failureNote }),
   });
   const voiceMessages = () =>
     target.writes.flatMap((write) => (write.kind === 'send' ? [write.message] : []));
@@ -104,14 +105,22 @@ describe('VoiceReply', () => {
     ]);
   });
 
-  it('posts what was spoken before a speech failure, and says it failed', async () => {
-    const { reply, spoken, voiceMessages } = setup(60);
+  it('posts what was spoken before a speech failure, then a small note saying so', async () => {
+    const { reply, spoken, voiceMessages } = setup(60, 'No voice this time.');
     reply.say('First sentence.');
     reply.say('Then FAIL.');
     reply.say('Never spoken.');
     const result = await reply.finish();
     expect(spoken).toEqual(['First sentence.']);
-    expect(voiceMessages()).toHaveLength(1);
+    const [voice, note] = voiceMessages();
+    expect(voiceMessages()).toHaveLength(2);
+    expect(voice?.voice).toBeDefined();
+    expect(note).toMatchObject({
+      content: '-# No voice this time.',
+      replyTo: 'member-message',
+      allowedMentions: { parse: [] },
+    });
+    expect(note?.voice).toBeUndefined();
     expect(result.failure).toMatchObject({ kind: 'overloaded' });
   });
 

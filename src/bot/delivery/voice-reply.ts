@@ -32,6 +32,11 @@ export interface VoiceReplyOptions {
   /** The turn's signal: a stop ends the synthesis and posts nothing more. */
   signal: AbortSignal;
   maxSecondsPerMessage?: number;
+  /**
+   * Posted (small, beside the text) when the speech failed: the member asked for a voice and
+   * should know why none came. Already in the member's language.
+   */
+  failureNote?: string;
 }
 
 /**
@@ -78,6 +83,7 @@ export class VoiceReply {
     try {
       await this.#working;
       if (this.#encoder !== undefined && !this.#signal.aborted) await this.#post();
+      if (this.#result.failure !== undefined && !this.#signal.aborted) await this.#noteFailure();
       return this.#result;
     } finally {
       signal?.removeEventListener('abort', onAbort);
@@ -125,6 +131,19 @@ export class VoiceReply {
     );
     for await (const pcm of audio) encoder.push(pcm);
     this.#result.seconds += encoder.durationSeconds - before;
+  }
+
+  async #noteFailure(): Promise<void> {
+    const note = this.#options.failureNote;
+    if (note === undefined) return;
+    await this.#options.writer.post(
+      {
+        content: `-# ${note}`,
+        allowedMentions: this.#options.allowedMentions,
+        replyTo: this.#options.replyTo,
+      },
+      this.#signal,
+    );
   }
 
   /** Posts the recording so far as one voice message, and starts the next. */

@@ -61,6 +61,7 @@ const en = {
   'note.retry_expired': "I can't find the original message to retry anymore.",
   'note.storage_trouble':
     "I'm having trouble reaching my storage and couldn't take your message. Please ask again in a minute.",
+  'note.voice_failed': "I couldn't say this reply out loud this time.",
   'note.restarted':
     'I was restarting and your message got cut off. Please ask again (or press Retry).',
   'note.retry_busy': "I'm still answering other messages here. Try Retry again in a moment.",
@@ -137,6 +138,7 @@ const ja: Record<MessageKey, string> = {
   'note.retry_expired': '再試行する元のメッセージが見つかりません。',
   'note.storage_trouble':
     '保存先に接続できず、メッセージを受け付けられませんでした。少ししてからもう一度どうぞ。',
+  'note.voice_failed': '今回はこの返信を声にできませんでした。',
   'note.restarted':
     '再起動中だったため、メッセージへの返信が途切れました。もう一度どうぞ（または再試行を押してください）。',
   'note.retry_busy': 'まだ他のメッセージに返信中です。少ししてからもう一度再試行してください。',

@@ -101,6 +101,7 @@ export function streamTurn(
             allowedMentions,
             logger: options.logger,
             signal: options.signal,
+            failureNote: translate(facts.locale, 'note.voice_failed'),
           }),
           spoken: (reply) => voice.spoken(reply),
         });
