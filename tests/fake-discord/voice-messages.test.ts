@@ -82,4 +82,70 @@ describe('voice messages', () => {
     });
     expect(edit.body).toMatchObject({ code: 50162 });
   });
+
+  it('takes a voice message by the upload flow: announce, PUT, then name the uploaded file', async () => {
+    const announced = await raw(discord, 'POST', `/channels/${channelId}/attachments`, {
+      body: { files: [{ id: '0', filename: 'voice-message.ogg', file_size: OGG.length }] },
+    });
+    expect(announced.status).toBe(200);
+    const [slot] = (
+      announced.body as {
+        attachments: { id: string; upload_url: string; upload_filename: string }[];
+      }
+    ).attachments;
+    expect(slot?.id).toBe('0');
+    // The message cannot take a file before its bytes arrive.
+    const early = await raw(discord, 'POST', `/channels/${channelId}/messages`, {
+      body: {
+        flags: MessageFlags.IsVoiceMessage,
+        attachments: [
+          {
+            id: '0',
+            filename: 'voice-message.ogg',
+            uploaded_filename: slot?.upload_filename,
+            duration_secs: 1.5,
+            waveform: 'AQID',
+          },
+        ],
+        allowed_mentions: { parse: [] },
+      },
+    });
+    expect(early.status).toBe(400);
+    const put = await fetch(slot?.upload_url ?? '', { method: 'PUT', body: OGG });
+    expect(put.status).toBe(200);
+    const created = await raw(discord, 'POST', `/channels/${channelId}/messages`, {
+      body: {
+        flags: MessageFlags.IsVoiceMessage,
+        attachments: [
+          {
+            id: '0',
+            filename: 'voice-message.ogg',
+            uploaded_filename: slot?.upload_filename,
+            duration_secs: 1.5,
+            waveform: 'AQID',
+          },
+        ],
+        allowed_mentions: { parse: [] },
+      },
+    });
+    expect(created.status).toBe(200);
+    const [attachment] = (
+      created.body as {
+        attachments: {
+          url: string;
+          duration_secs: number;
+          waveform: string;
+          content_type: string;
+        }[];
+      }
+    ).attachments;
+    expect(attachment).toMatchObject({
+      duration_secs: 1.5,
+      waveform: 'AQID',
+      content_type: 'audio/ogg',
+    });
+    expect(Buffer.from(await (await fetch(attachment?.url ?? '')).arrayBuffer()).equals(OGG)).toBe(
+      true,
+    );
+  });
 });

@@ -35,6 +35,8 @@ export interface UploadedFile {
 /** What `attachments[n]` of a create may say of a new file. */
 interface AttachmentMetadata {
   id?: unknown;
+  /** A file uploaded beforehand (POST /channels/{id}/attachments, then PUT). */
+  uploaded_filename?: unknown;
   filename?: unknown;
   description?: unknown;
   duration_secs?: unknown;
@@ -110,7 +112,10 @@ export function resolveAttachments(options: {
       result.push(kept);
       return;
     }
-    const file = files.find((candidate) => candidate.fieldName === `files[${id}]`);
+    const file =
+      typeof entry.uploaded_filename === 'string'
+        ? takeUploaded(world, { channelId, uploadFilename: entry.uploaded_filename })
+        : files.find((candidate) => candidate.fieldName === `files[${id}]`);
     if (file === undefined) {
       problems.push({
         path: ['attachments', index],
@@ -139,4 +144,20 @@ export function resolveAttachments(options: {
 function contentTypeOf(file: UploadedFile): string | null {
   if (file.data.subarray(0, 4).toString('latin1') === 'OggS') return 'audio/ogg';
   return file.contentType;
+}
+
+/** A file PUT to its upload URL in this channel, taken by the message that names it. */
+function takeUploaded(
+  world: World,
+  options: { channelId: string; uploadFilename: string },
+): UploadedFile | undefined {
+  const pending = world.pendingUploads.get(options.uploadFilename);
+  if (pending?.data === undefined || pending.channelId !== options.channelId) return undefined;
+  world.pendingUploads.delete(options.uploadFilename);
+  return {
+    fieldName: options.uploadFilename,
+    filename: pending.filename,
+    contentType: null,
+    data: pending.data,
+  };
 }
