@@ -30,7 +30,7 @@ function toneSpeech(spoken: string[]): TextToSpeech {
   };
 }
 
-function setup(maxSecondsPerMessage: number, failureNote?: string) {
+function setup(maxSecondsPerMessage: number, failureNote?: string, maxCharacters?: number) {
   const target = new RecordingTarget();
   const delivery = new DeliveryPort({ clock: new ManualClock(), logger: silentLogger });
   const spoken: string[] = [];
@@ -60,6 +60,7 @@ function setup(maxSecondsPerMessage: number, failureNote?: string) {
     signal: new AbortController().signal,
     maxSecondsPerMessage,
     ...(failureNote === undefined ? {} : { failureNote }),
+    ...(maxCharacters === undefined ? {} : { maxCharacters }),
   });
   const voiceMessages = () =>
     target.writes.flatMap((write) => (write.kind === 'send' ? [write.message] : []));
@@ -122,6 +123,15 @@ describe('VoiceReply', () => {
     });
     expect(note?.voice).toBeUndefined();
     expect(result.failure).toMatchObject({ kind: 'overloaded' });
+  });
+
+  it('speaks a long reply only up to its character budget, whole sentences', async () => {
+    const { reply, spoken } = setup(60, undefined, 30);
+    for (const sentence of ['Twelve chars', 'Twelve chars', 'Twelve chars', 'Two'])
+      reply.say(sentence);
+    const result = await reply.finish();
+    expect(spoken).toEqual(['Twelve chars', 'Twelve chars']);
+    expect(result.characters).toBe(24);
   });
 
   it('posts nothing after a stop', async () => {

@@ -9,6 +9,11 @@ import type { AllowedMentions } from './message-target.ts';
  * longer than this is cut, at a sentence boundary, into several voice messages.
  */
 export const VOICE_MESSAGE_MAX_SECONDS = 60;
+/**
+ * A reply is spoken up to about five minutes (15 characters a second): a very long answer
+ * is read, not heard, and speaking all of it would cost what a short story's audiobook does.
+ */
+export const SPOKEN_CHARACTERS_PER_REPLY = 4_500;
 
 /** What a spoken reply came to. */
 export interface SpokenReply {
@@ -32,6 +37,8 @@ export interface VoiceReplyOptions {
   /** The turn's signal: a stop ends the synthesis and posts nothing more. */
   signal: AbortSignal;
   maxSecondsPerMessage?: number;
+  /** Default SPOKEN_CHARACTERS_PER_REPLY. */
+  maxCharacters?: number;
   /**
    * Posted (small, beside the text) when the speech failed: the member asked for a voice and
    * should know why none came. Already in the member's language.
@@ -54,15 +61,24 @@ export class VoiceReply {
   #encoder: OggOpusEncoder | undefined;
   #working: Promise<void> = Promise.resolve();
   #running = false;
+  #queuedCharacters = 0;
 
   constructor(options: VoiceReplyOptions) {
     this.#options = options;
     this.#signal = AbortSignal.any([options.signal, this.#cancel.signal]);
   }
 
-  /** Queues a sentence; synthesis starts at once when nothing is being spoken. */
+  /**
+   * Queues a sentence; synthesis starts at once when nothing is being spoken. Past the reply's
+   * character budget the rest is not spoken (the text has it all).
+   */
   say(sentence: string): void {
     if (this.#signal.aborted || this.#result.failure !== undefined) return;
+    const budget = this.#options.maxCharacters ?? SPOKEN_CHARACTERS_PER_REPLY;
+    // Once a sentence does not fit, none after it is spoken: a gap would mislead.
+    if (this.#queuedCharacters + sentence.length > budget) this.#queuedCharacters = Infinity;
+    if (this.#queuedCharacters === Infinity) return;
+    this.#queuedCharacters += sentence.length;
     this.#queue.push(sentence);
     if (!this.#running) {
       this.#running = true;
