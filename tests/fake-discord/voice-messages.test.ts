@@ -94,40 +94,29 @@ describe('voice messages', () => {
       }
     ).attachments;
     expect(slot?.id).toBe('0');
+    /** The voice message naming the uploaded file, as Discord's client sends it. */
+    const postUploaded = (uploadedFilename: string | undefined) =>
+      raw(discord, 'POST', `/channels/${channelId}/messages`, {
+        body: {
+          flags: MessageFlags.IsVoiceMessage,
+          attachments: [
+            {
+              id: '0',
+              filename: 'voice-message.ogg',
+              uploaded_filename: uploadedFilename,
+              duration_secs: 1.5,
+              waveform: 'AQID',
+            },
+          ],
+          allowed_mentions: { parse: [] },
+        },
+      });
     // The message cannot take a file before its bytes arrive.
-    const early = await raw(discord, 'POST', `/channels/${channelId}/messages`, {
-      body: {
-        flags: MessageFlags.IsVoiceMessage,
-        attachments: [
-          {
-            id: '0',
-            filename: 'voice-message.ogg',
-            uploaded_filename: slot?.upload_filename,
-            duration_secs: 1.5,
-            waveform: 'AQID',
-          },
-        ],
-        allowed_mentions: { parse: [] },
-      },
-    });
+    const early = await postUploaded(slot?.upload_filename);
     expect(early.status).toBe(400);
     const put = await fetch(slot?.upload_url ?? '', { method: 'PUT', body: OGG });
     expect(put.status).toBe(200);
-    const created = await raw(discord, 'POST', `/channels/${channelId}/messages`, {
-      body: {
-        flags: MessageFlags.IsVoiceMessage,
-        attachments: [
-          {
-            id: '0',
-            filename: 'voice-message.ogg',
-            uploaded_filename: slot?.upload_filename,
-            duration_secs: 1.5,
-            waveform: 'AQID',
-          },
-        ],
-        allowed_mentions: { parse: [] },
-      },
-    });
+    const created = await postUploaded(slot?.upload_filename);
     expect(created.status).toBe(200);
     const [attachment] = (
       created.body as {

@@ -1,24 +1,15 @@
-import type { ProviderId } from '../../core/provider.ts';
+import type { SpeechProvider, SpeechSettings } from '../../providers/speech/speech-factory.ts';
 import { optionalText, optionalUrl } from './config-fields.ts';
 
 /**
  * Speech (voice messages in and out): off unless SPEECH_PROVIDER names a provider. OpenAI's
  * speech routes are also served by local servers (speaches, Kokoro-FastAPI): SPEECH_BASE_URL
  * points at one, and then no key is needed. Gemini hears through audio understanding and
- * speaks through its TTS models.
+ * speaks through its TTS models. (The speech factory's settings, as the environment gives them.)
  */
-export interface SpeechConfig {
-  provider: SpeechProvider;
-  apiKey: string | undefined;
-  baseUrl: string | undefined;
-  transcriptionModel: string;
-  speechModel: string;
-  voice: string;
-  maxVoiceMessageSeconds: number;
-}
+export type SpeechConfig = SpeechSettings;
 
-export const SPEECH_PROVIDERS = ['openai', 'google'] as const satisfies readonly ProviderId[];
-export type SpeechProvider = (typeof SPEECH_PROVIDERS)[number];
+export const SPEECH_PROVIDERS = ['openai', 'google'] as const satisfies readonly SpeechProvider[];
 
 /** Each speech provider's models and voice unless the operator names others. */
 export const DEFAULT_SPEECH: Readonly<

@@ -4,7 +4,7 @@ import type { ChannelHistory } from '../context/channel-history.ts';
 import type { Download } from '../context/trigger-attachments.ts';
 import type { AcceptedMessage, TurnFacts } from '../intake/accepted-message.ts';
 import { personaVoiceOf } from '../settings/voice-settings.ts';
-import { accountSpeech, type AccountingOptions } from './turn-accounting.ts';
+import { accountSpeech, type AccountedSpeech, type AccountingOptions } from './turn-accounting.ts';
 import type { SpokenReplyOptions } from './turn-stream.ts';
 import { hearVoiceMessages, type HeardBatch } from './voice-transcription.ts';
 import { wantsVoiceReply } from './voice-request.ts';
@@ -33,16 +33,11 @@ export async function hearTurn(
   const heard = await hearVoiceMessages({ ...options, ...turn });
   const { speech } = options;
   if (heard.ok && heard.secondsHeard > 0 && speech !== undefined) {
-    await accountSpeech(
-      { ...options, logger: turn.logger },
-      {
-        scopeId: turn.facts.scope.id,
-        memberId: turn.last.message.authorId,
-        model: speech.transcriptionModel,
-        seconds: heard.secondsHeard,
-        cost: speech.transcriptionCost(heard.secondsHeard),
-      },
-    );
+    await countSpeech(options, turn, {
+      model: speech.transcriptionModel,
+      seconds: heard.secondsHeard,
+      cost: speech.transcriptionCost(heard.secondsHeard),
+    });
   }
   return heard;
 }
@@ -71,16 +66,23 @@ export function spokenReplyFor(
         'reply spoken',
       );
       if (reply.characters === 0) return;
-      await accountSpeech(
-        { ...options, logger: turn.logger },
-        {
-          scopeId: turn.facts.scope.id,
-          memberId: turn.last.message.authorId,
-          model: speech.speechModel,
-          characters: reply.characters,
-          cost: speech.speechCost(reply.characters),
-        },
-      );
+      await countSpeech(options, turn, {
+        model: speech.speechModel,
+        characters: reply.characters,
+        cost: speech.speechCost(reply.characters),
+      });
     },
   };
+}
+
+/** Speech of the turn against its scope and the member it answers. */
+function countSpeech(
+  options: AccountingOptions,
+  turn: SpeakingTurn,
+  usage: Omit<AccountedSpeech, 'scopeId' | 'memberId'>,
+): Promise<void> {
+  return accountSpeech(
+    { ...options, logger: turn.logger },
+    { ...usage, scopeId: turn.facts.scope.id, memberId: turn.last.message.authorId },
+  );
 }

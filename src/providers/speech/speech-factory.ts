@@ -1,12 +1,16 @@
 import type { Clock, RandomSource } from '../../core/clock.ts';
 import type { Logger } from '../../core/logger.ts';
+import type { ProviderId } from '../../core/provider.ts';
 import type { SpeechService, SpeechToText, TextToSpeech } from '../../core/speech.ts';
 import type { ModelCatalog } from '../model-catalog.ts';
 import { RetryingSpeech } from '../retrying-speech.ts';
 import { speechCostOf, speechPriceOf } from './speech-prices.ts';
 
+/** The providers whose SDKs speak: OpenAI (and the servers that serve its routes), Gemini. */
+export type SpeechProvider = Extract<ProviderId, 'openai' | 'google'>;
+
 export interface SpeechSettings {
-  provider: 'openai' | 'google';
+  provider: SpeechProvider;
   apiKey: string | undefined;
   baseUrl: string | undefined;
   transcriptionModel: string;
