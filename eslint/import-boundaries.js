@@ -71,6 +71,7 @@ const LAYER_DEPENDENCIES = {
   'stream/blocks': ['core', 'humanizer', 'stream/blocks'],
   'stream/reply': ['core', 'humanizer', 'stream/blocks', 'stream/reply'],
   'stream/stop': ['core', 'stream/stop'],
+  'stream/speech': ['core', 'stream/speech'],
   'stream/turn': ['core', 'humanizer', 'stream'],
   'stream/testing': ['core', 'humanizer', 'stream'],
   providers: ['core', 'providers'],

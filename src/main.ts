@@ -29,10 +29,11 @@ import { systemClock } from './core/clock.ts';
 import { ConfigError } from './core/errors.ts';
 import type { Logger } from './core/logger.ts';
 import type { ProcessShards } from './core/process-shards.ts';
+import type { SpeechService } from './core/speech.ts';
 import type { DatabaseHandle } from './db/database.ts';
 import { GatewayHealth } from './metrics/gateway-health.ts';
 import type { PrometheusMetrics } from './metrics/prometheus-metrics.ts';
-import type { ModelCatalogOverrides } from './providers/model-catalog.ts';
+import type { ModelCatalog, ModelCatalogOverrides } from './providers/model-catalog.ts';
 import { loadModelCatalogOverrides } from './providers/model-catalog-file.ts';
 import { loadMcpConfig, mcpSecretValues, type McpServerConfig } from './tools/mcp/mcp-config.ts';
 
@@ -151,6 +152,7 @@ async function runBot(app: App, startedAt: number): Promise<void> {
   const providers = await phases.run('providers', () =>
     createProviders({ config, catalogOverrides: app.setup.catalogOverrides, logger }),
   );
+  const speech = await speechService(config, { logger, catalog: providers.catalog });
   const discord = await phases.run('discord-client', () =>
     createDiscordPhase({ ...app, shards, gatewayHealth, db: database.db }),
   );
@@ -180,6 +182,7 @@ async function runBot(app: App, startedAt: number): Promise<void> {
     canJudgePeers: () => database.liveness.canJudgePeers(),
     delivery: discord.delivery,
     caches: config.caches,
+    speech,
   });
   bot.attach();
   await announceWhenReady(app, { client: discord.client, phases, reminders: tools.reminders });
@@ -189,6 +192,27 @@ async function runBot(app: App, startedAt: number): Promise<void> {
   shutdown.add('bot', () => bot.shutdown());
   installShutdown({ logger, shutdown: () => shutdown.run(), followParent: shards !== undefined });
   await phases.run('discord-login', () => discord.client.login(config.discordToken));
+}
+
+/** Voice messages in and out, when SPEECH_PROVIDER is set; its SDK loads only then. */
+async function speechService(
+  config: App['config'],
+  options: { logger: App['logger']; catalog: ModelCatalog },
+): Promise<SpeechService | undefined> {
+  const { logger } = options;
+  if (config.speech === undefined) return undefined;
+  const { createSpeechService } = await import('./providers/speech/speech-factory.ts');
+  logger.info(
+    { provider: config.speech.provider, server: config.speech.baseUrl ?? 'openai' },
+    'voice messages on',
+  );
+  return createSpeechService({
+    settings: config.speech,
+    catalog: options.catalog,
+    clock: systemClock,
+    random: Math.random,
+    logger: logger.child({ component: 'speech' }),
+  });
 }
 
 /** `/metrics` and `/healthz`, when METRICS_PORT is set. */

@@ -26,6 +26,7 @@ import { resolveEncryptionKey } from '../../src/security/encryption-key.ts';
 import { SecretBox } from '../../src/security/secret-box.ts';
 import { createTools } from '../../src/tools/create-tools.ts';
 import type { BenchDatabase } from './loopback-protocol.ts';
+import type { SpeechService } from '../../src/core/speech.ts';
 
 export const BENCH_MODEL = 'gpt-5.4-mini';
 const BENCH_API_KEY = 'sk-bench-operator-key-0123456789';
@@ -37,6 +38,8 @@ export interface InProcessBotOptions {
   database: BenchDatabase;
   /** The log file goes here. */
   dataDir: string;
+  /** Voice messages in and out, as SPEECH_PROVIDER=openai sets them up (voice.bench.ts). */
+  speech?: SpeechService | undefined;
 }
 
 export interface InProcessBot {
@@ -130,6 +133,7 @@ export async function startInProcessBot(options: InProcessBotOptions): Promise<I
       isAlive: () => Promise.resolve(true),
       canJudgePeers: () => Promise.resolve(true),
       delivery,
+      speech: options.speech,
     });
     bot.attach();
     const background = new AbortController();

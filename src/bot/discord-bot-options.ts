@@ -3,6 +3,7 @@ import type { CacheLimits } from '../core/cache-limits.ts';
 import type { Clock, RandomSource } from '../core/clock.ts';
 import type { ControlBus } from '../core/control-bus.ts';
 import type { Logger } from '../core/logger.ts';
+import type { SpeechService } from '../core/speech.ts';
 import type { BotMetrics } from '../core/metrics.ts';
 import type { ToolExecutor } from '../core/tool.ts';
 import type { Database } from '../db/database.ts';
@@ -58,4 +59,6 @@ export interface DiscordBotOptions {
   delivery: DeliveryPort;
   /** How much the bot remembers per channel, scope and member (CACHE_*); default DEFAULT_CACHE_LIMITS. */
   caches?: CacheLimits | undefined;
+  /** Voice messages in and out (SPEECH_*); undefined: voice messages are not listened to. */
+  speech?: SpeechService | undefined;
 }

@@ -378,6 +378,10 @@ export const memberDailyUsage = pgTable(
     cachedInputTokens: bigint('cached_input_tokens', { mode: 'number' }).notNull().default(0),
     outputTokens: bigint('output_tokens', { mode: 'number' }).notNull().default(0),
     cost: bigint('cost', { mode: 'number' }).notNull().default(0),
+    /** Seconds of members' voice messages transcribed (a speech-to-text model's row). */
+    speechSeconds: real('speech_seconds').notNull().default(0),
+    /** Characters of replies spoken (a text-to-speech model's row). */
+    speechCharacters: bigint('speech_characters', { mode: 'number' }).notNull().default(0),
   },
   (table) => [
     primaryKey({ columns: [table.scopeId, table.day, table.memberId, table.model] }),

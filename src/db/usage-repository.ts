@@ -26,6 +26,10 @@ export interface UsageEntry {
   cost: number;
   /** 1 for a turn, 0 for a model call within one (an overflowed attempt, a stop's answer). */
   turns: number;
+  /** Seconds of voice messages transcribed (a speech-to-text model's entry). */
+  speechSeconds?: number;
+  /** Characters of a reply spoken (a text-to-speech model's entry). */
+  speechCharacters?: number;
 }
 
 /**
@@ -64,6 +68,8 @@ export async function addUsage(db: Database, usage: UsageEntry): Promise<void> {
         cachedInputTokens: usage.cachedInputTokens,
         outputTokens: usage.outputTokens,
         cost: usage.cost,
+        speechSeconds: usage.speechSeconds ?? 0,
+        speechCharacters: usage.speechCharacters ?? 0,
       })
       .onConflictDoUpdate({
         target: [
@@ -78,6 +84,8 @@ export async function addUsage(db: Database, usage: UsageEntry): Promise<void> {
           cachedInputTokens: sql`${memberDailyUsage.cachedInputTokens} + ${usage.cachedInputTokens}`,
           outputTokens: sql`${memberDailyUsage.outputTokens} + ${usage.outputTokens}`,
           cost: sql`${memberDailyUsage.cost} + ${usage.cost}`,
+          speechSeconds: sql`${memberDailyUsage.speechSeconds} + ${usage.speechSeconds ?? 0}`,
+          speechCharacters: sql`${memberDailyUsage.speechCharacters} + ${usage.speechCharacters ?? 0}`,
         },
       });
   });
@@ -129,6 +137,10 @@ const sums = {
   ),
   outputTokens: sql<number>`coalesce(sum(${memberDailyUsage.outputTokens}), 0)`.mapWith(Number),
   cost: sql<number>`coalesce(sum(${memberDailyUsage.cost}), 0)`.mapWith(Number),
+  speechSeconds: sql<number>`coalesce(sum(${memberDailyUsage.speechSeconds}), 0)`.mapWith(Number),
+  speechCharacters: sql<number>`coalesce(sum(${memberDailyUsage.speechCharacters}), 0)`.mapWith(
+    Number,
+  ),
 };
 
 export interface UsageSums {
@@ -137,6 +149,8 @@ export interface UsageSums {
   cachedInputTokens: number;
   outputTokens: number;
   cost: number;
+  speechSeconds: number;
+  speechCharacters: number;
 }
 
 /** Which usage to read: a scope's (or one member's in it) from `fromDay` to `toDay`, UTC. */

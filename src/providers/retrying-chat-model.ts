@@ -22,6 +22,25 @@ export interface RetryPolicy {
   firstByteTimeoutMs: number;
 }
 
+/**
+ * The backoff of a retryable failure before attempt `attempt + 1`: exponential with full jitter,
+ * never shorter than the provider's retry-after; undefined when the provider asks for longer
+ * than the policy waits (its error is surfaced instead of a stall). Shared by the speech retry.
+ */
+export function backoffDelayMs(options: {
+  policy: RetryPolicy;
+  error: ProviderError;
+  attempt: number;
+  random: RandomSource;
+}): number | undefined {
+  const { policy, error, attempt } = options;
+  if (error.retryAfterMs !== undefined && error.retryAfterMs > policy.maxRetryAfterMs)
+    return undefined;
+  const ceiling = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** (attempt - 1));
+  const jittered = Math.floor(options.random() * ceiling);
+  return Math.max(error.retryAfterMs ?? 0, jittered);
+}
+
 /** Time for a response to start: a hung call is retried once and the member told within ~20 s. */
 export const DEFAULT_FIRST_BYTE_TIMEOUT_MS = 20_000;
 
@@ -147,10 +166,6 @@ export class RetryingChatModel implements ChatModel {
     if (!error.retryable || attempt >= policy.maxAttempts) return undefined;
     // A hung call: once, at once (the member has already waited), and never a third time.
     if (error instanceof FirstByteTimeoutError) return unanswered === 0 ? 0 : undefined;
-    if (error.retryAfterMs !== undefined && error.retryAfterMs > policy.maxRetryAfterMs)
-      return undefined;
-    const ceiling = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** (attempt - 1));
-    const jittered = Math.floor(this.#random() * ceiling);
-    return Math.max(error.retryAfterMs ?? 0, jittered);
+    return backoffDelayMs({ policy, error, attempt, random: this.#random });
   }
 }

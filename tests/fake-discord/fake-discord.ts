@@ -36,6 +36,7 @@ import { commandRoutes } from './routes/command-routes.ts';
 import { identityRoutes } from './routes/identity-routes.ts';
 import { interactionRoutes } from './routes/interaction-routes.ts';
 import { messageRoutes } from './routes/message-routes.ts';
+import { acceptUpload, uploadRoutes } from './routes/upload-routes.ts';
 import { reactionRoutes } from './routes/reaction-routes.ts';
 import { CommandRegistry } from './services/command-registry.ts';
 import type { FakeDiscordContext } from './services/fake-discord-context.ts';
@@ -144,6 +145,7 @@ export class FakeDiscord {
     router.add(
       ...identityRoutes(context, { channels: this.channels, identifies }),
       ...messageRoutes(context, { messages, typing: this.#typing }),
+      ...uploadRoutes(context),
       ...reactionRoutes(context, reactions),
       ...channelRoutes(context, { messages, channels: this.channels }),
       ...commandRoutes(context, this.#commands),
@@ -154,6 +156,7 @@ export class FakeDiscord {
       router,
       requestLog: this.#requestLog,
       faults: this.faults,
+      upload: (path, data) => acceptUpload(context, path, data),
       attachment: (path) => {
         const [, , channelId, attachmentId] = path.split('/');
         const upload = world.uploads.get(attachmentId ?? '');

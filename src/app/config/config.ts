@@ -23,6 +23,7 @@ import {
   globalRateLimitSetting,
   processCountSetting,
 } from './rest-budget-settings.ts';
+import { parseSpeech, speechEnvironmentSchema, type SpeechConfig } from './speech-config.ts';
 import {
   parseSharding,
   shardingEnvironmentSchema,
@@ -80,6 +81,8 @@ export interface Config {
   sharding: ShardingConfig;
   /** The memory bounds: CACHE_* and DISCORD_CACHE_* (README "Memory bounds"). */
   caches: CacheLimits;
+  /** Voice messages in and out (SPEECH_*); undefined: speech is off. */
+  speech: SpeechConfig | undefined;
 }
 
 export const DEFAULT_SHUTDOWN_GRACE_MS = 15_000;
@@ -153,6 +156,7 @@ const environmentSchema = z.object({
   ),
   ...shardingEnvironmentSchema,
   ...cacheLimitsEnvironmentSchema,
+  ...speechEnvironmentSchema,
 });
 
 /**
@@ -264,6 +268,7 @@ export function parseConfig(environment: Environment): Config {
         : Number(values.MESSAGE_WAIT_LIMIT_MS),
     sharding,
     caches: parseCacheLimits(values),
+    speech: parseSpeech(values),
   };
 }
 
@@ -307,6 +312,7 @@ export function secretValues(config: Config): string[] {
   const secrets = [
     config.discordToken,
     ...Object.values(config.providerKeys),
+    config.speech?.apiKey,
     config.encryptionKey?.toString('base64'),
     ...config.previousEncryptionKeys.map((key) => key.toString('base64')),
     databasePassword(config.databaseUrl),

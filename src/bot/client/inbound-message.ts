@@ -1,4 +1,4 @@
-import { ChannelType, type Channel, type Message } from 'discord.js';
+import { ChannelType, MessageFlags, type Channel, type Message } from 'discord.js';
 
 /**
  * A Discord message reduced to what the bot's logic reads, built here at the edge from
@@ -10,6 +10,13 @@ export interface InboundAttachment {
   url: string;
   contentType: string | undefined;
   size: number;
+}
+
+/** A voice message's recording: its one audio attachment, and its length as Discord gives it. */
+export interface InboundVoice {
+  attachment: InboundAttachment;
+  /** Undefined when Discord did not say (then the file is measured). */
+  durationSeconds: number | undefined;
 }
 
 export interface InboundMessage {
@@ -30,6 +37,8 @@ export interface InboundMessage {
   /** The id of the message it replies to, if any. */
   replyToMessageId: string | undefined;
   attachments: readonly InboundAttachment[];
+  /** Set for a voice message (flag IS_VOICE_MESSAGE): its text is the recording's transcript. */
+  voice?: InboundVoice | undefined;
 }
 
 /** A channel message as the history window and context assembly keep it. */
@@ -89,6 +98,7 @@ export function toInboundMessage(message: Message, botUserId: string): InboundMe
     repliesToBot: message.mentions.repliedUser?.id === botUserId,
     replyToMessageId: message.reference?.messageId ?? undefined,
     attachments: attachmentsOf(message),
+    voice: voiceOf(message),
   };
 }
 
@@ -121,6 +131,24 @@ function isOnlyReplyPing(message: Message, botUserId: string): boolean {
     !message.content.includes(`<@${botUserId}>`) &&
     !message.content.includes(`<@!${botUserId}>`)
   );
+}
+
+function voiceOf(message: Message): InboundVoice | undefined {
+  if (!message.flags.has(MessageFlags.IsVoiceMessage)) return undefined;
+  const audio = message.attachments.find((attachment) =>
+    (attachment.contentType ?? '').startsWith('audio/'),
+  );
+  if (audio === undefined) return undefined;
+  return {
+    attachment: {
+      id: audio.id,
+      name: audio.name,
+      url: audio.url,
+      contentType: audio.contentType ?? undefined,
+      size: audio.size,
+    },
+    durationSeconds: audio.duration ?? undefined,
+  };
 }
 
 function attachmentsOf(message: Message): InboundAttachment[] {

@@ -1,3 +1,4 @@
+import type { SpeechService } from '../../core/speech.ts';
 import type {
   AutocompleteInteraction,
   ChatInputCommandInteraction,
@@ -38,6 +39,8 @@ export interface CommandServices {
   ownerIds: readonly string[];
   /** This process's id in logs and the liveness table (`/doctor` names who answered). */
   instanceId?: string;
+  /** The operator's speech service (SPEECH_*), when there is one. */
+  speech?: SpeechService | undefined;
 }
 
 /** The settings scope of an interaction: the guild, or in DMs the user (isolated from guilds). */

@@ -1,9 +1,11 @@
 import {
   ActionRowBuilder,
+  AttachmentBuilder,
   ButtonBuilder,
   ButtonStyle,
   DiscordAPIError,
   HTTPError,
+  MessageFlags,
   MessagePayload,
   RateLimitError,
   RESTJSONErrorCodes,
@@ -19,7 +21,11 @@ import {
   type MessageTarget,
   type OutgoingMessage,
   TargetWriteError,
+  type VoiceAttachment,
 } from './message-target.ts';
+
+/** The name Discord's own clients give a voice message's file. */
+const VOICE_MESSAGE_FILENAME = 'voice-message.ogg';
 
 /** The routes of the channel writes, as a DeliveryError names them. */
 export const WRITE_ROUTES = {
@@ -41,10 +47,11 @@ export class DiscordMessageTarget implements MessageTarget {
   }
 
   async send(message: OutgoingMessage, signal?: AbortSignal): Promise<string> {
-    const options: MessageCreateOptions = {
-      content: message.content,
-      allowedMentions: toDiscordMentions(message.allowedMentions),
-    };
+    const allowedMentions = toDiscordMentions(message.allowedMentions);
+    const options: MessageCreateOptions =
+      message.voice === undefined
+        ? { content: message.content, allowedMentions }
+        : { ...voiceMessageOptions(message.voice), allowedMentions };
     if (message.nonce !== undefined) {
       options.nonce = message.nonce;
       options.enforceNonce = true;
@@ -100,6 +107,17 @@ export class DiscordMessageTarget implements MessageTarget {
   async sendTyping(): Promise<void> {
     await this.channel.sendTyping();
   }
+}
+
+/**
+ * A voice message as Discord takes it in one multipart create: the flag, the one OGG file, its
+ * `duration_secs` and `waveform` in `attachments[0]`, and no content.
+ */
+function voiceMessageOptions(voice: VoiceAttachment): MessageCreateOptions {
+  const file = new AttachmentBuilder(Buffer.from(voice.ogg), { name: VOICE_MESSAGE_FILENAME })
+    .setDuration(voice.durationSeconds)
+    .setWaveform(voice.waveform);
+  return { files: [file], flags: MessageFlags.IsVoiceMessage };
 }
 
 /** One row of the bot's buttons; none at all for an empty list. */

@@ -22,7 +22,17 @@ export interface ButtonSpec {
   label: string;
 }
 
+/** A recording posted as a Discord voice message (flag IS_VOICE_MESSAGE). */
+export interface VoiceAttachment {
+  /** An OGG/Opus file. */
+  ogg: Uint8Array;
+  durationSeconds: number;
+  /** Discord's waveform bytes, base64 encoded. */
+  waveform: string;
+}
+
 export interface OutgoingMessage {
+  /** Empty for a voice message: Discord takes no text with one. */
   content: string;
   allowedMentions: AllowedMentions;
   /** Reply to this message without pinging its author. */
@@ -36,6 +46,8 @@ export interface OutgoingMessage {
   components?: readonly ButtonSpec[];
   /** Guild stickers sent with (or instead of) the content. */
   stickerIds?: readonly string[];
+  /** Makes the message a voice message: this recording alone, no content, no buttons. */
+  voice?: VoiceAttachment;
 }
 
 export interface MessageEdit {

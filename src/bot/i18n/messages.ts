@@ -33,6 +33,10 @@ const en = {
   'delivery.gap': '(part of this reply could not be sent)',
   'error.message_too_large':
     'Your message is too long for the model to read ({tokens} tokens). Please shorten it.',
+  'error.voice_too_long':
+    'Your voice message is {seconds} s long; I can listen to at most {limit} s. Please send a shorter one.',
+  'error.voice_unreadable': "I couldn't play that voice message. Please try again.",
+  'error.voice_off': "I can't listen to voice messages here yet: no speech service is set up.",
   'button.retry': 'Retry',
   'button.stop': 'Stop',
   'note.stop_finished': 'That reply has already finished: there is nothing to stop.',
@@ -57,6 +61,7 @@ const en = {
   'note.retry_expired': "I can't find the original message to retry anymore.",
   'note.storage_trouble':
     "I'm having trouble reaching my storage and couldn't take your message. Please ask again in a minute.",
+  'note.voice_failed': "I couldn't say this reply out loud this time.",
   'note.restarted':
     'I was restarting and your message got cut off. Please ask again (or press Retry).',
   'note.retry_busy': "I'm still answering other messages here. Try Retry again in a moment.",
@@ -105,6 +110,11 @@ const ja: Record<MessageKey, string> = {
   'delivery.gap': '（この返信の一部を送信できませんでした）',
   'error.message_too_large':
     'メッセージが長すぎてモデルが読めません（{tokens}トークン）。短くしてください。',
+  'error.voice_too_long':
+    'ボイスメッセージが長すぎます（{seconds}秒）。聞けるのは{limit}秒までです。短くして送ってください。',
+  'error.voice_unreadable': 'ボイスメッセージを再生できませんでした。もう一度お試しください。',
+  'error.voice_off':
+    'ここではまだボイスメッセージを聞けません（音声サービスが設定されていません）。',
   'button.retry': '再試行',
   'button.stop': '停止',
   'note.stop_finished': 'その返信はもう終わっています。止めるものはありません。',
@@ -128,6 +138,7 @@ const ja: Record<MessageKey, string> = {
   'note.retry_expired': '再試行する元のメッセージが見つかりません。',
   'note.storage_trouble':
     '保存先に接続できず、メッセージを受け付けられませんでした。少ししてからもう一度どうぞ。',
+  'note.voice_failed': '今回はこの返信を声にできませんでした。',
   'note.restarted':
     '再起動中だったため、メッセージへの返信が途切れました。もう一度どうぞ（または再試行を押してください）。',
   'note.retry_busy': 'まだ他のメッセージに返信中です。少ししてからもう一度再試行してください。',

@@ -70,6 +70,9 @@ export interface SpentUsage {
   model?: string | undefined;
   /** 1 for a turn (the default), 0 for a call inside one. */
   turns?: number | undefined;
+  /** Speech: seconds of voice messages heard, characters of a reply spoken. */
+  speechSeconds?: number | undefined;
+  speechCharacters?: number | undefined;
 }
 
 export interface DailyBudgetOptions {
@@ -171,7 +174,8 @@ export class DailyBudget {
   async record(scopeId: string, usage: SpentUsage): Promise<void> {
     const tokens = usage.inputTokens + usage.outputTokens;
     const cost = usage.cost ?? 0;
-    if (tokens <= 0 && cost <= 0) return;
+    const speech = (usage.speechSeconds ?? 0) + (usage.speechCharacters ?? 0);
+    if (tokens <= 0 && cost <= 0 && speech <= 0) return;
     const now = new Date(this.options.clock.now());
     const memberId = usage.memberId ?? '';
     const entry = {
@@ -184,6 +188,8 @@ export class DailyBudget {
       outputTokens: usage.outputTokens,
       cost,
       turns: usage.turns ?? 1,
+      speechSeconds: usage.speechSeconds ?? 0,
+      speechCharacters: usage.speechCharacters ?? 0,
     };
     // Retried through an outage: a write that committed but whose answer was lost counts
     // twice, which errs on the side of the budget; losing the tokens would not.

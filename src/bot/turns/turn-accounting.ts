@@ -91,3 +91,39 @@ export async function accountUsage(
     })
     .catch((error: unknown) => options.logger.warn({ err: error }, 'could not record token usage'));
 }
+
+/** Speech a turn used: the voice messages heard, or the reply spoken. */
+export interface AccountedSpeech {
+  scopeId: string;
+  memberId: string;
+  /** The speech model, as `/usage` lists it. */
+  model: string;
+  seconds?: number;
+  characters?: number;
+  /** Nano-dollars at the speech model's price. */
+  cost: number;
+}
+
+/**
+ * Speech against the daily budgets and in `/usage`, a row per speech model beside the chat
+ * models' (seconds heard or characters spoken, and their cost); never a turn of its own.
+ */
+export async function accountSpeech(
+  options: AccountingOptions,
+  speech: AccountedSpeech,
+): Promise<void> {
+  await options.dailyBudget
+    .record(speech.scopeId, {
+      inputTokens: 0,
+      outputTokens: 0,
+      cost: speech.cost,
+      memberId: speech.memberId,
+      model: speech.model,
+      turns: 0,
+      speechSeconds: speech.seconds ?? 0,
+      speechCharacters: speech.characters ?? 0,
+    })
+    .catch((error: unknown) =>
+      options.logger.warn({ err: error }, 'could not record speech usage'),
+    );
+}

@@ -1,5 +1,6 @@
 import type { Clock } from '../../core/clock.ts';
 import type { Logger } from '../../core/logger.ts';
+import type { SpeechService } from '../../core/speech.ts';
 import type { BotMetrics } from '../../core/metrics.ts';
 import type { ToolContext, ToolExecutor } from '../../core/tool.ts';
 import type { Database } from '../../db/database.ts';
@@ -28,6 +29,7 @@ import { streamWithOverflowRetry, type FinalAttempt } from './overflow-retry.ts'
 import { acknowledgeStop } from './stop-acknowledgement.ts';
 import { accountTurn, accountUsage } from './turn-accounting.ts';
 import { NO_TOOLS, streamTurn } from './turn-stream.ts';
+import { hearTurn, spokenReplyFor } from './turn-speech.ts';
 import { recordUserTurns } from './user-turn-recording.ts';
 
 /** A batch of accepted messages in one channel, answered as one turn. */
@@ -52,6 +54,8 @@ export interface TurnRunnerOptions {
   metrics: BotMetrics;
   botUserId: string;
   download: Download;
+  /** Voice messages in and out; undefined when the operator set up no speech. */
+  speech?: SpeechService | undefined;
   /** Aborted at shutdown: live turns stop and are recorded. */
   shutdownSignal: AbortSignal;
   /** The members have seen the outcome of these messages (claims-ledger). */
@@ -150,15 +154,32 @@ export class TurnRunner {
     return { ...turn, batch: owed };
   }
 
-  private async answer(turn: RunningTurn): Promise<void> {
-    const model = await this.resolveModel(turn);
+  private async answer(running: RunningTurn): Promise<void> {
+    const model = await this.resolveModel(running);
     if (model === undefined) return;
+    const turn = await this.hear(running);
+    if (turn === undefined) return;
     // Recorded while the context is assembled (it reads only the bot's replies); never throws.
     const recorded = recordUserTurns(this.options.db, turn);
     const toolContext = batchToolContext({ ...turn, model });
     const tools = model.info.tools ? this.options.tools : NO_TOOLS;
     const attempt = await this.streamReply(turn, { model, tools, toolContext, recorded });
     if (attempt !== undefined) await this.settle(turn, { model, toolContext, attempt });
+  }
+
+  /**
+   * The turn with its voice messages as text; undefined when one could not be heard (the member
+   * was told why: too long, no speech service, a provider failure with Retry) or it was stopped.
+   */
+  private async hear(turn: RunningTurn): Promise<RunningTurn | undefined> {
+    const heard = await hearTurn(this.options, turn);
+    if (heard.ok) {
+      const last = heard.batch.at(-1) ?? turn.last;
+      return { ...turn, batch: heard.batch, last };
+    }
+    if (turn.signal.aborted) return undefined;
+    await this.tellFailure(turn, heard.error);
+    return undefined;
   }
 
   /** The scope's provider and model, with its key; a missing or unusable key is told. */
@@ -235,6 +256,7 @@ export class TurnRunner {
             signal,
             stoppable: true,
             logger,
+            voice: spokenReplyFor(this.options, turn),
           });
         },
         countOverflowed: (outcome) =>

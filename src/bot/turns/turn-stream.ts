@@ -1,11 +1,14 @@
 import type { ChatRequest } from '../../core/chat.ts';
 import type { Clock } from '../../core/clock.ts';
 import type { Logger } from '../../core/logger.ts';
+import type { SpeechService } from '../../core/speech.ts';
 import type { ToolContext, ToolExecutor } from '../../core/tool.ts';
 import type { ResolvedModel } from '../../providers/provider-factory.ts';
 import { DISCORD_MESSAGE_LIMIT } from '../../stream/reply/chunker.ts';
 import type { StreamOrchestrator, TurnOutcome } from '../../stream/turn/stream-orchestrator.ts';
 import { DiscordSink } from '../delivery/discord-sink.ts';
+import { SpokenSink } from '../delivery/spoken-sink.ts';
+import { VoiceReply, type SpokenReply } from '../delivery/voice-reply.ts';
 import { allowedMentionsFor } from '../delivery/message-target.ts';
 import type { TypingAllowance } from '../delivery/typing-allowance.ts';
 import type { DeliveryPort } from '../delivery/delivery-port.ts';
@@ -44,6 +47,16 @@ export interface TurnStreamOptions {
   /** Whether the reply carries a Stop button (the stop acknowledgement does not). */
   stoppable: boolean;
   logger: Logger;
+  /** Also speak the reply, as voice messages beside the text. */
+  voice?: SpokenReplyOptions | undefined;
+}
+
+export interface SpokenReplyOptions {
+  speech: SpeechService;
+  /** The persona's voice. */
+  voice: string;
+  /** What was spoken, once the reply is flushed (awaited before the turn is recorded). */
+  spoken(reply: SpokenReply): Promise<void>;
 }
 
 /** One model call streamed into a Discord sink replying to `replyTo` in the turn's place. */
@@ -52,14 +65,16 @@ export function streamTurn(
   options: TurnStreamOptions,
 ): Promise<TurnOutcome> {
   const { facts } = options;
-  const sink = new DiscordSink({
-    writer: dependencies.delivery.to(facts.place.target),
+  const writer = dependencies.delivery.to(facts.place.target);
+  const allowedMentions = allowedMentionsFor({
+    allowUserMentions: isSwitchOn(facts.settings, ALLOW_USER_MENTIONS_FLAG),
+  });
+  const text = new DiscordSink({
+    writer,
     typing: dependencies.typing,
     clock: dependencies.clock,
     logger: options.logger,
-    allowedMentions: allowedMentionsFor({
-      allowUserMentions: isSwitchOn(facts.settings, ALLOW_USER_MENTIONS_FLAG),
-    }),
+    allowedMentions,
     replyTo: options.replyTo,
     limit: DISCORD_MESSAGE_LIMIT,
     gapNotice: `-# ${translate(facts.locale, 'delivery.gap')}`,
@@ -72,6 +87,24 @@ export function streamTurn(
         }
       : {}),
   });
+  const { voice } = options;
+  const sink =
+    voice === undefined
+      ? text
+      : new SpokenSink({
+          inner: text,
+          voice: new VoiceReply({
+            writer,
+            speech: voice.speech,
+            voice: voice.voice,
+            replyTo: options.replyTo,
+            allowedMentions,
+            logger: options.logger,
+            signal: options.signal,
+            failureNote: translate(facts.locale, 'note.voice_failed'),
+          }),
+          spoken: (reply) => voice.spoken(reply),
+        });
   return dependencies.orchestrator.run({
     turnId: options.turnId,
     model: options.model.chatModel,

@@ -41,6 +41,8 @@ export async function startHarness<World = undefined>(
   options: {
     discord?: FakeDiscordOptions;
     env?: Record<string, string>;
+    /** More of the bot's environment, once the stand-in's addresses are known. */
+    envFor?: (llm: LlmStandIn) => Record<string, string>;
     /** Builds the Discord world before the bot starts (its ids are known to `seed`). */
     setup?: (discord: FakeDiscord) => World;
     seed?: (db: Database, world: World) => Promise<void>;
@@ -100,6 +102,7 @@ export async function startHarness<World = undefined>(
         DEFAULT_PROVIDER: 'openai',
         DEFAULT_MODEL: TEST_MODEL,
         ...options.env,
+        ...options.envFor?.(llm),
       },
     });
     teardown.push(() => bot.dispose());

@@ -14,6 +14,9 @@ export interface AttachmentInput {
   filename: string;
   contentType?: string;
   data: Buffer | string;
+  /** A voice message's metadata, as the client sends it. */
+  durationSecs?: number;
+  waveform?: string;
 }
 
 /** What a user typed: option values by name (user/channel/role/mentionable take ids). */
@@ -137,6 +140,8 @@ function resolveValue(options: {
       description: null,
       contentType: input.contentType ?? null,
       data: Buffer.isBuffer(input.data) ? input.data : Buffer.from(input.data),
+      durationSecs: null,
+      waveform: null,
     };
     world.uploads.set(attachment.id, { channelId: options.channelId, attachment });
     const url = attachmentUrl(context, { channelId: options.channelId, attachment });

@@ -53,8 +53,22 @@ export class MemberActions {
       contentType: attachment.contentType ?? null,
       data: Buffer.isBuffer(attachment.data) ? attachment.data : Buffer.from(attachment.data),
     }));
+    const voice = (input.attachments ?? []).some(
+      (attachment) => attachment.durationSecs !== undefined,
+    );
     const body: MessageBody = {
       content: input.content ?? '',
+      // The client describes a voice message's file in `attachments` (length and waveform).
+      ...(voice
+        ? {
+            attachments: (input.attachments ?? []).map((attachment, index) => ({
+              id: String(index),
+              filename: attachment.filename,
+              duration_secs: attachment.durationSecs,
+              waveform: attachment.waveform,
+            })),
+          }
+        : {}),
       ...(input.embeds === undefined ? {} : { embeds: input.embeds }),
       ...(input.stickerIds === undefined ? {} : { sticker_ids: input.stickerIds }),
       ...(input.flags === undefined ? {} : { flags: input.flags }),

@@ -22,6 +22,8 @@ export interface HttpServerOptions {
   router: Router;
   requestLog: RequestLog;
   faults: FaultInjector;
+  /** Takes a PUT to an upload URL (`/upload/...`); false when no file was announced there. */
+  upload: (path: string, data: Buffer) => boolean;
   /** Serves `/attachments/...` (the CDN stand-in); undefined when not found. */
   attachment: (path: string) => { data: Buffer; contentType: string | null } | undefined;
 }
@@ -64,6 +66,11 @@ export class HttpServer {
     const url = new URL(request.url ?? '/', 'http://127.0.0.1');
     if (url.pathname.startsWith('/attachments/')) {
       this.#serveAttachment(url.pathname, response);
+      return;
+    }
+    if (url.pathname.startsWith('/upload/') && request.method === 'PUT') {
+      const taken = this.#options.upload(url.pathname, raw);
+      response.writeHead(taken ? 200 : 404).end();
       return;
     }
     const { context, requestLog } = this.#options;

@@ -146,6 +146,8 @@ function attachmentPayload(
     proxy_url: url,
     ...(attachment.contentType === null ? {} : { content_type: attachment.contentType }),
     ...(attachment.description === null ? {} : { description: attachment.description }),
+    ...(attachment.durationSecs === null ? {} : { duration_secs: attachment.durationSecs }),
+    ...(attachment.waveform === null ? {} : { waveform: attachment.waveform }),
     ...(message.visibleTo === null ? {} : { ephemeral: true }),
   };
 }

@@ -32,6 +32,17 @@ export interface UploadedFile {
   data: Buffer;
 }
 
+/** What `attachments[n]` of a create may say of a new file. */
+interface AttachmentMetadata {
+  id?: unknown;
+  /** A file uploaded beforehand (POST /channels/{id}/attachments, then PUT). */
+  uploaded_filename?: unknown;
+  filename?: unknown;
+  description?: unknown;
+  duration_secs?: unknown;
+  waveform?: unknown;
+}
+
 /** Flags a create may set; EPHEMERAL only through interactions (added by the caller). */
 export const SETTABLE_FLAGS =
   MessageFlags.SuppressEmbeds |
@@ -73,26 +84,24 @@ export function resolveAttachments(options: {
       throw new DiscordApiError({ status: 413, code: 40005, message: 'Request entity too large' });
     }
   }
-  const upload = (
-    file: UploadedFile,
-    description: string | null,
-    filename?: string,
-  ): AttachmentRecord => {
+  const upload = (file: UploadedFile, entry: AttachmentMetadata = {}): AttachmentRecord => {
     const attachment = {
       id: world.ids.next(),
-      filename: filename ?? file.filename,
-      description,
-      contentType: file.contentType,
+      filename: typeof entry.filename === 'string' ? entry.filename : file.filename,
+      description: typeof entry.description === 'string' ? entry.description : null,
+      contentType: contentTypeOf(file),
       data: file.data,
+      durationSecs: typeof entry.duration_secs === 'number' ? entry.duration_secs : null,
+      waveform: typeof entry.waveform === 'string' ? entry.waveform : null,
     };
     world.uploads.set(attachment.id, { channelId, attachment });
     return attachment;
   };
   const metadata = Array.isArray(body.attachments)
-    ? (body.attachments as { id?: unknown; filename?: unknown; description?: unknown }[])
+    ? (body.attachments as AttachmentMetadata[])
     : undefined;
   if (metadata === undefined) {
-    return [...existing, ...files.map((file) => upload(file, null))];
+    return [...existing, ...files.map((file) => upload(file))];
   }
   const result: AttachmentRecord[] = [];
   const problems: FormProblem[] = [];
@@ -103,7 +112,10 @@ export function resolveAttachments(options: {
       result.push(kept);
       return;
     }
-    const file = files.find((candidate) => candidate.fieldName === `files[${id}]`);
+    const file =
+      typeof entry.uploaded_filename === 'string'
+        ? takeUploaded(world, { channelId, uploadFilename: entry.uploaded_filename })
+        : files.find((candidate) => candidate.fieldName === `files[${id}]`);
     if (file === undefined) {
       problems.push({
         path: ['attachments', index],
@@ -111,9 +123,7 @@ export function resolveAttachments(options: {
       });
       return;
     }
-    const description = typeof entry.description === 'string' ? entry.description : null;
-    const filename = typeof entry.filename === 'string' ? entry.filename : undefined;
-    result.push(upload(file, description, filename));
+    result.push(upload(file, entry));
   });
   if (problems.length > 0) throw DiscordApiError.invalidFormBody(problems);
   if (result.length > DISCORD_LIMITS.attachmentsPerMessage) {
@@ -125,4 +135,29 @@ export function resolveAttachments(options: {
     ]);
   }
   return result;
+}
+
+/**
+ * Discord sniffs an Ogg file's type from its bytes, whatever the upload said (discord.js sends
+ * `application/ogg` for a .ogg): an Ogg file is audio/ogg.
+ */
+function contentTypeOf(file: UploadedFile): string | null {
+  if (file.data.subarray(0, 4).toString('latin1') === 'OggS') return 'audio/ogg';
+  return file.contentType;
+}
+
+/** A file PUT to its upload URL in this channel, taken by the message that names it. */
+function takeUploaded(
+  world: World,
+  options: { channelId: string; uploadFilename: string },
+): UploadedFile | undefined {
+  const pending = world.pendingUploads.get(options.uploadFilename);
+  if (pending?.data === undefined || pending.channelId !== options.channelId) return undefined;
+  world.pendingUploads.delete(options.uploadFilename);
+  return {
+    fieldName: options.uploadFilename,
+    filename: pending.filename,
+    contentType: null,
+    data: pending.data,
+  };
 }

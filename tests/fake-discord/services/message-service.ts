@@ -10,6 +10,7 @@ import { applyMessageContentIntent } from '../gateway/intents.ts';
 import { messagePayload } from '../payloads/message-payloads.ts';
 import { DiscordApiError } from '../rules/discord-error.ts';
 import { validateAllowedMentions } from '../rules/mentions.ts';
+import { checkVoiceMessage, checkVoiceMessageEdit } from '../rules/voice-messages.ts';
 import { isEmptyMessage, validateMessageBody } from '../rules/message-limits.ts';
 import { hasPermission, isThread } from '../rules/permissions.ts';
 import type { ChannelRecord, MessageInteractionRecord, MessageRecord } from '../state/records.ts';
@@ -125,6 +126,8 @@ export class MessageService {
       poll: input.body.poll !== undefined && input.body.poll !== null,
     });
     if (empty && input.allowEmpty !== true) throw DiscordApiError.emptyMessage();
+    const flags = (flagsOf(input.body.flags) & SETTABLE_FLAGS) | (input.systemFlags ?? 0);
+    checkVoiceMessage({ flags, content, embeds, components, stickerIds, attachments });
 
     const now = world.clock.now();
     const message: MessageRecord = {
@@ -138,7 +141,7 @@ export class MessageService {
       components,
       attachments,
       stickerIds,
-      flags: (flagsOf(input.body.flags) & SETTABLE_FLAGS) | (input.systemFlags ?? 0),
+      flags,
       tts:
         input.body.tts === true && hasPermission(permissions, PermissionFlagsBits.SendTTSMessages),
       nonce:
@@ -212,6 +215,7 @@ export class MessageService {
       });
     }
     checkOldMessageEdit(this.#context, message);
+    checkVoiceMessageEdit(message.flags);
     this.#validate(input.body);
     const channel = world.channel(message.channelId);
     const body = input.body;

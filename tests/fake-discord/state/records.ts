@@ -118,6 +118,9 @@ export interface AttachmentRecord {
   description: string | null;
   contentType: string | null;
   data: Buffer;
+  /** A voice message's length and base64 waveform (null for other files). */
+  durationSecs: number | null;
+  waveform: string | null;
 }
 
 export interface ResolvedMentions {

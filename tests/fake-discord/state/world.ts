@@ -35,6 +35,14 @@ export class World {
   readonly messages = new Map<string, MessageRecord>();
   /** Every uploaded file by attachment id, for the CDN stand-in (`/attachments/...`). */
   readonly uploads = new Map<string, { channelId: string; attachment: AttachmentRecord }>();
+  /**
+   * Files announced with POST /channels/{id}/attachments, by `upload_filename`: their bytes once
+   * PUT to the upload URL, until a message takes them (`attachments[].uploaded_filename`).
+   */
+  readonly pendingUploads = new Map<
+    string,
+    { channelId: string; filename: string; fileSize: number; data: Buffer | undefined }
+  >();
   /** channel id → typist id → epoch ms when the indicator expires. */
   readonly typing = new Map<string, Map<string, number>>();
 

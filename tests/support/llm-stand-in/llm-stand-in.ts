@@ -15,10 +15,17 @@
  * It also serves each vendor's GET-one-model route (what `ChatModel.checkModel` calls), answered
  * by a separate handler: `modelLookup({ knownModels, acceptedKeys })`, every model by default;
  * and OpenAI's GET /v1/models list (what a local server offers), empty until `listModels`.
+ * OpenAI's speech routes (audio/transcriptions, audio/speech) are answered by `speech`
+ * handlers (speech-wire.ts); their calls are kept in `speechCalls`.
  */
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { renderAnthropic } from './anthropic-wire.ts';
+import {
+  geminiSpeechCallOf,
+  writeGeminiSpeech,
+  writeGeminiTranscription,
+} from './gemini-speech-wire.ts';
 import { renderGemini } from './gemini-wire.ts';
 import {
   isModelListRoute,
@@ -29,6 +36,17 @@ import {
   type ModelLookupHandler,
 } from './model-routes.ts';
 import { renderOpenAI } from './openai-wire.ts';
+import {
+  defaultSpeechHandlers,
+  readSpeechCall,
+  readTranscriptionCall,
+  speechRouteOf,
+  writeSpeech,
+  writeTranscription,
+  type SpeechCall,
+  type SpeechHandlers,
+  type TranscriptionCall,
+} from './speech-wire.ts';
 import { extractApiKey, extractTexts, type RecordedRequest } from './recorded-request.ts';
 import type { RenderedResponse } from './rendered-response.ts';
 import type { Script, StandInVendor } from './script.ts';
@@ -48,6 +66,8 @@ export interface LlmStandInOptions {
   modelLookup?: ModelLookupHandler;
   /** What OpenAI's GET /v1/models lists (a function may hold the answer). Default: nothing. */
   listedModels?: ListedModels;
+  /** Answers the speech routes. Default: `defaultSpeechHandlers()`. */
+  speech?: Partial<SpeechHandlers>;
 }
 
 const RENDERERS: Record<
@@ -60,10 +80,14 @@ const RENDERERS: Record<
 };
 
 const GEMINI_PATH = /^\/google\/[^/]+\/models\/([^:/]+):streamGenerateContent$/;
+/** Gemini's one-shot call: only audio understanding (a transcription) uses it here. */
+const GEMINI_GENERATE = /^\/google\/[^/]+\/models\/[^:/]+:generateContent$/;
 
 export class LlmStandIn {
   /** Every request received, in arrival order. */
   readonly requests: RecordedRequest[] = [];
+  /** Every speech call received (transcriptions and syntheses), in arrival order. */
+  readonly speechCalls: Array<TranscriptionCall | SpeechCall> = [];
   readonly url: string;
   readonly #server: http.Server;
   readonly #queue: Script[] = [];
@@ -71,6 +95,7 @@ export class LlmStandIn {
   #handler: ScriptHandler | undefined;
   #modelLookup: ModelLookupHandler;
   #listedModels: ListedModels;
+  #speech: SpeechHandlers;
   readonly #eventDelayMs: number;
 
   private constructor(server: http.Server, options: LlmStandInOptions) {
@@ -78,6 +103,7 @@ export class LlmStandIn {
     this.#handler = options.handler;
     this.#modelLookup = options.modelLookup ?? modelLookup();
     this.#listedModels = options.listedModels ?? [];
+    this.#speech = { ...defaultSpeechHandlers(), ...options.speech };
     this.#eventDelayMs = options.eventDelayMs ?? 0;
     this.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   }
@@ -137,6 +163,11 @@ export class LlmStandIn {
     this.#listedModels = models;
   }
 
+  /** Replaces how the speech routes answer (the handlers not given stay). */
+  handleSpeech(handlers: Partial<SpeechHandlers>): void {
+    this.#speech = { ...this.#speech, ...handlers };
+  }
+
   /** Resolves with the `count`-th request (1-based) once it has arrived. */
   waitForRequest(count = this.requests.length + 1): Promise<RecordedRequest> {
     const arrived = this.requests[count - 1];
@@ -164,13 +195,31 @@ export class LlmStandIn {
       await this.#serveModelLookup({ request, response, url, ...lookup });
       return;
     }
+    const speechRoute = request.method === 'POST' ? speechRouteOf(url.pathname) : undefined;
+    if (speechRoute !== undefined) {
+      await this.#serveSpeech(request, response, speechRoute);
+      return;
+    }
     const vendor = vendorOf(url.pathname);
-    if (vendor === undefined || request.method !== 'POST') {
+    if (
+      (vendor === undefined && !GEMINI_GENERATE.test(url.pathname)) ||
+      request.method !== 'POST'
+    ) {
       response.writeHead(404, { 'content-type': 'text/plain' }).end(`no route ${url.pathname}`);
       return;
     }
     const text = await readBody(request);
     const body = parseJson(text);
+    const apiKey = extractApiKey(request.headers, url);
+    const geminiSpeech = geminiSpeechCallOf(url.pathname, body, apiKey);
+    if (geminiSpeech !== undefined) {
+      await this.#serveGeminiSpeech(response, geminiSpeech);
+      return;
+    }
+    if (vendor === undefined) {
+      response.writeHead(404, { 'content-type': 'text/plain' }).end(`no route ${url.pathname}`);
+      return;
+    }
     const record = this.#record({ request, response, url, vendor, body });
     const script = this.#queue.shift() ?? (await this.#handler?.(record));
     if (script === undefined) {
@@ -193,6 +242,36 @@ export class LlmStandIn {
       chunkBytes: script.chunkBytes,
       settled: record.settled,
     });
+  }
+
+  async #serveSpeech(
+    request: IncomingMessage,
+    response: ServerResponse,
+    route: 'transcription' | 'speech',
+  ): Promise<void> {
+    const body = await readBytes(request);
+    const apiKey = extractApiKey(request.headers, new URL(request.url ?? '/', this.url));
+    if (route === 'transcription') {
+      const call = await readTranscriptionCall(request, body, apiKey);
+      this.speechCalls.push(call);
+      writeTranscription(response, await this.#speech.transcribe(call), call.model);
+      return;
+    }
+    const call = readSpeechCall(body, apiKey);
+    this.speechCalls.push(call);
+    await writeSpeech(response, await this.#speech.speak(call), call.model);
+  }
+
+  async #serveGeminiSpeech(
+    response: ServerResponse,
+    call: TranscriptionCall | SpeechCall,
+  ): Promise<void> {
+    this.speechCalls.push(call);
+    if (call.kind === 'transcription') {
+      writeGeminiTranscription(response, await this.#speech.transcribe(call), call.model);
+      return;
+    }
+    await writeGeminiSpeech(response, await this.#speech.speak(call), call.model);
   }
 
   async #serveModelLookup(options: {
@@ -274,9 +353,13 @@ function vendorOf(pathname: string): StandInVendor | undefined {
 }
 
 async function readBody(request: IncomingMessage): Promise<string> {
+  return (await readBytes(request)).toString('utf8');
+}
+
+async function readBytes(request: IncomingMessage): Promise<Buffer> {
   const chunks: Buffer[] = [];
   for await (const chunk of request) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks).toString('utf8');
+  return Buffer.concat(chunks);
 }
 
 function parseJson(text: string): unknown {

@@ -23,6 +23,7 @@ import {
 } from './style-subcommands.ts';
 import { timezoneSubcommand } from './timezone-subcommand.ts';
 import { toolsSubcommand } from './tools-subcommand.ts';
+import { voiceSubcommand } from './voice-subcommand.ts';
 
 const text = commandText({
   en: { description: 'Set me up here: provider, model, key, persona, limits, tools' },
@@ -52,6 +53,7 @@ export function configCommand(): SlashCommand {
     toolsSubcommand,
     answerBotsSubcommand,
     userMentionsSubcommand,
+    voiceSubcommand,
     resetSubcommand,
   ];
   const builder = text

@@ -201,3 +201,39 @@ describe('doctorReport', () => {
     });
   });
 });
+
+describe('the speech section', () => {
+  function speechLines(speech: DoctorFacts['speech'], locale: 'en' | 'ja' = 'en') {
+    const section = doctorReport({ ...healthy, speech }, locale).at(-1);
+    return section?.lines;
+  }
+
+  it('is absent when the facts say nothing of speech, and says when it is off', () => {
+    expect(doctorReport(healthy, 'en').map((section) => section.title)).not.toContain(
+      'Speech (voice messages)',
+    );
+    expect(speechLines({ kind: 'off' })).toEqual([
+      { status: 'info', text: containing('SPEECH_PROVIDER') },
+    ]);
+  });
+
+  it('names each speech model that answers, and what to check for one that does not', () => {
+    const report = speechLines({
+      kind: 'checked',
+      provider: '127.0.0.1:8000',
+      models: [
+        { role: 'hearing', model: 'Systran/faster-whisper-small', failure: undefined },
+        { role: 'speaking', model: 'kokoro', failure: 'model' },
+      ],
+    });
+    expect(report).toEqual([
+      { status: 'ok', text: 'hearing: `Systran/faster-whisper-small` on 127.0.0.1:8000' },
+      {
+        status: 'fail',
+        text: containing('speaking: `kokoro` on 127.0.0.1:8000 does not answer (model)'),
+      },
+    ]);
+    const ja = speechLines({ kind: 'not-admin', provider: 'OpenAI' }, 'ja');
+    expect(ja).toEqual([{ status: 'info', text: containing('OpenAI') }]);
+  });
+});

@@ -40,7 +40,24 @@ export interface DoctorFacts {
   mcp: ReadonlyArray<{ state: McpServerState; enabledHere: boolean }>;
   /** Stored API keys across the bot after a key rotation (gathered for admins only). */
   storedKeys?: StoredKeyAudit | undefined;
+  /** The operator's speech service: off, or each of its models looked up (admins only). */
+  speech?: SpeechFacts | undefined;
 }
+
+export type SpeechFacts =
+  | { kind: 'off' }
+  | { kind: 'not-admin'; provider: string }
+  | {
+      kind: 'checked';
+      /** The vendor's name, or the host of the operator's own speech server. */
+      provider: string;
+      models: ReadonlyArray<{
+        role: 'hearing' | 'speaking';
+        model: string;
+        /** Why the lookup failed; undefined when the model answered. */
+        failure: ProviderErrorKind | undefined;
+      }>;
+    };
 
 const REQUIRED_INTENTS = ['Guilds', 'GuildMessages', 'MessageContent', 'DirectMessages'] as const;
 const SLOW_DATABASE_MS = 1_000;
@@ -67,7 +84,31 @@ export function doctorReport(facts: DoctorFacts, locale: Locale): DoctorSection[
     },
     { title: text.get(locale, 'provider'), lines: providerLines(facts.provider, locale) },
     { title: text.get(locale, 'mcp'), lines: mcpLines(facts.mcp, locale) },
+    ...(facts.speech === undefined
+      ? []
+      : [{ title: text.get(locale, 'speech'), lines: speechLines(facts.speech, locale) }]),
   ];
+}
+
+function speechLines(speech: SpeechFacts, locale: Locale): CheckLine[] {
+  if (speech.kind === 'off') return [{ status: 'info', text: text.get(locale, 'speechOff') }];
+  if (speech.kind === 'not-admin')
+    return [{ status: 'info', text: text.get(locale, 'speechNotAdmin', speech) }];
+  return speech.models.map(({ role, model, failure }) => {
+    const params = {
+      role: text.get(locale, role === 'hearing' ? 'speechHearing' : 'speechSpeaking'),
+      model,
+      provider: speech.provider,
+    };
+    return failure === undefined
+      ? { status: 'ok', text: text.get(locale, 'speechOk', params) }
+      : { status: 'fail', text: text.get(locale, 'speechFailed', { ...params, kind: failure }) };
+  });
+}
+
+/** The name `/doctor` gives a provider. */
+export function providerName(provider: ProviderId): string {
+  return PROVIDER_NAMES[provider];
 }
 
 function intentLines(intents: number, locale: Locale): CheckLine[] {

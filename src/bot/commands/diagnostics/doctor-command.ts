@@ -5,7 +5,7 @@ import {
   SlashCommandBuilder,
   type ChatInputCommandInteraction,
 } from 'discord.js';
-import { SecretError } from '../../../core/errors.ts';
+import { ProviderError, SecretError } from '../../../core/errors.ts';
 import type { ScopeSettings } from '../../../core/settings.ts';
 import { auditStoredApiKeys, type StoredKeyAudit } from '../../../db/api-key-reseal.ts';
 import { pingDatabase } from '../../../db/database.ts';
@@ -17,14 +17,18 @@ import { deferIfSlow, respond } from '../command-replies.ts';
 import type { CommandContext, SlashCommand } from '../slash-command.ts';
 import {
   doctorReport,
+  providerName,
   STATUS_ICONS,
   type DoctorFacts,
   type DoctorSection,
+  type SpeechFacts,
 } from './doctor-checks.ts';
 import { doctorText as text } from './doctor-texts.ts';
 
 /** The database has this long to answer `select 1`. (The provider check has its own 10 s.) */
 const DATABASE_TIMEOUT_MS = 5_000;
+/** Each speech model lookup has as long as the provider check. */
+const SPEECH_CHECK_TIMEOUT_MS = 10_000;
 const FIELD_VALUE_LIMIT = 1_024;
 /** The start of the instance id, as in the logs' `instanceId` (enough to tell processes apart). */
 const INSTANCE_ID_SHOWN = 8;
@@ -50,10 +54,11 @@ export function doctorCommand(): SlashCommand {
     async execute(interaction, context) {
       await deferIfSlow(interaction);
       const settings = await context.services.settings.get(context.scope.id);
-      const [database, provider, storedKeys] = await Promise.all([
+      const [database, provider, storedKeys, speech] = await Promise.all([
         checkDatabase(context),
         checkProvider(interaction, context, settings),
         auditKeys(interaction, context),
+        checkSpeech(interaction, context),
       ]);
       const facts: DoctorFacts = {
         intents: new IntentsBitField(interaction.client.options.intents).bitfield,
@@ -68,6 +73,7 @@ export function doctorCommand(): SlashCommand {
         provider,
         mcp: mcpServers(context, settings),
         storedKeys,
+        speech,
       };
       const sections = doctorReport(facts, context.locale);
       context.logger.info({ worst: worstOf(sections) }, 'doctor');
@@ -150,6 +156,35 @@ async function checkProvider(
     };
   }
   return { kind: 'checked', result, scopeKind: context.scope.kind, server, serverModels };
+}
+
+/** The speech models looked up (the cheapest calls), for admins; the rest learn it is on. */
+async function checkSpeech(
+  interaction: ChatInputCommandInteraction,
+  context: CommandContext,
+): Promise<SpeechFacts> {
+  const { speech } = context.services;
+  if (speech === undefined) return { kind: 'off' };
+  const provider = speech.server ?? providerName(speech.provider);
+  if (!holdsPermission(interaction, context, 'ManageGuild')) return { kind: 'not-admin', provider };
+  const lookup = async (role: 'hearing' | 'speaking', model: string) => {
+    try {
+      await speech.speechToText.checkModel(model, AbortSignal.timeout(SPEECH_CHECK_TIMEOUT_MS));
+      return { role, model, failure: undefined };
+    } catch (error) {
+      context.logger.warn({ err: error, model }, 'doctor: speech check failed');
+      return {
+        role,
+        model,
+        failure: error instanceof ProviderError ? error.kind : ('timeout' as const),
+      };
+    }
+  };
+  const models = await Promise.all([
+    lookup('hearing', speech.transcriptionModel),
+    lookup('speaking', speech.speechModel),
+  ]);
+  return { kind: 'checked', provider, models };
 }
 
 async function serverModelList(

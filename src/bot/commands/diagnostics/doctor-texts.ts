@@ -11,6 +11,14 @@ export const doctorText = commandText({
     database: 'Database',
     provider: 'AI provider',
     mcp: 'MCP servers',
+    speech: 'Speech (voice messages)',
+    speechOff: 'Off: the operator set no `SPEECH_PROVIDER`.',
+    speechNotAdmin: 'On, with {provider}. Members with **Manage Server** see whether it answers.',
+    speechHearing: 'hearing',
+    speechSpeaking: 'speaking',
+    speechOk: '{role}: `{model}` on {provider}',
+    speechFailed:
+      '{role}: `{model}` on {provider} does not answer ({kind}): check the `SPEECH_*` settings and the speech server; my logs say more.',
     intentOk: '{intent}',
     intentMissingContent:
       '{intent} is missing: turn on **Message Content Intent** in the Developer Portal (your application → Bot) and restart me.',
@@ -72,6 +80,15 @@ export const doctorText = commandText({
     database: 'データベース',
     provider: 'AIプロバイダー',
     mcp: 'MCPサーバー',
+    speech: '音声（ボイスメッセージ）',
+    speechOff: 'オフ：運営者が `SPEECH_PROVIDER` を設定していません。',
+    speechNotAdmin:
+      'オン（{provider}）。応答するかどうかは **サーバー管理** 権限のあるメンバーに表示されます。',
+    speechHearing: '聞き取り',
+    speechSpeaking: '読み上げ',
+    speechOk: '{role}：{provider} の `{model}`',
+    speechFailed:
+      '{role}：{provider} の `{model}` が応答しません（{kind}）。`SPEECH_*` の設定と音声サーバーを確認してください。詳細はログにあります。',
     intentOk: '{intent}',
     intentMissingContent:
       '{intent} がありません：Developer Portal（アプリ → Bot）で **Message Content Intent** を有効にして再起動してください。',

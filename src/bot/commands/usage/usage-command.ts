@@ -35,6 +35,8 @@ const text = commandText({
     models: 'By model (30 days)',
     members: 'By member (30 days)',
     unpriced: 'no price listed: counted as $0',
+    heard: '{seconds} s of voice messages heard',
+    spoken: '{characters} characters spoken',
     summaries: 'channel summaries',
     more: '…and {count} more',
     none: 'Nothing was spent here in the last 30 days.',
@@ -52,6 +54,8 @@ const text = commandText({
     models: 'モデル別（30日）',
     members: 'メンバー別（30日）',
     unpriced: '価格の登録なし：$0 として計算',
+    heard: 'ボイスメッセージ {seconds} 秒を聞き取り',
+    spoken: '{characters} 文字を読み上げ',
     summaries: 'チャンネルの要約',
     more: '…ほか {count} 件',
     none: '過去30日、ここでの使用はありません。',
@@ -184,8 +188,18 @@ function modelLines(locale: Locale, report: UsageReport): string {
   return ranking(
     locale,
     report.byModel.map(({ model, totals }) => {
-      const unpriced = totals.cost === 0 && totals.tokens > 0;
-      const note = unpriced ? ` (${text.get(locale, 'unpriced')})` : '';
+      const speech = totals.speechSeconds > 0 || totals.speechCharacters > 0;
+      const unpriced = totals.cost === 0 && (totals.tokens > 0 || speech);
+      const notes = [
+        ...(totals.speechSeconds > 0
+          ? [text.get(locale, 'heard', { seconds: Math.round(totals.speechSeconds) })]
+          : []),
+        ...(totals.speechCharacters > 0
+          ? [text.get(locale, 'spoken', { characters: totals.speechCharacters })]
+          : []),
+        ...(unpriced ? [text.get(locale, 'unpriced')] : []),
+      ];
+      const note = notes.length > 0 ? ` (${notes.join('; ')})` : '';
       return `\`${model}\` — ${spendText(locale, totals)}${note}`;
     }),
   );

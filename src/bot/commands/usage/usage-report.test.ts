@@ -10,7 +10,17 @@ import {
 const NOW = Date.parse('2026-11-26T23:59:00Z');
 
 function usage(day: string, model: string, cost: number): DayModelUsage {
-  return { day, model, turns: 1, inputTokens: 100, cachedInputTokens: 0, outputTokens: 10, cost };
+  return {
+    day,
+    model,
+    turns: 1,
+    inputTokens: 100,
+    cachedInputTokens: 0,
+    outputTokens: 10,
+    cost,
+    speechSeconds: 0,
+    speechCharacters: 0,
+  };
 }
 
 describe('buildUsageReport', () => {

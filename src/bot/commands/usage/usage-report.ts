@@ -14,6 +14,9 @@ export interface UsageTotals extends Spend {
   inputTokens: number;
   cachedInputTokens: number;
   outputTokens: number;
+  /** Speech models: seconds of voice messages heard, characters of replies spoken. */
+  speechSeconds: number;
+  speechCharacters: number;
 }
 
 /** A model's spending per day, oldest first, for the chart. */
@@ -123,7 +126,16 @@ function seriesOf(
 }
 
 function emptyTotals(): UsageTotals {
-  return { turns: 0, inputTokens: 0, cachedInputTokens: 0, outputTokens: 0, tokens: 0, cost: 0 };
+  return {
+    turns: 0,
+    inputTokens: 0,
+    cachedInputTokens: 0,
+    outputTokens: 0,
+    tokens: 0,
+    cost: 0,
+    speechSeconds: 0,
+    speechCharacters: 0,
+  };
 }
 
 function add(totals: UsageTotals, row: UsageSums): void {
@@ -133,6 +145,8 @@ function add(totals: UsageTotals, row: UsageSums): void {
   totals.outputTokens += row.outputTokens;
   totals.tokens += row.inputTokens + row.outputTokens;
   totals.cost += row.cost;
+  totals.speechSeconds += row.speechSeconds;
+  totals.speechCharacters += row.speechCharacters;
 }
 
 function ranked<T extends { totals: UsageTotals }>(entries: T[]): T[] {
