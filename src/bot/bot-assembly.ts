@@ -41,7 +41,7 @@ import {
   type ScopeSettingsCache,
 } from './settings/settings-cache.ts';
 import { CrossProcessStops, streamingElsewhere } from './stops/cross-process-stops.ts';
-import { AnsweredInPassing } from './turns/answered-in-passing.ts';
+import { AnsweredInPassing } from './intake/answered-in-passing.ts';
 import { ChannelLocks } from './turns/channel-locks.ts';
 import { ChannelTurnScheduler } from './turns/channel-turn-scheduler.ts';
 import { DatabaseTurnJournal } from './turns/database-turn-journal.ts';
@@ -83,6 +83,9 @@ export interface BotParts {
   settings: ScopeSettingsCache;
   /** Intake's database steps, held through a short outage (a Retry press's claim too). */
   databaseStep: DatabaseStep;
+  /** Messages a delivered reply answered in passing: settled at shutdown, not handed back. */
+  inPassing: AnsweredInPassing;
+  settle(messageIds: readonly string[]): void;
   /** Stops following the other processes (the control bus subscriptions). */
   close(): void;
 }
@@ -103,6 +106,8 @@ interface SharedState {
   databaseStep: DatabaseStep;
   /** The members have seen what became of these messages: their claims are settled. */
   settle(messageIds: readonly string[]): void;
+  /** Messages a delivered reply answered in passing (router, runner and shutdown share it). */
+  inPassing: AnsweredInPassing;
 }
 
 /**
@@ -197,6 +202,7 @@ function sharedState(options: DiscordBotOptions, lifetime: BotLifetime): SharedS
     notices: new MemberNotices({ clock, logger, delivery: options.delivery }),
     databaseStep: outageHold({ clock, logger, signal: lifetime.intakeHold }),
     settle: settleInBackground(options, lifetime.shutdown),
+    inPassing: new AnsweredInPassing(),
   };
 }
 
@@ -243,7 +249,6 @@ function turnPath(
     botUserId: identity.id,
     download: options.download ?? fetchDownload,
     shutdownSignal: lifetime.shutdown,
-    inPassing: new AnsweredInPassing(),
     afterTurn: (turn) => summarizer.schedule(turn),
   });
   const scheduler = new ChannelTurnScheduler<AcceptedMessage>({

@@ -2,6 +2,7 @@ import type { Client } from 'discord.js';
 import { releaseClaims } from '../db/claim-repository.ts';
 import { assembleBot, type BotParts } from './bot-assembly.ts';
 import { attachBotEvents, type AttachedBotEvents } from './bot-event-wiring.ts';
+import type { AcceptedMessage } from './intake/accepted-message.ts';
 import { registerCommands } from './commands/command-registration.ts';
 import { registeredDefinitions } from './commands/slash-command.ts';
 import type { DiscordBotOptions } from './discord-bot-options.ts';
@@ -65,7 +66,7 @@ export class DiscordBot {
       parts.router.close();
       await this.events?.closeActivity();
       await parts.router.drained();
-      await this.handBack(parts.scheduler.close().map((accepted) => accepted.message.id));
+      await this.handBack(parts, parts.scheduler.close());
       await this.graceForLiveTurns(parts);
       // Triggers heard during the grace are handed back before the database closes.
       await parts.router.drained();
@@ -128,7 +129,15 @@ export class DiscordBot {
     void this.recoverUnanswered();
   }
 
-  private async handBack(messageIds: readonly string[]): Promise<void> {
+  /**
+   * Waiting messages given back for the next start or another process, except those a reply
+   * delivered whole already answered in passing: settled, or they would be answered twice.
+   */
+  private async handBack(parts: BotParts, waiting: readonly AcceptedMessage[]): Promise<void> {
+    const ids = waiting.map((accepted) => accepted.message.id);
+    const answered = ids.filter((id) => parts.inPassing.answered(id));
+    if (answered.length > 0) parts.settle(answered);
+    const messageIds = ids.filter((id) => !answered.includes(id));
     if (messageIds.length === 0) return;
     const { db, instanceId, logger } = this.options;
     await releaseClaims(db, messageIds, instanceId).then(

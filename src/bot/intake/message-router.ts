@@ -39,6 +39,7 @@ import {
 } from './accepted-message.ts';
 import { botAddressForms } from './bot-address-forms.ts';
 import { recallBotRun } from './bot-run-history.ts';
+import type { AnsweredInPassing } from './answered-in-passing.ts';
 import { ChannelIntake } from './channel-intake.ts';
 import { MessageChanges } from './message-changes.ts';
 import type { DatabaseStep } from './outage-hold.ts';
@@ -74,6 +75,8 @@ export interface MessageRouterOptions {
   ownerIds: readonly string[];
   /** Bounds the scopes remembered as existing (default DEFAULT_CACHE_LIMITS). */
   caches?: CacheLimits | undefined;
+  /** Messages an earlier reply answered in passing: settled, never answered or handed back. */
+  inPassing?: AnsweredInPassing;
 }
 
 /** How a message reached intake: live from the gateway, or taken over after a restart. */
@@ -237,6 +240,7 @@ export class MessageRouter {
       if (await this.stopOrWithdraw(routed, author)) return;
       reason = await this.detect(routed);
       if (reason === undefined) return;
+      if (this.answeredInPassing(message)) return;
       if (!this.accepting) return await this.handBack(routed);
       if (!(await this.admit(routed))) return;
       if (!(await this.claim(routed))) return;
@@ -252,6 +256,17 @@ export class MessageRouter {
         await this.options.notices.tell(message, { kind: 'storage_trouble' }, routed?.settings);
       }
     }
+  }
+
+  /** A reply delivered whole already answered it (owed from before a restart): settled here. */
+  private answeredInPassing(message: Message): boolean {
+    if (this.options.inPassing?.answered(message.id) !== true) return false;
+    this.options.settle?.([message.id]);
+    this.options.logger.info(
+      { messageId: message.id, channelId: message.channelId },
+      'message already answered in passing by an earlier reply: not answered again',
+    );
+    return true;
   }
 
   /**

@@ -21,7 +21,7 @@ import type { TypingAllowance } from '../delivery/typing-allowance.ts';
 import type { AcceptedMessage, TurnFacts } from '../intake/accepted-message.ts';
 import type { DailyBudget } from '../limits/daily-budget.ts';
 import { timeStop } from '../stops/stop-latency.ts';
-import type { AnsweredInPassing } from './answered-in-passing.ts';
+import type { AnsweredInPassing } from '../intake/answered-in-passing.ts';
 import { batchAuthors, batchToolContext } from './batch-context.ts';
 import { TURN_START_RETRY_MS } from './database-turn-journal.ts';
 import type { ScheduledTurn } from './channel-turn-scheduler.ts';

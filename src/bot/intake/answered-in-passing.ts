@@ -11,8 +11,8 @@ const REMEMBERED = 10_000;
  * order. Messages owed from before a restart or a fresh gateway session (handed back, left by a
  * crash, read back by a backfill) can be judged after a live message of their channel has
  * started its turn; once that turn's reply is delivered whole, they were answered in it, and
- * their own turn would answer them a second time. Such a message is settled when its turn
- * comes; a Retry press always runs (the member asked again).
+ * their own turn would answer them a second time. Such a message is settled when intake meets
+ * it or its turn comes — never handed back at a shutdown; a Retry press always runs.
  */
 export class AnsweredInPassing {
   /** Message id → the turn that answered it in passing. */
@@ -21,6 +21,11 @@ export class AnsweredInPassing {
   /** A turn's reply was delivered whole: the unanswered tail it saw is answered. */
   note(turnId: string, messageIds: readonly string[]): void {
     for (const messageId of messageIds) this.#answeredBy.set(messageId, turnId);
+  }
+
+  /** Whether an earlier reply answered this message in passing (a Retry aside). */
+  answered(messageId: string): boolean {
+    return this.#answeredBy.has(messageId);
   }
 
   /** The batch split into what is still owed and what an earlier turn answered in passing. */
