@@ -12,7 +12,12 @@ import { DiscordApiError } from '../rules/discord-error.ts';
 import { validateAllowedMentions } from '../rules/mentions.ts';
 import { isEmptyMessage, validateMessageBody } from '../rules/message-limits.ts';
 import { hasPermission, isThread } from '../rules/permissions.ts';
-import type { ChannelRecord, MessageInteractionRecord, MessageRecord } from '../state/records.ts';
+import type {
+  ChannelRecord,
+  MessageInteractionRecord,
+  MessageRecord,
+  WebhookAuthorRecord,
+} from '../state/records.ts';
 import type { FakeDiscordContext } from './fake-discord-context.ts';
 import {
   componentsOf,
@@ -51,6 +56,8 @@ export interface CreateMessageInput {
   type?: MessageType;
   interaction?: MessageInteractionRecord;
   webhookId?: string;
+  /** A channel webhook's execute: the shown name and avatar (`authorId` is the webhook's id). */
+  webhookAuthor?: WebhookAuthorRecord;
   /** Ephemeral: only this user sees it, and it is never dispatched. */
   visibleTo?: string;
   /** Flags the server sets itself (EPHEMERAL, LOADING). */
@@ -153,6 +160,7 @@ export class MessageService {
       pinned: false,
       reactions: new Map(),
       webhookId: input.webhookId ?? null,
+      webhookAuthor: input.webhookAuthor ?? null,
       applicationId: input.interaction === undefined ? null : world.bot.applicationId,
       interaction: input.interaction ?? null,
       visibleTo: input.visibleTo ?? null,
