@@ -30,7 +30,7 @@ export type CharacterFields = Omit<Character, 'id' | 'scopeId' | 'createdBy'>;
 /** Sizes a character's fields may reach (Discord shows a webhook name of at most 80). */
 export const CHARACTER_LIMITS = {
   name: 80,
-  persona: 8_000,
+  persona: 12_000,
   greeting: 2_000,
   triggerWords: 10,
   triggerWord: 50,
