@@ -1,3 +1,4 @@
+import { characterCommand } from './cast/character-command.ts';
 import { autoReplyCommand } from './config/autoreply-command.ts';
 import { configCommand } from './config/config-command.ts';
 import { triggerCommand } from './config/trigger-command.ts';
@@ -19,6 +20,7 @@ export function createCommands(): SlashCommand[] {
   commands.push(configCommand());
   commands.push(triggerCommand());
   commands.push(autoReplyCommand());
+  commands.push(characterCommand());
   commands.push(resetCommand());
   commands.push(stopCommand());
   commands.push(historyCommand());
