@@ -110,6 +110,7 @@ describe('executing', () => {
       content: 'Hello, traveller.',
       webhook_id: webhook.id,
       author: { id: webhook.id, username: 'Alice the Innkeeper', bot: true },
+      application_id: discord.applicationId,
     });
     const silent = await execute(webhook, { content: 'no wait' }, '');
     expect(silent.status).toBe(204);

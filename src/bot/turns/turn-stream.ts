@@ -53,7 +53,8 @@ export function streamTurn(
 ): Promise<TurnOutcome> {
   const { facts } = options;
   const sink = new DiscordSink({
-    writer: dependencies.delivery.to(facts.place.target),
+    // A character speaks through its webhook (or, headed by its name, through the bot).
+    writer: dependencies.delivery.to(facts.speaker?.target ?? facts.place.target),
     typing: dependencies.typing,
     clock: dependencies.clock,
     logger: options.logger,
@@ -61,7 +62,7 @@ export function streamTurn(
       allowUserMentions: isSwitchOn(facts.settings, ALLOW_USER_MENTIONS_FLAG),
     }),
     replyTo: options.replyTo,
-    limit: DISCORD_MESSAGE_LIMIT,
+    limit: DISCORD_MESSAGE_LIMIT - headingRoom(facts),
     gapNotice: `-# ${translate(facts.locale, 'delivery.gap')}`,
     ...(options.stoppable
       ? {
@@ -85,4 +86,10 @@ export function streamTurn(
     usageEstimator: usageEstimatorFor(options.model),
     describeTool: (call) => `-# ${translate(facts.locale, 'status.tool', { tool: call.name })}`,
   });
+}
+
+/** Room for a character's name heading its messages when no webhook can carry the name. */
+function headingRoom(facts: TurnFacts): number {
+  const name = facts.speaker?.character.name;
+  return name === undefined ? 0 : name.length + '****\n'.length;
 }

@@ -58,6 +58,8 @@ export interface CreateMessageInput {
   webhookId?: string;
   /** A channel webhook's execute: the shown name and avatar (`authorId` is the webhook's id). */
   webhookAuthor?: WebhookAuthorRecord;
+  /** An application-owned webhook's messages name its application. */
+  applicationId?: string;
   /** Ephemeral: only this user sees it, and it is never dispatched. */
   visibleTo?: string;
   /** Flags the server sets itself (EPHEMERAL, LOADING). */
@@ -161,7 +163,8 @@ export class MessageService {
       reactions: new Map(),
       webhookId: input.webhookId ?? null,
       webhookAuthor: input.webhookAuthor ?? null,
-      applicationId: input.interaction === undefined ? null : world.bot.applicationId,
+      applicationId:
+        input.interaction === undefined ? (input.applicationId ?? null) : world.bot.applicationId,
       interaction: input.interaction ?? null,
       visibleTo: input.visibleTo ?? null,
       editCount: 0,

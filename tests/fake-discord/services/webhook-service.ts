@@ -130,6 +130,7 @@ export class WebhookService {
       files: request.files,
       enforcePermissions: false,
       webhookId: webhook.id,
+      ...(webhook.applicationId === null ? {} : { applicationId: webhook.applicationId }),
       webhookAuthor: {
         username: typeof request.body.username === 'string' ? request.body.username : webhook.name,
         avatarUrl: typeof request.body.avatar_url === 'string' ? request.body.avatar_url : null,

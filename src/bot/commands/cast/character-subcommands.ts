@@ -74,6 +74,7 @@ const edit: Handler = async (interaction, context) => {
     fields,
   });
   const character = savedOrRefused(result, fields.name);
+  context.services.charactersChanged();
   await respond(interaction, text.get(context.locale, 'edited', { name: character.name }));
 };
 
@@ -105,6 +106,7 @@ const remove: Handler = async (interaction, context) => {
   const character = await namedCharacter(interaction, context);
   await deferIfSlow(interaction);
   await removeCharacter(context.services.db, context.scope.id, character.name);
+  context.services.charactersChanged();
   await respond(interaction, text.get(context.locale, 'removed', { name: character.name }));
 };
 
