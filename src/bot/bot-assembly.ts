@@ -62,7 +62,7 @@ const SETTINGS_REFRESH_MS = 5 * 60_000;
 /** A turn holding its channel longer than this is presumed stuck and its lock handed on. */
 const CHANNEL_HOLD_TIMEOUT_MS = 15 * 60_000;
 /** Character turns one member message may set off in a scene, unless the operator says otherwise. */
-export const DEFAULT_SCENE_TURN_LIMIT = 3;
+const DEFAULT_SCENE_TURN_LIMIT = 3;
 
 /** Who the bot is on Discord: known once the client is ready. */
 export interface BotIdentity {

@@ -1,4 +1,4 @@
-import { RESTEvents, type Client } from 'discord.js';
+import { RESTEvents, type Client, type REST } from 'discord.js';
 import { DEFAULT_CACHE_LIMITS, type CacheLimits } from '../core/cache-limits.ts';
 import type { Clock } from '../core/clock.ts';
 import type { Logger } from '../core/logger.ts';
@@ -91,7 +91,7 @@ export function attachBotEvents(wiring: BotEventWiring): AttachedBotEvents {
       handleInteraction(interaction, { ...wiring, stops: wiring.crossProcessStops }),
     ),
   );
-  observeRateLimits(client, wiring.delivery.budgets, wiring.webhooks);
+  observeRateLimits(client.rest, wiring.delivery.budgets, wiring.webhooks);
   if (wiring.metrics !== undefined) reportDiscordResponses(client, wiring.metrics);
   return { closeActivity: () => persistence?.close() ?? Promise.resolve() };
 }
@@ -100,8 +100,8 @@ export function attachBotEvents(wiring: BotEventWiring): AttachedBotEvents {
  * Every message response's rate-limit headers, and every 429, teach the channel's budget; a
  * channel webhook's teach the budget its writes share (`webhookBudgetKey`).
  */
-function observeRateLimits(
-  client: Client,
+export function observeRateLimits(
+  rest: REST,
   budgets: WriteBudgets,
   webhooks: ChannelWebhooks | undefined,
 ): void {
@@ -112,13 +112,13 @@ function observeRateLimits(
     const webhookChannel = webhookId === undefined ? undefined : webhooks?.channelOf(webhookId);
     return webhookChannel === undefined ? undefined : webhookBudgetKey(webhookChannel);
   };
-  client.rest.on(RESTEvents.Response, (request, response) => {
+  rest.on(RESTEvents.Response, (request, response) => {
     const key = budgetOf(request.path);
     if (key === undefined) return;
     const bucket = readBucket(response.headers);
     if (bucket !== undefined) budgets.observe(key, bucket);
   });
-  client.rest.on(RESTEvents.RateLimited, (info) => {
+  rest.on(RESTEvents.RateLimited, (info) => {
     if (info.route.startsWith('/channels/:id/messages')) {
       budgets.observeRateLimited(info.majorParameter, info.timeToReset);
     } else if (info.route.startsWith('/webhooks/:id')) {
