@@ -14,8 +14,9 @@ import { addToScene } from '../../src/db/scene-repository.ts';
 import type { FakeDiscord } from '../fake-discord/fake-discord.ts';
 import { DEFAULT_BOT_PERMISSIONS } from '../fake-discord/rules/default-permissions.ts';
 import type { RecordedRequest } from '../support/llm-stand-in/recorded-request.ts';
+import { createGate } from '../support/llm-stand-in/gate.ts';
 import { textScript } from '../support/llm-stand-in/script.ts';
-import { startHarness, type BotHarness } from './support/bot-harness.ts';
+import { startHarness, waitForTurn, type BotHarness } from './support/bot-harness.ts';
 import { chatRequests } from './support/chat-requests.ts';
 import { commandsRegistered } from './support/slash-commands.ts';
 
@@ -63,6 +64,17 @@ const LINES: Record<string, string[]> = {
   Cara: ['Alice, pour us some tea!'],
   Tomo: ['Hello, I am the bot itself.'],
 };
+
+/** The custom ids of a message's buttons. */
+function buttonIds(message: APIMessage | undefined): string[] {
+  return (message?.components ?? []).flatMap((row) =>
+    'components' in row
+      ? row.components.flatMap((component) =>
+          'custom_id' in component ? [component.custom_id] : [],
+        )
+      : [],
+  );
+}
 
 function speakerOf(request: RecordedRequest): string {
   return /^You are ([^.]+)\./.exec(request.systemText)?.[1] ?? 'unknown';
@@ -239,6 +251,53 @@ describe('a cast of characters in one channel', () => {
     expect(
       discord.requests({ method: 'POST', route: '/webhooks/:webhookId/:token', status: 404 }),
     ).toHaveLength(1);
+  });
+
+  it('a Stop press on one character’s reply ends it and the scene: the next does not speak', async () => {
+    const { discord, world, llm } = harness;
+    const gate = createGate();
+    // Bob's reply shows its first paragraph, which turns to Cara, then waits.
+    llm.enqueue({
+      steps: [
+        { type: 'text', text: 'Cara, listen to this one.\n\n' },
+        { type: 'hold', gate },
+        { type: 'text', text: 'A verse that must never appear.' },
+        { type: 'finish', reason: 'stop' },
+      ],
+    });
+    const first = nextLine('Bob');
+    const trigger = discord.postMessage({
+      authorId: world.ren.id,
+      channelId: world.inn.id,
+      content: 'Bob, one more?',
+    });
+    const finished = waitForTurn(harness.bot, trigger.id);
+    const shown = await first;
+    const stopId = buttonIds(discord.message(shown.id))[0] ?? '';
+    expect(stopId).toMatch(/^stop-reply:/);
+    const pressed = discord.pressButton({
+      userId: world.ren.id,
+      messageId: shown.id,
+      customId: stopId,
+    });
+    expect((await pressed.waitForFollowUp()).content).toContain('Stopped');
+    gate.release();
+    expect((await finished).json?.['status']).toBe('stopped');
+    // The channel's next turn is the bot's own answer: no Cara turn was queued before it.
+    const itself = discord.waits.message({ channelId: world.inn.id, authorId: discord.botUserId });
+    discord.postMessage({
+      authorId: world.mika.id,
+      channelId: world.inn.id,
+      content: `<@${discord.botUserId}> quiet tonight?`,
+    });
+    await itself;
+    const after = discord
+      .readChannel(world.inn.id)
+      .filter((message) => BigInt(message.id) > BigInt(shown.id));
+    expect(after.some((message) => message.author.username === 'Cara')).toBe(false);
+    const bob = discord.message(shown.id);
+    expect(bob?.content).not.toContain('never appear');
+    expect(buttonIds(bob)).toEqual([]);
   });
 
   it('sent allowed_mentions with every webhook write, met no 429 and pinged nobody', () => {
