@@ -472,3 +472,25 @@ export const characterMessages = pgTable(
   },
   (table) => [index('character_messages_character_idx').on(table.characterId)],
 );
+
+/** What each character's turns spent per UTC day: `/usage` by character. */
+export const characterDailyUsage = pgTable(
+  'character_daily_usage',
+  {
+    scopeId: text('scope_id')
+      .notNull()
+      .references(() => scopes.id, { onDelete: 'cascade' }),
+    day: date('day', { mode: 'string' }).notNull(),
+    characterId: uuid('character_id')
+      .notNull()
+      .references(() => characters.id, { onDelete: 'cascade' }),
+    turns: integer('turns').notNull().default(0),
+    inputTokens: bigint('input_tokens', { mode: 'number' }).notNull().default(0),
+    outputTokens: bigint('output_tokens', { mode: 'number' }).notNull().default(0),
+    cost: bigint('cost', { mode: 'number' }).notNull().default(0),
+  },
+  (table) => [
+    primaryKey({ columns: [table.scopeId, table.day, table.characterId] }),
+    index('character_daily_usage_character_idx').on(table.characterId),
+  ],
+);

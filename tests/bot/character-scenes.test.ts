@@ -300,6 +300,32 @@ describe('a cast of characters in one channel', () => {
     expect(buttonIds(bob)).toEqual([]);
   });
 
+  it('shows in /usage what each character’s turns spent, for the whole server only', async () => {
+    const { discord, world } = harness;
+    const invoke = (userId: string, locale: string) =>
+      discord
+        .invokeSlashCommand({ command: 'usage', channelId: world.inn.id, userId, locale })
+        .waitForOriginal();
+    const server = await invoke(world.mika.id, 'en-US');
+    const field = server.embeds?.[0]?.fields?.find(
+      (item) => item.name === 'By character (30 days)',
+    );
+    const ranked = (field?.value ?? '').split('\n').filter((line) => line.startsWith('**'));
+    expect(ranked.map((line) => /^\*\*(\w+)\*\*/.exec(line)?.[1]).sort()).toEqual([
+      'Alice',
+      'Bob',
+      'Cara',
+    ]);
+    const japanese = await invoke(world.mika.id, 'ja');
+    expect(japanese.embeds?.[0]?.fields?.map((item) => item.name)).toContain(
+      'キャラクター別（30日）',
+    );
+    const own = await invoke(world.ren.id, 'en-US');
+    expect(own.embeds?.[0]?.fields?.map((item) => item.name)).not.toContain(
+      'By character (30 days)',
+    );
+  });
+
   it('sent allowed_mentions with every webhook write, met no 429 and pinged nobody', () => {
     const { discord } = harness;
     const writes = discord

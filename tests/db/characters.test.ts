@@ -9,6 +9,7 @@ import {
   updateCharacter,
 } from '../../src/db/character-repository.ts';
 import { addToScene, loadScene, removeFromScene } from '../../src/db/scene-repository.ts';
+import { addUsage, characterUsage, usageSummary } from '../../src/db/usage-repository.ts';
 import { testBackends, type TestDatabase } from '../support/test-database.ts';
 
 const GUILD = { id: '163456789012345678', kind: 'guild' as const };
@@ -191,5 +192,59 @@ describe.each(testBackends())('characters on $name', (backend) => {
       'Caroline',
       'Eve',
     ]);
+  });
+
+  it('sums what each character’s turns spent beside its member’s, and forgets a removed one', async () => {
+    const { db } = database;
+    const scope = { id: '163456789012345671', kind: 'guild' as const };
+    const made = await Promise.all(
+      ['Gwen', 'Hugo'].map((name) =>
+        createCharacter(db, { scope, createdBy: MEMBER, limit: 10, fields: fields(name) }),
+      ),
+    );
+    const [gwen, hugo] = made.map((result) => {
+      if (result.status !== 'saved') throw new Error('expected a character');
+      return result.character;
+    });
+    const at = new Date('2026-11-20T12:00:00Z');
+    const call = {
+      scopeId: scope.id,
+      memberId: MEMBER,
+      model: 'm',
+      at,
+      cachedInputTokens: 0,
+      turns: 1,
+    };
+    await addUsage(db, {
+      ...call,
+      inputTokens: 10,
+      outputTokens: 5,
+      cost: 300,
+      characterId: gwen?.id,
+    });
+    await addUsage(db, {
+      ...call,
+      inputTokens: 10,
+      outputTokens: 5,
+      cost: 300,
+      characterId: gwen?.id,
+    });
+    await addUsage(db, {
+      ...call,
+      inputTokens: 1,
+      outputTokens: 1,
+      cost: 100,
+      characterId: hugo?.id,
+    });
+    await addUsage(db, { ...call, inputTokens: 7, outputTokens: 7, cost: 50 });
+    const days = { scopeId: scope.id, fromDay: '2026-11-01', toDay: '2026-11-30' };
+    expect(await characterUsage(db, days)).toEqual([
+      { name: 'Gwen', turns: 2, tokens: 30, cost: 600 },
+      { name: 'Hugo', turns: 1, tokens: 2, cost: 100 },
+    ]);
+    const members = await usageSummary(db, days);
+    expect(members.byMember).toMatchObject([{ memberId: MEMBER, turns: 4, cost: 750 }]);
+    await removeCharacter(db, scope.id, 'Hugo');
+    expect((await characterUsage(db, days)).map((row) => row.name)).toEqual(['Gwen']);
   });
 });

@@ -32,6 +32,7 @@ describe.each(testBackends())('migrations on $name', { timeout: 60_000 }, (backe
       'bot_state',
       'channel_settings',
       'channel_summaries',
+      'character_daily_usage',
       'character_messages',
       'characters',
       'conversation_turns',

@@ -236,10 +236,7 @@ export function parseConfig(environment: Environment): Config {
         : sharding.role === 'shard'
           ? sharding.processCount
           : 1,
-    globalRateLimit:
-      values.DISCORD_GLOBAL_RATE_LIMIT === undefined
-        ? DEFAULT_GLOBAL_RATE_LIMIT
-        : Number(values.DISCORD_GLOBAL_RATE_LIMIT),
+    globalRateLimit: numberOr(values.DISCORD_GLOBAL_RATE_LIMIT, DEFAULT_GLOBAL_RATE_LIMIT),
     databaseUrl: values.DATABASE_URL,
     dataDir: path.resolve(values.DATA_DIR ?? './data'),
     encryptionKey:
@@ -263,21 +260,17 @@ export function parseConfig(environment: Environment): Config {
     metricsPort: values.METRICS_PORT === undefined ? undefined : Number(values.METRICS_PORT),
     metricsHost: values.METRICS_HOST ?? DEFAULT_METRICS_HOST,
     ownerIds: values.BOT_OWNER_IDS === undefined ? [] : splitList(values.BOT_OWNER_IDS),
-    shutdownGraceMs:
-      values.SHUTDOWN_GRACE_MS === undefined
-        ? DEFAULT_SHUTDOWN_GRACE_MS
-        : Number(values.SHUTDOWN_GRACE_MS),
-    messageWaitLimitMs:
-      values.MESSAGE_WAIT_LIMIT_MS === undefined
-        ? DEFAULT_MESSAGE_WAIT_LIMIT_MS
-        : Number(values.MESSAGE_WAIT_LIMIT_MS),
-    sceneTurnLimit:
-      values.SCENE_TURN_LIMIT === undefined
-        ? DEFAULT_SCENE_TURN_LIMIT
-        : Number(values.SCENE_TURN_LIMIT),
+    shutdownGraceMs: numberOr(values.SHUTDOWN_GRACE_MS, DEFAULT_SHUTDOWN_GRACE_MS),
+    messageWaitLimitMs: numberOr(values.MESSAGE_WAIT_LIMIT_MS, DEFAULT_MESSAGE_WAIT_LIMIT_MS),
+    sceneTurnLimit: numberOr(values.SCENE_TURN_LIMIT, DEFAULT_SCENE_TURN_LIMIT),
     sharding,
     caches: parseCacheLimits(values),
   };
+}
+
+/** A checked numeric setting, or its default when unset. */
+function numberOr(value: string | undefined, fallback: number): number {
+  return value === undefined ? fallback : Number(value);
 }
 
 /**

@@ -70,6 +70,8 @@ export interface SpentUsage {
   model?: string | undefined;
   /** 1 for a turn (the default), 0 for a call inside one. */
   turns?: number | undefined;
+  /** The character who spoke the turn, if one did (`/usage` by character). */
+  characterId?: string | undefined;
 }
 
 export interface DailyBudgetOptions {
@@ -184,6 +186,7 @@ export class DailyBudget {
       outputTokens: usage.outputTokens,
       cost,
       turns: usage.turns ?? 1,
+      characterId: usage.characterId,
     };
     // Retried through an outage: a write that committed but whose answer was lost counts
     // twice, which errs on the side of the budget; losing the tokens would not.

@@ -223,7 +223,13 @@ export class TurnRunner {
         countOverflowed: (outcome) =>
           accountUsage(
             { ...this.options, logger },
-            { scopeId: facts.scope.id, memberId: turn.last.message.authorId, outcome, model },
+            {
+              scopeId: facts.scope.id,
+              memberId: turn.last.message.authorId,
+              characterId: facts.speaker?.character.id,
+              outcome,
+              model,
+            },
           ),
       });
     } catch (error) {
@@ -248,7 +254,13 @@ export class TurnRunner {
     const memberId = turn.last.message.authorId;
     await accountTurn(
       { ...this.options, logger },
-      { scopeId, memberId, outcome, model: step.model },
+      {
+        scopeId,
+        memberId,
+        characterId: facts.speaker?.character.id,
+        outcome,
+        model: step.model,
+      },
     );
     this.options.afterTurn?.({ channelId: facts.place.channelId, scopeId });
     if (outcome.status === 'failed' && outcome.error !== undefined && !turn.signal.aborted) {
