@@ -177,6 +177,7 @@ async function runBot(app: App, startedAt: number): Promise<void> {
     bus,
     shutdownGraceMs: config.shutdownGraceMs,
     messageWaitLimitMs: config.messageWaitLimitMs,
+    sceneTurnLimit: config.sceneTurnLimit,
     isAlive: (other) => database.liveness.isAlive(other),
     shards,
     canJudgePeers: () => database.liveness.canJudgePeers(),

@@ -4,12 +4,15 @@ import { LocalControlBus, type ControlBus } from '../core/control-bus.ts';
 import { noMetrics, type BotMetrics } from '../core/metrics.ts';
 import { timeOrderedId } from '../core/time-ordered-id.ts';
 import { loadChannelOverrides } from '../db/channel-settings-repository.ts';
+import { loadScene } from '../db/scene-repository.ts';
 import { claimMessage, settleClaims } from '../db/claim-repository.ts';
 import { takeMemberTurn } from '../db/member-turn-repository.ts';
 import { retryTransient } from '../db/retry-transient.ts';
 import { loadScopeSettings } from '../db/scope-settings-repository.ts';
 import { StopRegistry } from '../stream/stop/stop-registry.ts';
 import { StreamOrchestrator } from '../stream/turn/stream-orchestrator.ts';
+import { CharacterMessages } from './cast/character-messages.ts';
+import { sceneCache, type SceneCache } from './cast/scene-cache.ts';
 import { historyMessagesOf } from './client/gateway-tolerance.ts';
 import { CommandCooldowns } from './commands/command-cooldowns.ts';
 import { createCommands } from './commands/command-list.ts';
@@ -24,12 +27,14 @@ import {
 import { fetchDownload } from './context/trigger-attachments.ts';
 import { CONTROL_TOPICS } from './control/control-messages.ts';
 import { announcer, followOtherProcesses } from './control/control-subscriptions.ts';
+import { ChannelWebhooks } from './delivery/channel-webhooks.ts';
 import type { DeliveryPort } from './delivery/delivery-port.ts';
 import { MemberNotices } from './delivery/member-notices.ts';
 import { TypingAllowance } from './delivery/typing-allowance.ts';
 import type { DiscordBotOptions } from './discord-bot-options.ts';
 import type { AcceptedMessage } from './intake/accepted-message.ts';
-import { MessageRouter } from './intake/message-router.ts';
+import { CharacterSpeakers } from './intake/character-speakers.ts';
+import { MessageRouter, type IntakeCast } from './intake/message-router.ts';
 import { OUTAGE_HOLD_MS, outageHold, type DatabaseStep } from './intake/outage-hold.ts';
 import { TriggerDetector } from './intake/trigger-detector.ts';
 import { DailyBudget } from './limits/daily-budget.ts';
@@ -57,11 +62,15 @@ import { TurnRunner } from './turns/turn-runner.ts';
 const SETTINGS_REFRESH_MS = 5 * 60_000;
 /** A turn holding its channel longer than this is presumed stuck and its lock handed on. */
 const CHANNEL_HOLD_TIMEOUT_MS = 15 * 60_000;
+/** Character turns one member message may set off in a scene, unless the operator says otherwise. */
+const DEFAULT_SCENE_TURN_LIMIT = 3;
 
 /** Who the bot is on Discord: known once the client is ready. */
 export interface BotIdentity {
   id: string;
   name: string;
+  /** The application (its webhooks' messages name it). */
+  applicationId: string;
 }
 
 /** What the bot's lifetime hands its parts: aborted at shutdown. */
@@ -81,6 +90,8 @@ export interface BotParts {
   commandRouter: CommandRouter;
   crossProcessStops: CrossProcessStops;
   settings: ScopeSettingsCache;
+  /** The channels' managed webhooks (their rate-limit headers teach the write budgets). */
+  webhooks: ChannelWebhooks;
   /** Intake's database steps, held through a short outage (a Retry press's claim too). */
   databaseStep: DatabaseStep;
   /** Messages a delivered reply answered in passing: settled at shutdown, not handed back. */
@@ -98,6 +109,8 @@ interface SharedState {
   crossProcessStops: CrossProcessStops;
   settings: ScopeSettingsCache;
   channelSettings: ChannelSettingsCache;
+  /** Who is on stage per channel. */
+  scenes: SceneCache;
   dailyBudget: DailyBudget;
   history: ChannelHistory;
   /** The one write path to channels (its budgets learn from every REST response). */
@@ -122,11 +135,23 @@ export function assembleBot(
   lifetime: BotLifetime,
 ): BotParts {
   const state = sharedState(options, lifetime);
-  const { router, scheduler } = turnPath(options, state, { identity, lifetime });
+  const cast = castParts(options, { identity, lifetime, scenes: state.scenes });
+  const { router, scheduler } = turnPath(options, state, { identity, lifetime, cast });
   const commands = options.commands ?? createCommands();
   const commandRouter = new CommandRouter({
     commands,
-    services: { ...options, ...state, tools: options.toolCatalog, stops: state.crossProcessStops },
+    services: {
+      ...options,
+      ...state,
+      tools: options.toolCatalog,
+      stops: state.crossProcessStops,
+      charactersChanged: () => {
+        state.scenes.clear();
+        announcer({ bus: state.bus, logger: options.logger })(CONTROL_TOPICS.scene, {
+          origin: options.instanceId,
+        });
+      },
+    },
     cooldowns: new CommandCooldowns({ clock: options.clock }),
     claim: (interactionId) => {
       // One attempt id for every retry through an outage (see MessageRouter's claim).
@@ -146,6 +171,7 @@ export function assembleBot(
     scheduler,
     commands,
     commandRouter,
+    webhooks: cast.webhooks,
     ...state,
     close: () => {
       unfollow();
@@ -190,6 +216,14 @@ function sharedState(options: DiscordBotOptions, lifetime: BotLifetime): SharedS
       announce: (channelId) =>
         announce(CONTROL_TOPICS.channelSettings, { origin: instanceId, channelId }),
     }),
+    scenes: sceneCache({
+      load: (channelId) => loadScene(db, channelId),
+      clock,
+      logger,
+      refreshAfterMs: SETTINGS_REFRESH_MS,
+      capacity: caches.channels,
+      announce: (channelId) => announce(CONTROL_TOPICS.scene, { origin: instanceId, channelId }),
+    }),
     dailyBudget: new DailyBudget({
       db,
       clock,
@@ -206,6 +240,27 @@ function sharedState(options: DiscordBotOptions, lifetime: BotLifetime): SharedS
   };
 }
 
+/** The characters' parts: the channels' webhooks, who posted what, who speaks a turn. */
+function castParts(
+  options: DiscordBotOptions,
+  parts: { identity: BotIdentity; lifetime: BotLifetime; scenes: SceneCache },
+): IntakeCast & { webhooks: ChannelWebhooks } {
+  const { client, db, clock, logger } = options;
+  const webhooks = new ChannelWebhooks({
+    rest: client.rest,
+    applicationId: parts.identity.applicationId,
+    logger,
+  });
+  const messages = new CharacterMessages({ db, clock, logger, signal: parts.lifetime.shutdown });
+  return {
+    scenes: parts.scenes,
+    messages,
+    speakers: new CharacterSpeakers({ rest: client.rest, webhooks, messages }),
+    webhooks,
+    turnLimit: options.sceneTurnLimit ?? DEFAULT_SCENE_TURN_LIMIT,
+  };
+}
+
 /**
  * The turn path, built from its end: the journal and the orchestrator (which delivers), the
  * runner that drives them, the scheduler that runs the runner per channel, and the router that
@@ -214,7 +269,7 @@ function sharedState(options: DiscordBotOptions, lifetime: BotLifetime): SharedS
 function turnPath(
   options: DiscordBotOptions,
   state: SharedState,
-  { identity, lifetime }: { identity: BotIdentity; lifetime: BotLifetime },
+  { identity, lifetime, cast }: { identity: BotIdentity; lifetime: BotLifetime; cast: IntakeCast },
 ): { router: MessageRouter; scheduler: ChannelTurnScheduler<AcceptedMessage> } {
   const { db, clock, logger } = options;
   // A reply members saw whose record failed is held here for the channel's next turn.
@@ -250,6 +305,17 @@ function turnPath(
     download: options.download ?? fetchDownload,
     shutdownSignal: lifetime.shutdown,
     afterTurn: (turn) => summarizer.schedule(turn),
+    scenes: {
+      speakers: cast.speakers,
+      // Behind the turn that ends now, in its channel's queue.
+      submit: (next) => {
+        const { settings } = next.facts;
+        scheduler.submit(next.message.channelId, next, {
+          policy: settings.queuePolicy,
+          depth: settings.queueDepth,
+        });
+      },
+    },
   });
   const scheduler = new ChannelTurnScheduler<AcceptedMessage>({
     locks: new ChannelLocks({ clock, holdTimeoutMs: CHANNEL_HOLD_TIMEOUT_MS }),
@@ -271,6 +337,7 @@ function turnPath(
     queue: scheduler,
     rateLimiter: new MemberRateLimiter((request) => takeMemberTurn(db, request)),
     botUserId: identity.id,
+    cast,
   });
   return { router, scheduler };
 }
@@ -291,7 +358,8 @@ function followOwnWrites(
         history.add(write.channelId, {
           id: write.messageId,
           authorId: identity.id,
-          authorName: identity.name,
+          authorName: write.characterName ?? identity.name,
+          characterName: write.characterName,
           authorIsBot: true,
           content: write.message.content,
           createdAt: SnowflakeUtil.timestampFrom(write.messageId),

@@ -1,4 +1,4 @@
-import { RESTEvents, type Client } from 'discord.js';
+import { RESTEvents, type Client, type REST } from 'discord.js';
 import { DEFAULT_CACHE_LIMITS, type CacheLimits } from '../core/cache-limits.ts';
 import type { Clock } from '../core/clock.ts';
 import type { Logger } from '../core/logger.ts';
@@ -8,6 +8,7 @@ import { reportDiscordResponses } from './client/discord-rest-metrics.ts';
 import { guardEvent } from './client/gateway-tolerance.ts';
 import type { CommandRouter } from './commands/command-router.ts';
 import type { ChannelHistory } from './context/channel-history.ts';
+import { webhookBudgetKey, type ChannelWebhooks } from './delivery/channel-webhooks.ts';
 import type { DeliveryPort } from './delivery/delivery-port.ts';
 import { readBucket, type WriteBudgets } from './delivery/write-budgets.ts';
 import type { MessageRouter } from './intake/message-router.ts';
@@ -17,6 +18,8 @@ import { attachSessionBackfill } from './recovery/session-backfill-wiring.ts';
 import type { CrossProcessStops } from './stops/cross-process-stops.ts';
 
 const MESSAGE_ROUTE = /^\/channels\/(\d+)\/messages(?:\/\d+)?$/;
+/** A webhook's execute or message route (the token after the id is never read or logged). */
+const WEBHOOK_ROUTE = /^\/webhooks\/(\d+)\/[^/]+(?:\/messages\/\d+)?$/;
 
 export interface BotEventWiring {
   client: Client;
@@ -31,6 +34,8 @@ export interface BotEventWiring {
   router: MessageRouter;
   history: ChannelHistory;
   delivery: DeliveryPort;
+  /** The channels' managed webhooks: their writes' headers teach the webhook budgets. */
+  webhooks?: ChannelWebhooks | undefined;
   commandRouter: CommandRouter;
   crossProcessStops: CrossProcessStops;
   databaseStep: DatabaseStep;
@@ -86,22 +91,41 @@ export function attachBotEvents(wiring: BotEventWiring): AttachedBotEvents {
       handleInteraction(interaction, { ...wiring, stops: wiring.crossProcessStops }),
     ),
   );
-  observeRateLimits(client, wiring.delivery.budgets);
+  observeRateLimits(client.rest, wiring.delivery.budgets, wiring.webhooks);
   if (wiring.metrics !== undefined) reportDiscordResponses(client, wiring.metrics);
   return { closeActivity: () => persistence?.close() ?? Promise.resolve() };
 }
 
-/** Every message response's rate-limit headers, and every 429, teach the channel's budget. */
-function observeRateLimits(client: Client, budgets: WriteBudgets): void {
-  client.rest.on(RESTEvents.Response, (request, response) => {
-    const channelId = MESSAGE_ROUTE.exec(request.path)?.[1];
-    if (channelId === undefined) return;
+/**
+ * Every message response's rate-limit headers, and every 429, teach the channel's budget; a
+ * channel webhook's teach the budget its writes share (`webhookBudgetKey`).
+ */
+export function observeRateLimits(
+  rest: REST,
+  budgets: WriteBudgets,
+  webhooks: ChannelWebhooks | undefined,
+): void {
+  const budgetOf = (path: string): string | undefined => {
+    const channelId = MESSAGE_ROUTE.exec(path)?.[1];
+    if (channelId !== undefined) return channelId;
+    const webhookId = WEBHOOK_ROUTE.exec(path)?.[1];
+    const webhookChannel = webhookId === undefined ? undefined : webhooks?.channelOf(webhookId);
+    return webhookChannel === undefined ? undefined : webhookBudgetKey(webhookChannel);
+  };
+  rest.on(RESTEvents.Response, (request, response) => {
+    const key = budgetOf(request.path);
+    if (key === undefined) return;
     const bucket = readBucket(response.headers);
-    if (bucket !== undefined) budgets.observe(channelId, bucket);
+    if (bucket !== undefined) budgets.observe(key, bucket);
   });
-  client.rest.on(RESTEvents.RateLimited, (info) => {
+  rest.on(RESTEvents.RateLimited, (info) => {
     if (info.route.startsWith('/channels/:id/messages')) {
       budgets.observeRateLimited(info.majorParameter, info.timeToReset);
+    } else if (info.route.startsWith('/webhooks/:id')) {
+      const webhookChannel = webhooks?.channelOf(info.majorParameter);
+      if (webhookChannel !== undefined) {
+        budgets.observeRateLimited(webhookBudgetKey(webhookChannel), info.timeToReset);
+      }
     }
   });
 }

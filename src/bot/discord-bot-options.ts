@@ -57,6 +57,8 @@ export interface DiscordBotOptions {
   download?: Download;
   /** The one write path to channels, shared with the tools' Discord actions. */
   delivery: DeliveryPort;
+  /** Character turns one member message may set off in a scene (default 3). */
+  sceneTurnLimit?: number | undefined;
   /** How much the bot remembers per channel, scope and member (CACHE_*); default DEFAULT_CACHE_LIMITS. */
   caches?: CacheLimits | undefined;
   /** Voice messages in and out (SPEECH_*); undefined: voice messages are not listened to. */

@@ -116,7 +116,7 @@ export class DiscordBot {
   private start(ready: Client<true>): void {
     const parts = assembleBot(
       this.options,
-      { id: ready.user.id, name: ready.user.displayName },
+      { id: ready.user.id, name: ready.user.displayName, applicationId: ready.application.id },
       { shutdown: this.shutdownController.signal, intakeHold: this.intakeHold.signal },
     );
     this.parts = parts;

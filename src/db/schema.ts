@@ -18,6 +18,7 @@ import {
   smallint,
   text,
   timestamp,
+  uniqueIndex,
   uuid,
 } from 'drizzle-orm/pg-core';
 
@@ -395,3 +396,105 @@ export const botState = pgTable('bot_state', {
   value: text('value').notNull(),
   updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
 });
+
+/**
+ * A server's characters: personas with their own name and avatar that members address in its
+ * channels and that speak through the channel's webhook. `name_key` is the folded name, unique
+ * in a scope and what addressing compares.
+ */
+export const characters = pgTable(
+  'characters',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    scopeId: text('scope_id')
+      .notNull()
+      .references(() => scopes.id, { onDelete: 'cascade' }),
+    name: text('name').notNull(),
+    nameKey: text('name_key').notNull(),
+    avatarUrl: text('avatar_url'),
+    /** Who the character is and how it speaks: model input, never the bot's own rules. */
+    persona: text('persona').notNull(),
+    greeting: text('greeting'),
+    triggerWords: text('trigger_words')
+      .array()
+      .notNull()
+      .default(sql`'{}'::text[]`),
+    provider: text('provider', { enum: ['google', 'openai', 'anthropic'] }),
+    model: text('model'),
+    temperature: real('temperature'),
+    humanizerDegree: smallint('humanizer_degree'),
+    language: text('language'),
+    /** An imported card's other fields (scenario, examples, tags, creator …), kept for export. */
+    card: jsonb('card').$type<Record<string, unknown>>(),
+    createdBy: text('created_by').notNull(),
+    createdAt: createdAt(),
+    updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (table) => [
+    uniqueIndex('characters_scope_name_idx').on(table.scopeId, table.nameKey),
+    check(
+      'characters_humanizer_check',
+      sql`${table.humanizerDegree} is null or ${table.humanizerDegree} between 0 and 3`,
+    ),
+    check(
+      'characters_temperature_check',
+      sql`${table.temperature} is null or ${table.temperature} between 0 and 2`,
+    ),
+  ],
+);
+
+/** Who is on stage in a channel or thread, in the order they take turns. */
+export const sceneCharacters = pgTable(
+  'scene_characters',
+  {
+    channelId: text('channel_id').notNull(),
+    characterId: uuid('character_id')
+      .notNull()
+      .references(() => characters.id, { onDelete: 'cascade' }),
+    position: integer('position').notNull(),
+    addedAt: timestamp('added_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (table) => [
+    primaryKey({ columns: [table.channelId, table.characterId] }),
+    index('scene_characters_character_idx').on(table.characterId),
+  ],
+);
+
+/**
+ * Which character wrote a webhook message, so a member's reply to it addresses that character
+ * (a webhook message cannot be replied to as a user's can).
+ */
+export const characterMessages = pgTable(
+  'character_messages',
+  {
+    messageId: text('message_id').primaryKey(),
+    channelId: text('channel_id').notNull(),
+    characterId: uuid('character_id')
+      .notNull()
+      .references(() => characters.id, { onDelete: 'cascade' }),
+    createdAt: createdAt(),
+  },
+  (table) => [index('character_messages_character_idx').on(table.characterId)],
+);
+
+/** What each character's turns spent per UTC day: `/usage` by character. */
+export const characterDailyUsage = pgTable(
+  'character_daily_usage',
+  {
+    scopeId: text('scope_id')
+      .notNull()
+      .references(() => scopes.id, { onDelete: 'cascade' }),
+    day: date('day', { mode: 'string' }).notNull(),
+    characterId: uuid('character_id')
+      .notNull()
+      .references(() => characters.id, { onDelete: 'cascade' }),
+    turns: integer('turns').notNull().default(0),
+    inputTokens: bigint('input_tokens', { mode: 'number' }).notNull().default(0),
+    outputTokens: bigint('output_tokens', { mode: 'number' }).notNull().default(0),
+    cost: bigint('cost', { mode: 'number' }).notNull().default(0),
+  },
+  (table) => [
+    primaryKey({ columns: [table.scopeId, table.day, table.characterId] }),
+    index('character_daily_usage_character_idx').on(table.characterId),
+  ],
+);

@@ -1,6 +1,6 @@
-import { and, between, eq, sql } from 'drizzle-orm';
+import { and, between, desc, eq, sql } from 'drizzle-orm';
 import type { Database } from './database.ts';
-import { memberDailyUsage, scopeDailyUsage } from './schema.ts';
+import { characterDailyUsage, characters, memberDailyUsage, scopeDailyUsage } from './schema.ts';
 
 /** The UTC day of an instant, as the `date` column stores it. */
 export function utcDay(at: Date): string {
@@ -30,6 +30,8 @@ export interface UsageEntry {
   speechSeconds?: number;
   /** Characters of a reply spoken (a text-to-speech model's entry). */
   speechCharacters?: number;
+  /** The character who spoke the turn, if one did. */
+  characterId?: string | undefined;
 }
 
 /**
@@ -88,7 +90,70 @@ export async function addUsage(db: Database, usage: UsageEntry): Promise<void> {
           speechCharacters: sql`${memberDailyUsage.speechCharacters} + ${usage.speechCharacters ?? 0}`,
         },
       });
+    if (usage.characterId !== undefined) {
+      await addCharacterUsage(transaction, { ...usage, characterId: usage.characterId, day });
+    }
   });
+}
+
+/** A character's share of the day, in the same transaction as its member's. */
+async function addCharacterUsage(
+  db: Pick<Database, 'insert'>,
+  usage: UsageEntry & { characterId: string; day: string },
+): Promise<void> {
+  await db
+    .insert(characterDailyUsage)
+    .values({
+      scopeId: usage.scopeId,
+      day: usage.day,
+      characterId: usage.characterId,
+      turns: usage.turns,
+      inputTokens: usage.inputTokens,
+      outputTokens: usage.outputTokens,
+      cost: usage.cost,
+    })
+    .onConflictDoUpdate({
+      target: [
+        characterDailyUsage.scopeId,
+        characterDailyUsage.day,
+        characterDailyUsage.characterId,
+      ],
+      set: {
+        turns: sql`${characterDailyUsage.turns} + ${usage.turns}`,
+        inputTokens: sql`${characterDailyUsage.inputTokens} + ${usage.inputTokens}`,
+        outputTokens: sql`${characterDailyUsage.outputTokens} + ${usage.outputTokens}`,
+        cost: sql`${characterDailyUsage.cost} + ${usage.cost}`,
+      },
+    });
+}
+
+/** What each character's turns spent in a scope over the days of `query`, most first. */
+export async function characterUsage(
+  db: Database,
+  query: Omit<UsageQuery, 'memberId'>,
+): Promise<Array<{ name: string; turns: number; tokens: number; cost: number }>> {
+  const cost = sql<number>`sum(${characterDailyUsage.cost})`.mapWith(Number);
+  const rows = await db
+    .select({
+      name: characters.name,
+      turns: sql<number>`sum(${characterDailyUsage.turns})`.mapWith(Number),
+      tokens:
+        sql<number>`sum(${characterDailyUsage.inputTokens} + ${characterDailyUsage.outputTokens})`.mapWith(
+          Number,
+        ),
+      cost,
+    })
+    .from(characterDailyUsage)
+    .innerJoin(characters, eq(characters.id, characterDailyUsage.characterId))
+    .where(
+      and(
+        eq(characterDailyUsage.scopeId, query.scopeId),
+        between(characterDailyUsage.day, query.fromDay, query.toDay),
+      ),
+    )
+    .groupBy(characters.id, characters.name)
+    .orderBy(desc(cost), characters.name);
+  return rows;
 }
 
 /** What a scope spent on the UTC day of `at`. */

@@ -10,6 +10,8 @@ export type BucketName =
   | 'typing'
   | 'reaction'
   | 'interactionWebhook'
+  | 'webhook'
+  | 'webhookChannel'
   | 'oldMessageEdit';
 
 export interface FakeDiscordOptions {
@@ -101,6 +103,9 @@ const DEFAULT_BUCKETS: Record<BucketName, { limit: number; windowMs: number }> =
   typing: { limit: 5, windowMs: 5_000 },
   reaction: { limit: 1, windowMs: 250 },
   interactionWebhook: { limit: 5, windowMs: 2_000 },
+  // Executes and edits through one webhook; then every webhook of a channel together.
+  webhook: { limit: 5, windowMs: 2_000 },
+  webhookChannel: { limit: 30, windowMs: 60_000 },
   oldMessageEdit: { limit: 3, windowMs: 20_000 },
 };
 

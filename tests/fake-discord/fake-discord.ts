@@ -38,6 +38,7 @@ import { interactionRoutes } from './routes/interaction-routes.ts';
 import { messageRoutes } from './routes/message-routes.ts';
 import { acceptUpload, uploadRoutes } from './routes/upload-routes.ts';
 import { reactionRoutes } from './routes/reaction-routes.ts';
+import { webhookRoutes } from './routes/webhook-routes.ts';
 import { CommandRegistry } from './services/command-registry.ts';
 import type { FakeDiscordContext } from './services/fake-discord-context.ts';
 import { InteractionService } from './services/interaction-service.ts';
@@ -45,7 +46,9 @@ import { MessageService } from './services/message-service.ts';
 import { ReactionService } from './services/reaction-service.ts';
 import { TypingService, type ActiveTyping } from './services/typing-service.ts';
 import { ChannelBuilder } from './services/channel-builder.ts';
+import { WebhookService } from './services/webhook-service.ts';
 import { WorldBuilder } from './services/world-builder.ts';
+import type { WebhookRecord } from './state/records.ts';
 import { SnowflakeFactory } from './state/snowflake-factory.ts';
 import { World } from './state/world.ts';
 
@@ -81,6 +84,7 @@ export class FakeDiscord {
   readonly #requestLog = new RequestLog();
   readonly #typing: TypingService;
   readonly #commands: CommandRegistry;
+  readonly #webhooks: WebhookService;
   #origin = '';
 
   constructor(options: ResolvedOptions) {
@@ -136,6 +140,7 @@ export class FakeDiscord {
     const interactions = new InteractionService(context, messages);
     this.build = new WorldBuilder(context);
     this.channels = new ChannelBuilder(context);
+    this.#webhooks = new WebhookService(context, { messages, channels: this.channels });
     this.members = new MemberActions(context, { messages, typing: this.#typing, reactions });
     this.interactions = new InteractionActions(context, { interactions, commands: this.#commands });
     this.waits = new Waiters(hub, payloads);
@@ -150,6 +155,7 @@ export class FakeDiscord {
       ...channelRoutes(context, { messages, channels: this.channels }),
       ...commandRoutes(context, this.#commands),
       ...interactionRoutes(context, interactions),
+      ...webhookRoutes(context, this.#webhooks),
     );
     this.#http = new HttpServer({
       context,
@@ -255,6 +261,23 @@ export class FakeDiscord {
     const message = this.#context.world.messages.get(messageId);
     if (message === undefined) throw new FakeDiscordUsageError(`no message ${messageId}`);
     message.createdAt = this.#context.world.clock.now() - ageMs;
+  }
+
+  /** A channel's webhooks, oldest first (what `GET /channels/:id/webhooks` lists). */
+  webhooks(channelId: string): WebhookRecord[] {
+    return this.#webhooks.list(channelId);
+  }
+
+  /** A member with MANAGE_WEBHOOKS (the guild owner by default) deletes a webhook. */
+  deleteWebhook(webhookId: string, actorId?: string): void {
+    const webhook = this.#context.world.webhook(webhookId);
+    const ownerId = this.#context.world.guild(webhook.guildId).ownerId;
+    this.#webhooks.delete({ webhookId, actorId: actorId ?? ownerId });
+  }
+
+  /** A member creates a webhook (as a server's own integrations would). */
+  createWebhook(options: { channelId: string; name: string; creatorId: string }): WebhookRecord {
+    return this.#webhooks.create(options);
   }
 
   /** Every request so far (optionally filtered by method, route template or path, status). */

@@ -47,6 +47,13 @@ describe('parseConfig', () => {
     expect(problems[0]).toMatch(/whole number from 1 to 100/);
   });
 
+  it('reads the scene turn limit (default 3) and names one out of range', () => {
+    expect(parseConfig({ DISCORD_TOKEN: 'token' }).sceneTurnLimit).toBe(3);
+    expect(parseConfig({ DISCORD_TOKEN: 'token', SCENE_TURN_LIMIT: '5' }).sceneTurnLimit).toBe(5);
+    const problems = problemsOf({ DISCORD_TOKEN: 'token', SCENE_TURN_LIMIT: '0' });
+    expect(problems.map((problem) => problem.split(' ')[0])).toEqual(['SCENE_TURN_LIMIT']);
+  });
+
   it('names DISCORD_TOKEN when it is missing', () => {
     const problems = problemsOf({});
     expect(problems).toHaveLength(1);

@@ -77,6 +77,8 @@ export interface Config {
   shutdownGraceMs: number;
   /** How long an accepted message may wait for its reply to begin before its member is told. */
   messageWaitLimitMs: number;
+  /** Character turns one member message may set off in a scene (SCENE_TURN_LIMIT). */
+  sceneTurnLimit: number;
   /** SHARD_COUNT, SHARD_IDS, SHARDS_PER_PROCESS, or the shards a manager gave this process. */
   sharding: ShardingConfig;
   /** The memory bounds: CACHE_* and DISCORD_CACHE_* (README "Memory bounds"). */
@@ -91,6 +93,8 @@ export const DEFAULT_SHUTDOWN_GRACE_MS = 15_000;
  * member whose message is stuck hears about it while the conversation is still going.
  */
 export const DEFAULT_MESSAGE_WAIT_LIMIT_MS = 300_000;
+/** Enough for a character to answer and turn to another twice; a scene never runs away. */
+export const DEFAULT_SCENE_TURN_LIMIT = 3;
 
 export { LOG_FORMATS, LOG_LEVELS, type LogFormat, type LogLevel } from './config-fields.ts';
 
@@ -149,6 +153,11 @@ const environmentSchema = z.object({
       value === undefined ||
       (/^\d{1,8}$/.test(value) && Number(value) >= 1_000 && Number(value) <= 3_600_000),
     'must be a whole number of milliseconds from 1000 to 3600000',
+  ),
+  SCENE_TURN_LIMIT: optionalText.refine(
+    (value) =>
+      value === undefined || (/^\d{1,2}$/.test(value) && Number(value) >= 1 && Number(value) <= 10),
+    'must be a whole number from 1 to 10',
   ),
   BOT_OWNER_IDS: optionalText.refine(
     (value) => value === undefined || splitList(value).every((id) => SNOWFLAKE.test(id)),
@@ -231,10 +240,7 @@ export function parseConfig(environment: Environment): Config {
         : sharding.role === 'shard'
           ? sharding.processCount
           : 1,
-    globalRateLimit:
-      values.DISCORD_GLOBAL_RATE_LIMIT === undefined
-        ? DEFAULT_GLOBAL_RATE_LIMIT
-        : Number(values.DISCORD_GLOBAL_RATE_LIMIT),
+    globalRateLimit: numberOr(values.DISCORD_GLOBAL_RATE_LIMIT, DEFAULT_GLOBAL_RATE_LIMIT),
     databaseUrl: values.DATABASE_URL,
     dataDir: path.resolve(values.DATA_DIR ?? './data'),
     encryptionKey:
@@ -258,18 +264,18 @@ export function parseConfig(environment: Environment): Config {
     metricsPort: values.METRICS_PORT === undefined ? undefined : Number(values.METRICS_PORT),
     metricsHost: values.METRICS_HOST ?? DEFAULT_METRICS_HOST,
     ownerIds: values.BOT_OWNER_IDS === undefined ? [] : splitList(values.BOT_OWNER_IDS),
-    shutdownGraceMs:
-      values.SHUTDOWN_GRACE_MS === undefined
-        ? DEFAULT_SHUTDOWN_GRACE_MS
-        : Number(values.SHUTDOWN_GRACE_MS),
-    messageWaitLimitMs:
-      values.MESSAGE_WAIT_LIMIT_MS === undefined
-        ? DEFAULT_MESSAGE_WAIT_LIMIT_MS
-        : Number(values.MESSAGE_WAIT_LIMIT_MS),
+    shutdownGraceMs: numberOr(values.SHUTDOWN_GRACE_MS, DEFAULT_SHUTDOWN_GRACE_MS),
+    messageWaitLimitMs: numberOr(values.MESSAGE_WAIT_LIMIT_MS, DEFAULT_MESSAGE_WAIT_LIMIT_MS),
+    sceneTurnLimit: numberOr(values.SCENE_TURN_LIMIT, DEFAULT_SCENE_TURN_LIMIT),
     sharding,
     caches: parseCacheLimits(values),
     speech: parseSpeech(values),
   };
+}
+
+/** A checked numeric setting, or its default when unset. */
+function numberOr(value: string | undefined, fallback: number): number {
+  return value === undefined ? fallback : Number(value);
 }
 
 /**

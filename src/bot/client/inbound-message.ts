@@ -39,6 +39,11 @@ export interface InboundMessage {
   attachments: readonly InboundAttachment[];
   /** Set for a voice message (flag IS_VOICE_MESSAGE): its text is the recording's transcript. */
   voice?: InboundVoice | undefined;
+  /**
+   * Set when the bot itself wrote it as one of its characters, through its own webhook: never a
+   * trigger, and shown to the model as that character's words.
+   */
+  characterName?: string | undefined;
 }
 
 /** A channel message as the history window and context assembly keep it. */
@@ -52,6 +57,8 @@ export interface HistoryMessage {
   attachments: readonly InboundAttachment[];
   /** The message it replies to, if any (how the bot-loop guard reads its count back). */
   replyToMessageId?: string | undefined;
+  /** The bot's own words as one of its characters (see InboundMessage). */
+  characterName?: string | undefined;
 }
 
 /** Snowflakes are numeric strings longer than 2^53 allows: compare by length, then text. */
@@ -99,6 +106,7 @@ export function toInboundMessage(message: Message, botUserId: string): InboundMe
     replyToMessageId: message.reference?.messageId ?? undefined,
     attachments: attachmentsOf(message),
     voice: voiceOf(message),
+    characterName: characterVoice(message),
   };
 }
 
@@ -112,7 +120,22 @@ export function toHistoryMessage(message: Message): HistoryMessage {
     createdAt: message.createdTimestamp,
     attachments: attachmentsOf(message),
     replyToMessageId: message.reference?.messageId ?? undefined,
+    characterName: characterVoice(message),
   };
+}
+
+/**
+ * The character a message of the bot's own webhook speaks as (its username). A webhook the
+ * bot's application created names that application; an interaction's response does too, but
+ * under the application's own id as its webhook id, and is the bot speaking as itself.
+ */
+export function characterVoice(message: Message): string | undefined {
+  const applicationId = message.client.application?.id;
+  if (message.webhookId === null || applicationId === undefined) return undefined;
+  if (message.applicationId !== applicationId || message.webhookId === applicationId) {
+    return undefined;
+  }
+  return message.author.username;
 }
 
 function displayName(message: Message): string {

@@ -1,3 +1,5 @@
+import { characterCommand } from './cast/character-command.ts';
+import { sceneCommand } from './cast/scene-command.ts';
 import { autoReplyCommand } from './config/autoreply-command.ts';
 import { configCommand } from './config/config-command.ts';
 import { triggerCommand } from './config/trigger-command.ts';
@@ -19,6 +21,8 @@ export function createCommands(): SlashCommand[] {
   commands.push(configCommand());
   commands.push(triggerCommand());
   commands.push(autoReplyCommand());
+  commands.push(characterCommand());
+  commands.push(sceneCommand());
   commands.push(resetCommand());
   commands.push(stopCommand());
   commands.push(historyCommand());

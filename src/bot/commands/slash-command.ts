@@ -15,6 +15,7 @@ import type { Database } from '../../db/database.ts';
 import type { ProviderFactory } from '../../providers/provider-factory.ts';
 import type { SecretBox } from '../../security/secret-box.ts';
 import type { ToolCatalog } from '../../tools/tool-catalog.ts';
+import type { SceneCache } from '../cast/scene-cache.ts';
 import type { Locale } from '../i18n/locale.ts';
 import type { ChannelSettingsCache, ScopeSettingsCache } from '../settings/settings-cache.ts';
 import type { CrossProcessStops } from '../stops/cross-process-stops.ts';
@@ -28,6 +29,10 @@ export interface CommandServices {
   settings: ScopeSettingsCache;
   /** Per-channel persona and humanizer overrides (written through by `/config … scope:channel`). */
   channelSettings: ChannelSettingsCache;
+  /** Who is on stage per channel (written through by `/scene`, dropped by `/character` edits). */
+  scenes: SceneCache;
+  /** A character was edited or removed: every cached scene here and elsewhere is stale. */
+  charactersChanged(): void;
   secretBox: SecretBox;
   providers: ProviderFactory;
   tools: ToolCatalog;

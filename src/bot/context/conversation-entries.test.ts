@@ -42,6 +42,49 @@ describe('toConversationEntries', () => {
     ]);
   });
 
+  it('gives a character its own replies as the assistant’s and the others’ by name', () => {
+    const window = [
+      message({ id: '1', content: 'Alice, Bob: hello!', createdAt: 1 }),
+      message({
+        id: '2',
+        authorId: '900',
+        authorName: 'Alice',
+        authorIsBot: true,
+        characterName: 'Alice',
+        content: 'Welcome!',
+        createdAt: 2,
+      }),
+      message({
+        id: '3',
+        authorId: '900',
+        authorName: 'Bob',
+        authorIsBot: true,
+        characterName: 'Bob',
+        content: 'Ahoy!',
+        createdAt: 3,
+      }),
+      message({ id: '4', authorId: BOT, content: 'rate limited, wait', createdAt: 4 }),
+    ];
+    const storedTurns = [
+      { content: 'Welcome!', discordMessageIds: ['2'], createdAt: 2, status: 'complete' as const },
+      { content: 'Ahoy!', discordMessageIds: ['3'], createdAt: 3, status: 'complete' as const },
+    ];
+    const asBob = toConversationEntries({
+      botUserId: BOT,
+      speakerName: 'Bob',
+      window,
+      storedTurns,
+      after: undefined,
+    });
+    expect(asBob.map(({ role, text }) => ({ role, text }))).toEqual([
+      { role: 'user', text: '[ann (id 200)]: Alice, Bob: hello!' },
+      { role: 'user', text: '[Alice (id 900, a bot)]: Welcome!' },
+      { role: 'assistant', text: 'Ahoy!' },
+    ]);
+    const asBot = toConversationEntries({ botUserId: BOT, window, storedTurns, after: undefined });
+    expect(asBot.map(({ role }) => role)).toEqual(['user', 'user', 'user']);
+  });
+
   it('never turns member text into an assistant turn, whatever prefix it uses', () => {
     const entries = toConversationEntries({
       botUserId: BOT,

@@ -42,6 +42,12 @@ const REPLY_IMPORTANCE = 0.5;
  */
 export function toConversationEntries(options: {
   botUserId: string;
+  /**
+   * The character whose turn this is; undefined when the bot speaks as itself. The bot's words
+   * in the speaker's own voice are the assistant's; in another voice (another character, or the
+   * bot itself while a character speaks) they are that speaker's, labelled with its name.
+   */
+  speakerName?: string | undefined;
   window: readonly HistoryMessage[];
   storedTurns: readonly StoredTurn[];
   /** Nothing at or before this instant (the channel's reset marker). */
@@ -63,7 +69,13 @@ export function toConversationEntries(options: {
   for (const message of options.window) {
     if (options.after !== undefined && message.createdAt <= options.after) continue;
     const turn = turnByMessageId.get(message.id);
-    if (message.authorId === options.botUserId) {
+    const ownWords = message.authorId === options.botUserId || message.characterName !== undefined;
+    if (ownWords && message.characterName !== options.speakerName) {
+      // Another of the bot's voices: what it said there is attributed to it, notices left out.
+      if (turn !== undefined) entries.push(voiceEntry(message));
+      continue;
+    }
+    if (ownWords) {
       // Only a bot message a stored turn spans is its reply; any other is a notice (12.11).
       if (turn !== undefined && !used.has(turn)) {
         used.add(turn);
@@ -80,6 +92,16 @@ export function toConversationEntries(options: {
     });
   }
   return entries.filter((entry) => entry.text.trim() !== '');
+}
+
+function voiceEntry(message: HistoryMessage): ConversationEntry {
+  return {
+    role: 'user',
+    text: labelled(message),
+    createdAt: message.createdAt,
+    importance: REPLY_IMPORTANCE,
+    pinned: false,
+  };
 }
 
 /**

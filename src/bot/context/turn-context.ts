@@ -88,6 +88,8 @@ export interface PrepareTurnOptions {
   unrecorded?: UnrecordedReplies;
   /** Runs each database read, waiting out a short outage (default: once). */
   hold?: <T>(read: () => Promise<T>) => Promise<T>;
+  /** The character whose turn this is (undefined: the bot as itself). */
+  speakerName?: string | undefined;
 }
 
 /**
@@ -194,7 +196,11 @@ export function repliesIn(stored: readonly ContextTurn[]): Set<string> {
  * they are left out here).
  */
 export function historyBefore(
-  options: { messages: readonly Pick<InboundMessage, 'id'>[]; botUserId: string },
+  options: {
+    messages: readonly Pick<InboundMessage, 'id'>[];
+    botUserId: string;
+    speakerName?: string | undefined;
+  },
   read: {
     window: readonly HistoryMessage[];
     stored: readonly ContextTurn[];
@@ -205,12 +211,16 @@ export function historyBefore(
   const lastId = options.messages.at(-1)?.id ?? '';
   return toConversationEntries({
     botUserId: options.botUserId,
-    // Members' messages after the last one answered wait for the next turn. The bot's own are
-    // kept: its reply to the turn before is posted after the messages coalesced meanwhile.
+    speakerName: options.speakerName,
+    // Members' messages after the last one answered wait for the next turn. The bot's own (its
+    // characters' too) are kept: its reply to the turn before is posted after the messages
+    // coalesced meanwhile.
     window: read.window.filter(
       (message) =>
         !answering.has(message.id) &&
-        (message.authorId === options.botUserId || compareSnowflakes(message.id, lastId) < 0),
+        (message.authorId === options.botUserId ||
+          message.characterName !== undefined ||
+          compareSnowflakes(message.id, lastId) < 0),
     ),
     storedTurns: read.stored
       .filter((turn) => turn.role === 'assistant' || !answering.has(turn.triggerMessageId ?? ''))

@@ -23,6 +23,8 @@ export const CONTROL_TOPICS = {
   channelSettings: 'channel-settings',
   /** Tokens were added to a scope's daily usage. */
   usage: 'usage',
+  /** Who is on a channel's stage changed (`/scene`), or, without a channel, any character. */
+  scene: 'scene',
 } as const;
 
 const snowflake = z.string().regex(/^\d{1,25}$/);
@@ -105,4 +107,10 @@ export const channelSettingsChangedSchema = z.object({
 export const usageAddedSchema = z.object({
   origin: z.string().min(1).max(100),
   scopeId: snowflake,
+});
+
+export const sceneChangedSchema = z.object({
+  origin: z.string().min(1).max(100),
+  /** Absent: a character changed, so every scene it may be in is stale. */
+  channelId: snowflake.optional(),
 });

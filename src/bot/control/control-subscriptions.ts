@@ -1,10 +1,12 @@
 import { CONTROL_BUS_RESUMED, type ControlBus } from '../../core/control-bus.ts';
 import type { Logger } from '../../core/logger.ts';
+import type { SceneCache } from '../cast/scene-cache.ts';
 import type { DailyBudget } from '../limits/daily-budget.ts';
 import type { ChannelSettingsCache, ScopeSettingsCache } from '../settings/settings-cache.ts';
 import {
   CONTROL_TOPICS,
   channelSettingsChangedSchema,
+  sceneChangedSchema,
   settingsChangedSchema,
   usageAddedSchema,
 } from './control-messages.ts';
@@ -20,19 +22,21 @@ export function announcer(options: { bus: ControlBus; logger: Logger }) {
 }
 
 /**
- * What another process's writes mean for this one's caches: a settings change drops the stale
- * copy, spent tokens drop the scope's daily tally, and a bus that was away (messages missed)
+ * What another process's writes mean for this one's caches: a settings or scene change drops
+ * the stale copy, spent tokens drop the scope's daily tally, and a bus that was away (messages missed)
  * drops every cached setting. Returns the unsubscribe.
  */
 export function followOtherProcesses(options: {
   bus: ControlBus;
   settings: ScopeSettingsCache;
   channelSettings: ChannelSettingsCache;
+  /** Who is on stage per channel (left out by tests that play no characters). */
+  scenes?: SceneCache;
   dailyBudget: DailyBudget;
   instanceId: string;
   logger: Logger;
 }): () => void {
-  const { bus, settings, channelSettings, dailyBudget, instanceId, logger } = options;
+  const { bus, settings, channelSettings, scenes, dailyBudget, instanceId, logger } = options;
   const malformed = (topic: string) =>
     logger.warn({ topic }, 'ignored a malformed control message');
   const unsubscribes = [
@@ -55,9 +59,18 @@ export function followOtherProcesses(options: {
       if (!parsed.success) return malformed(CONTROL_TOPICS.usage);
       if (parsed.data.origin !== instanceId) dailyBudget.forget(parsed.data.scopeId);
     }),
+    bus.subscribe(CONTROL_TOPICS.scene, (payload) => {
+      const parsed = sceneChangedSchema.safeParse(payload);
+      if (!parsed.success) return malformed(CONTROL_TOPICS.scene);
+      if (parsed.data.origin === instanceId) return;
+      const { channelId } = parsed.data;
+      if (channelId === undefined) scenes?.clear();
+      else scenes?.changedElsewhere(channelId);
+    }),
     bus.subscribe(CONTROL_BUS_RESUMED, () => {
       settings.clear();
       channelSettings.clear();
+      scenes?.clear();
     }),
   ];
   return () => {

@@ -46,7 +46,14 @@ const NEVER = new AbortController().signal;
  * later (or, across a reconnect, never): a listener that keeps what a channel shows learns it here.
  */
 export type ChannelWrite =
-  | { kind: 'created'; channelId: string; messageId: string; message: OutgoingMessage }
+  | {
+      kind: 'created';
+      channelId: string;
+      messageId: string;
+      message: OutgoingMessage;
+      /** Posted as one of the bot's characters (its webhook, or headed by its name). */
+      characterName?: string | undefined;
+    }
   | { kind: 'edited'; channelId: string; messageId: string; content: string }
   | { kind: 'deleted'; channelId: string; messageId: string };
 
@@ -152,7 +159,7 @@ export class ChannelWriter {
    * until `wake` aborts, and answers false: the caller looks at its work again, then asks again.
    */
   async reserve(wake: AbortSignal = NEVER): Promise<boolean> {
-    const wait = this.#options.budgets.reserve(this.channelId);
+    const wait = this.#options.budgets.reserve(this.#target.budgetKey ?? this.channelId);
     if (wait === 0) return true;
     await this.#options.clock.sleep(wait, wake).catch(() => undefined);
     return false;
@@ -198,7 +205,14 @@ export class ChannelWriter {
   /** One create request, unpaced: for `attempt`, once a token is taken. Answers the id. */
   async create(message: OutgoingMessage, signal?: AbortSignal): Promise<string> {
     const messageId = await this.#target.send(message, signal);
-    this.#options.written({ kind: 'created', channelId: this.channelId, messageId, message });
+    const { characterName } = this.#target;
+    this.#options.written({
+      kind: 'created',
+      channelId: this.channelId,
+      messageId,
+      message,
+      characterName,
+    });
     return messageId;
   }
 

@@ -121,7 +121,7 @@ function voiceMessageOptions(voice: VoiceAttachment): MessageCreateOptions {
 }
 
 /** One row of the bot's buttons; none at all for an empty list. */
-function buttonRows(buttons: readonly ButtonSpec[]): Array<ActionRowBuilder<ButtonBuilder>> {
+export function buttonRows(buttons: readonly ButtonSpec[]): Array<ActionRowBuilder<ButtonBuilder>> {
   if (buttons.length === 0) return [];
   return [
     new ActionRowBuilder<ButtonBuilder>().addComponents(
@@ -192,8 +192,10 @@ export function classify(error: unknown, request: DeliveryRequest = {}): TargetW
 
 function failureOfApiError(error: DiscordAPIError): TargetWriteError['failure'] | undefined {
   switch (error.code) {
+    // UnknownWebhook: a message of a webhook deleted since; nothing can edit or delete it now.
     case RESTJSONErrorCodes.UnknownMessage:
     case RESTJSONErrorCodes.UnknownChannel:
+    case RESTJSONErrorCodes.UnknownWebhook:
       return 'gone';
     case RESTJSONErrorCodes.MaximumNumberOfEditsToMessagesOlderThanOneHourReached:
       return 'too_old_to_edit';

@@ -89,6 +89,13 @@ export class TargetWriteError extends DeliveryError {
 
 export interface MessageTarget {
   readonly channelId: string;
+  /**
+   * The write budget its writes draw from, when it is not the channel's own (a channel's
+   * webhook writes share the webhook's bucket, not the channel's).
+   */
+  readonly budgetKey?: string;
+  /** Set when the messages speak as one of the bot's characters. */
+  readonly characterName?: string;
   /** Creates the message and answers its id; `signal` aborts the request itself. */
   send(message: OutgoingMessage, signal?: AbortSignal): Promise<string>;
   edit(messageId: string, edit: MessageEdit): Promise<void>;

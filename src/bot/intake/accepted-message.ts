@@ -5,6 +5,7 @@ import {
   type GuildMember,
   type Message,
 } from 'discord.js';
+import type { Character } from '../../core/character.ts';
 import type { ScopeKind, ScopeSettings } from '../../core/settings.ts';
 import type { InboundMessage } from '../client/inbound-message.ts';
 import type { PersonaContext } from '../context/persona.ts';
@@ -20,6 +21,29 @@ export interface TurnPlace {
   /** How the system prompt names the place (server and channel, or the DM partner). */
   persona: PersonaContext['place'];
   guildLocale: string | undefined;
+  /**
+   * The channel whose webhook carries characters here: the channel itself, a thread's parent
+   * (a forum post's forum); undefined where no webhook can post (a DM).
+   */
+  webhookChannelId: string | undefined;
+}
+
+/** One of the bot's characters speaking a turn, and where its messages go (its webhook). */
+export interface CharacterSpeaker {
+  character: Character;
+  target: MessageTarget;
+}
+
+/** A scene's course after a member's message: who else speaks, and how many turns are left. */
+export interface SceneCourse {
+  /** Who was on stage when the message came (a reply may turn to any of them). */
+  stage: readonly Character[];
+  /** Characters the message addressed who have not spoken yet, in order. */
+  waiting: readonly Character[];
+  /** Character turns the member's message may still take, this one included. */
+  turnsLeft: number;
+  /** The scene's replies so far, oldest first: the next speaker answers them too. */
+  spoken: readonly InboundMessage[];
 }
 
 /**
@@ -34,6 +58,13 @@ export interface TurnFacts {
   /** The scope's settings with the channel's own persona and humanizer merged over them. */
   settings: ScopeSettings;
   locale: Locale;
+  /**
+   * The character who speaks this turn; undefined when the bot speaks as itself. Its persona,
+   * model and voice are in `settings` already.
+   */
+  speaker?: CharacterSpeaker;
+  /** Set when characters answer the message: the scene's course. */
+  scene?: SceneCourse;
 }
 
 /** What an author may do where they wrote, read from Discord when the message was accepted. */
@@ -47,7 +78,8 @@ export interface MemberStanding {
 /** A member's message the bot accepted to answer: claimed, counted, and given its facts. */
 export interface AcceptedMessage {
   message: InboundMessage;
-  reason: TriggerReason | 'retry';
+  /** `scene`: the next character's turn in answer to a message already answered once. */
+  reason: TriggerReason | 'retry' | 'scene';
   author: MemberStanding;
   /**
    * The id its user turn is stored under, minted at acceptance: ids are time-ordered, so the
@@ -68,6 +100,7 @@ export function placeOf(channel: Channel): TurnPlace | undefined {
       target,
       persona: { kind: 'dm', userName },
       guildLocale: undefined,
+      webhookChannelId: undefined,
     };
   }
   if (!('guild' in channel)) return undefined;
@@ -76,6 +109,7 @@ export function placeOf(channel: Channel): TurnPlace | undefined {
     target,
     persona: { kind: 'guild', guildName: channel.guild.name, channelName: channel.name },
     guildLocale: channel.guild.preferredLocale,
+    webhookChannelId: channel.isThread() ? (channel.parentId ?? undefined) : channel.id,
   };
 }
 

@@ -36,8 +36,9 @@ export class AnsweredInPassing {
     const owed: AcceptedMessage[] = [];
     const answered: { messageId: string; turnId: string }[] = [];
     for (const accepted of batch) {
-      const turnId =
-        accepted.reason === 'retry' ? undefined : this.#answeredBy.get(accepted.message.id);
+      // A Retry press asks again; a scene's next character answers the same message anew.
+      const again = accepted.reason === 'retry' || accepted.reason === 'scene';
+      const turnId = again ? undefined : this.#answeredBy.get(accepted.message.id);
       if (turnId === undefined) owed.push(accepted);
       else answered.push({ messageId: accepted.message.id, turnId });
     }

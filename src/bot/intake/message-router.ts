@@ -14,7 +14,11 @@ import {
 import type { Database } from '../../db/database.ts';
 import { ensureScope } from '../../db/scope-settings-repository.ts';
 import type { StopRegistry } from '../../stream/stop/stop-registry.ts';
+import type { Character } from '../../core/character.ts';
+import type { CharacterMessages } from '../cast/character-messages.ts';
+import type { SceneCache } from '../cast/scene-cache.ts';
 import {
+  characterVoice,
   isSupportedChannel,
   scopeOf,
   toHistoryMessage,
@@ -38,6 +42,8 @@ import {
   type TurnFacts,
 } from './accepted-message.ts';
 import { botAddressForms } from './bot-address-forms.ts';
+import { addressedCharacters } from './character-addressing.ts';
+import type { CharacterSpeakers } from './character-speakers.ts';
 import { recallBotRun } from './bot-run-history.ts';
 import type { AnsweredInPassing } from './answered-in-passing.ts';
 import { ChannelIntake } from './channel-intake.ts';
@@ -47,6 +53,23 @@ import { admitRetry, type RetryAdmission } from './retry.ts';
 import type { TriggerDetector, TriggerReason } from './trigger-detector.ts';
 import type { TurnQueue } from './turn-queue.ts';
 import { applyChannelOverrides } from '../../core/channel-settings.ts';
+
+/** The bot's characters at intake: who is on stage, who a message addresses, who speaks. */
+export interface IntakeCast {
+  scenes: SceneCache;
+  messages: CharacterMessages;
+  speakers: CharacterSpeakers;
+  /** Character turns one member message may set off (its scene then ends). */
+  turnLimit: number;
+}
+
+/** Who is on a channel's stage, and whom of them a message addresses (in answering order). */
+interface Casting {
+  stage: readonly Character[];
+  addressed: readonly Character[];
+}
+
+const NO_CASTING: Casting = { stage: [], addressed: [] };
 
 /** Messages of one channel waiting for intake at most (a burst beyond it is refused, and told). */
 const INTAKE_BACKLOG_PER_CHANNEL = 500;
@@ -77,6 +100,8 @@ export interface MessageRouterOptions {
   caches?: CacheLimits | undefined;
   /** Messages an earlier reply answered in passing: settled, never answered or handed back. */
   inPassing?: AnsweredInPassing;
+  /** The characters; without them the bot only ever speaks as itself. */
+  cast?: IntakeCast | undefined;
 }
 
 /** How a message reached intake: live from the gateway, or taken over after a restart. */
@@ -185,7 +210,8 @@ export class MessageRouter {
       databaseStep: this.databaseStep,
       submit: async () => {
         const routed = { message: original, inbound, scope, settings, origin: 'live' as const };
-        const accepted = await this.accept(routed, { reason: 'retry', author });
+        const casting = await this.casting(routed);
+        const accepted = await this.accept(routed, { reason: 'retry', author, casting });
         if (accepted === undefined) return false;
         // Owed again: a shutdown hands it back, a crash leaves it for recovery.
         const { db, instanceId } = this.options;
@@ -208,7 +234,8 @@ export class MessageRouter {
     if (this.heard.has(message.id)) return;
     this.heard.set(message.id, true);
     this.options.history.add(message.channelId, toHistoryMessage(message));
-    if (message.author.id === botUserId) return;
+    // The bot's own words, as itself or as one of its characters: in the history, never a trigger.
+    if (message.author.id === botUserId || characterVoice(message) !== undefined) return;
     const inbound = toInboundMessage(message, botUserId);
     if (this.stopAhead(message, inbound)) return;
     // Read now: discord.js keeps only the members heard last, and intake may wait its turn.
@@ -238,14 +265,16 @@ export class MessageRouter {
       const member = heardMember ?? (await authorMember(message));
       const author = standingOf(message, { ownerIds: this.options.ownerIds, member });
       if (await this.stopOrWithdraw(routed, author)) return;
-      reason = await this.detect(routed);
+      const detected = await this.detect(routed);
+      const casting = await this.casting(routed);
+      reason = detected ?? (casting.addressed.length > 0 ? 'character' : undefined);
       if (reason === undefined) return;
       if (this.answeredInPassing(message)) return;
       if (!this.accepting) return await this.handBack(routed);
       if (!(await this.admit(routed))) return;
       if (!(await this.claim(routed))) return;
       claimed = true;
-      const accepted = await this.accept(routed, { reason, author });
+      const accepted = await this.accept(routed, { reason, author, casting });
       if (accepted !== undefined) this.submit(accepted, message);
     } catch (error) {
       // The database stayed out of reach (or another step failed): say so, never drop silently.
@@ -304,6 +333,31 @@ export class MessageRouter {
     // A recovered message the loop guard refuses is settled: it will not be answered.
     if (reason === undefined) this.options.settle?.([inbound.id]);
     return reason;
+  }
+
+  /**
+   * Who is on the channel's stage and whom the message addresses: by replying to a character's
+   * message, by name in its opening, by a trigger word. Members only (another bot's message
+   * stays with the loop guard), never in DMs. The scene is cached like the settings; a reply's
+   * character is read back only for a reply to a message that is not the bot's.
+   */
+  private async casting(routed: Routed): Promise<Casting> {
+    const { cast } = this.options;
+    const { inbound } = routed;
+    if (cast === undefined || inbound.authorIsBot || inbound.isDM) return NO_CASTING;
+    const scene = await this.databaseStep(() => cast.scenes.get(inbound.channelId));
+    if (scene.characters.length === 0) return NO_CASTING;
+    const repliedTo = inbound.repliesToBot ? undefined : inbound.replyToMessageId;
+    const repliedCharacterId =
+      repliedTo === undefined
+        ? undefined
+        : await this.databaseStep(() => cast.messages.characterOf(repliedTo));
+    const addressed = addressedCharacters({
+      content: inbound.content,
+      scene: scene.characters,
+      repliedCharacterId,
+    });
+    return { stage: scene.characters, addressed };
   }
 
   /**
@@ -372,7 +426,7 @@ export class MessageRouter {
    */
   private async accept(
     routed: Routed,
-    decided: { reason: AcceptedMessage['reason']; author: MemberStanding },
+    decided: { reason: AcceptedMessage['reason']; author: MemberStanding; casting: Casting },
   ): Promise<AcceptedMessage | undefined> {
     const { message, inbound, scope } = routed;
     const place = placeOf(message.channel);
@@ -390,12 +444,26 @@ export class MessageRouter {
     );
     const settings = applyChannelOverrides(routed.settings, overrides);
     const locale = resolveLocale(settings.language, place.guildLocale);
+    const { casting, ...standing } = decided;
     return {
       message: inbound,
-      ...decided,
+      ...standing,
       recordId: timeOrderedId(),
-      facts: { scope, place, settings, locale },
+      facts: this.castFacts({ scope, place, settings, locale }, casting),
     };
+  }
+
+  /** The facts as the first character addressed speaks them; the bot's own when none is. */
+  private castFacts(facts: TurnFacts, casting: Casting): TurnFacts {
+    const { cast } = this.options;
+    const [first, ...waiting] = casting.addressed;
+    if (cast === undefined || first === undefined) return facts;
+    return cast.speakers.factsFor(facts, first, {
+      stage: casting.stage,
+      waiting,
+      turnsLeft: cast.turnLimit,
+      spoken: [],
+    });
   }
 
   /** Hands an accepted message to its channel's queue; a full queue is told (once). */

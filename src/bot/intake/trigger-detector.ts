@@ -20,7 +20,9 @@ export interface TriggerDetectorLimits {
   scopes?: number;
 }
 
-export type TriggerReason = 'dm' | 'mention' | 'reply' | 'trigger_word' | 'auto_reply' | 'every_n';
+/** `character`: the message addresses a character on the channel's stage (intake decides it). */
+export type TriggerReason =
+  'dm' | 'mention' | 'reply' | 'trigger_word' | 'auto_reply' | 'every_n' | 'character';
 
 /**
  * Decides whether a message should get a reply, and why. Pure and in-memory: it runs on every

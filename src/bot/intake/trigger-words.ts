@@ -24,7 +24,8 @@ export class TriggerWordMatcher {
   }
 }
 
-function toPattern(word: string): string {
+/** One word as a pattern: escaped, bounded as the class comment says (flags `iu`, NFKC text). */
+export function toPattern(word: string): string {
   const escaped = word.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
   const first = word.at(0) ?? '';
   const last = word.at(-1) ?? '';

@@ -73,6 +73,8 @@ export interface SpentUsage {
   /** Speech: seconds of voice messages heard, characters of a reply spoken. */
   speechSeconds?: number | undefined;
   speechCharacters?: number | undefined;
+  /** The character who spoke the turn, if one did (`/usage` by character). */
+  characterId?: string | undefined;
 }
 
 export interface DailyBudgetOptions {
@@ -190,6 +192,7 @@ export class DailyBudget {
       turns: usage.turns ?? 1,
       speechSeconds: usage.speechSeconds ?? 0,
       speechCharacters: usage.speechCharacters ?? 0,
+      characterId: usage.characterId,
     };
     // Retried through an outage: a write that committed but whose answer was lost counts
     // twice, which errs on the side of the budget; losing the tokens would not.

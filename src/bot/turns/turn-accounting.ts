@@ -66,6 +66,8 @@ export interface AccountedCall {
   memberId: string;
   outcome: TurnOutcome;
   model: ResolvedModel;
+  /** The character who spoke the turn; undefined when the bot spoke as itself. */
+  characterId?: string | undefined;
 }
 
 /**
@@ -88,6 +90,7 @@ export async function accountUsage(
       memberId: call.memberId,
       model: call.model.modelId,
       turns: call.turns ?? 0,
+      characterId: call.characterId,
     })
     .catch((error: unknown) => options.logger.warn({ err: error }, 'could not record token usage'));
 }

@@ -22,10 +22,12 @@ import type { AcceptedMessage, TurnFacts } from '../intake/accepted-message.ts';
 import type { DailyBudget } from '../limits/daily-budget.ts';
 import { timeStop } from '../stops/stop-latency.ts';
 import type { AnsweredInPassing } from '../intake/answered-in-passing.ts';
+import type { CharacterSpeakers } from '../intake/character-speakers.ts';
 import { batchAuthors, batchToolContext } from './batch-context.ts';
 import { TURN_START_RETRY_MS } from './database-turn-journal.ts';
 import type { ScheduledTurn } from './channel-turn-scheduler.ts';
 import { streamWithOverflowRetry, type FinalAttempt } from './overflow-retry.ts';
+import { nextSceneTurn } from './scene-turns.ts';
 import { acknowledgeStop } from './stop-acknowledgement.ts';
 import { accountTurn, accountUsage } from './turn-accounting.ts';
 import { NO_TOOLS, streamTurn } from './turn-stream.ts';
@@ -64,6 +66,8 @@ export interface TurnRunnerOptions {
   inPassing?: AnsweredInPassing;
   /** Background work after a turn (the rolling summary); must return at once. */
   afterTurn?(turn: { channelId: string; scopeId: string }): void;
+  /** Scenes: the next character's turn is built here and queued in the channel behind this one. */
+  scenes?: { speakers: CharacterSpeakers; submit(next: AcceptedMessage): void };
 }
 
 /** A turn once it runs: its facts (those of its newest message), its log and its stop signal. */
@@ -223,7 +227,12 @@ export class TurnRunner {
         ...this.options,
         settings: facts.settings,
         model,
-        messages: turn.batch.map((accepted) => accepted.message),
+        // In a scene, the replies spoken since the member's message are answered too.
+        messages: [
+          ...turn.batch.map((accepted) => accepted.message),
+          ...(facts.scene?.spoken ?? []),
+        ],
+        speakerName: facts.speaker?.character.name,
         place: facts.place.persona,
         now: new Date(this.options.clock.now()),
         logger,
@@ -262,7 +271,13 @@ export class TurnRunner {
         countOverflowed: (outcome) =>
           accountUsage(
             { ...this.options, logger },
-            { scopeId: facts.scope.id, memberId: turn.last.message.authorId, outcome, model },
+            {
+              scopeId: facts.scope.id,
+              memberId: turn.last.message.authorId,
+              characterId: facts.speaker?.character.id,
+              outcome,
+              model,
+            },
           ),
       });
       if (attempt?.outcome.status === 'complete') this.answeredInPassing(turn, prepared);
@@ -300,7 +315,13 @@ export class TurnRunner {
     const memberId = turn.last.message.authorId;
     await accountTurn(
       { ...this.options, logger },
-      { scopeId, memberId, outcome, model: step.model },
+      {
+        scopeId,
+        memberId,
+        characterId: facts.speaker?.character.id,
+        outcome,
+        model: step.model,
+      },
     );
     this.options.afterTurn?.({ channelId: facts.place.channelId, scopeId });
     if (outcome.status === 'failed' && outcome.error !== undefined && !turn.signal.aborted) {
@@ -316,6 +337,17 @@ export class TurnRunner {
         logger,
       });
     }
+    this.continueScene(turn, outcome);
+  }
+
+  /** A scene goes on with its next character, queued behind this turn in the channel. */
+  private continueScene(turn: RunningTurn, outcome: FinalAttempt['outcome']): void {
+    const { scenes } = this.options;
+    if (scenes === undefined || turn.signal.aborted) return;
+    const next = nextSceneTurn(turn.last, outcome, scenes.speakers);
+    if (next === undefined) return;
+    turn.logger.debug({ speaker: next.facts.speaker?.character.name }, 'the scene goes on');
+    scenes.submit(next);
   }
 
   private tellFailure(turn: RunningTurn, error: unknown): Promise<void> {

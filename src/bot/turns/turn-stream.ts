@@ -65,18 +65,20 @@ export function streamTurn(
   options: TurnStreamOptions,
 ): Promise<TurnOutcome> {
   const { facts } = options;
+  // A character writes through its webhook (or, headed by its name, through the bot); voice
+  // messages are posted by the bot itself (a webhook cannot carry the voice-message flag).
   const writer = dependencies.delivery.to(facts.place.target);
   const allowedMentions = allowedMentionsFor({
     allowUserMentions: isSwitchOn(facts.settings, ALLOW_USER_MENTIONS_FLAG),
   });
   const text = new DiscordSink({
-    writer,
+    writer: facts.speaker === undefined ? writer : dependencies.delivery.to(facts.speaker.target),
     typing: dependencies.typing,
     clock: dependencies.clock,
     logger: options.logger,
     allowedMentions,
     replyTo: options.replyTo,
-    limit: DISCORD_MESSAGE_LIMIT,
+    limit: DISCORD_MESSAGE_LIMIT - headingRoom(facts),
     gapNotice: `-# ${translate(facts.locale, 'delivery.gap')}`,
     ...(options.stoppable
       ? {
@@ -118,4 +120,10 @@ export function streamTurn(
     usageEstimator: usageEstimatorFor(options.model),
     describeTool: (call) => `-# ${translate(facts.locale, 'status.tool', { tool: call.name })}`,
   });
+}
+
+/** Room for a character's name heading its messages when no webhook can carry the name. */
+function headingRoom(facts: TurnFacts): number {
+  const name = facts.speaker?.character.name;
+  return name === undefined ? 0 : name.length + '****\n'.length;
 }

@@ -30,6 +30,11 @@ export interface RouteDefinition {
   globalLimit: boolean;
   /** A per-route bucket, keyed by the named path parameter (the top-level resource). */
   bucket?: { definition: BucketDefinition; resourceParameter: string };
+  /**
+   * Whether this route serves these parameters, for two routes of one path shape: a channel
+   * webhook and an interaction webhook are both `/webhooks/:id/:token` (told apart by the id).
+   */
+  accepts?(params: Record<string, string>): boolean;
   handle(request: RouteRequest): RouteResult | Promise<RouteResult>;
 }
 
@@ -56,6 +61,7 @@ export class Router {
     for (const { route, segments } of this.#routes) {
       const params = matchSegments(segments, parts);
       if (params === undefined) continue;
+      if (route.accepts !== undefined && !route.accepts(params)) continue;
       pathMatched = true;
       if (route.method !== method) continue;
       const literals = segments.filter((segment) => !segment.startsWith(':')).length;

@@ -37,7 +37,7 @@ export function messagePayload(
     id: message.id,
     type: message.type,
     channel_id: message.channelId,
-    author: userPayload(world.user(message.authorId)),
+    author: authorPayload(world, message),
     content: message.content,
     timestamp: new Date(message.createdAt).toISOString(),
     edited_timestamp: message.editedAt === null ? null : new Date(message.editedAt).toISOString(),
@@ -115,6 +115,27 @@ export function messagePayload(
     }
   }
   return payload;
+}
+
+/** A webhook message's author is the webhook, shown under the execute's name and avatar. */
+function authorPayload(world: World, message: MessageRecord): APIUser {
+  if (message.webhookAuthor === null) return userPayload(world.user(message.authorId));
+  return {
+    id: message.webhookId ?? message.authorId,
+    username: message.webhookAuthor.username,
+    discriminator: '0000',
+    global_name: null,
+    avatar:
+      message.webhookAuthor.avatarUrl === null ? null : avatarHash(message.webhookAuthor.avatarUrl),
+    bot: true,
+  };
+}
+
+/** Discord proxies `avatar_url` and shows a hash; the fake derives a stable one from the URL. */
+function avatarHash(url: string): string {
+  let hash = 0;
+  for (const character of url) hash = (hash * 31 + character.charCodeAt(0)) >>> 0;
+  return hash.toString(16).padStart(8, '0');
 }
 
 function mentionedUser(world: World, message: MessageRecord, userId: string): APIUser {

@@ -28,6 +28,10 @@ export function interactionRoutes(
     pattern,
     auth: 'none',
     globalLimit: false,
+    // The application's id: channel webhooks share these paths under their own ids.
+    accepts: (params) =>
+      params.applicationId === undefined ||
+      params.applicationId === context.world.bot.applicationId,
     handle,
     ...(withBucket ? { bucket } : {}),
   });

@@ -63,7 +63,7 @@ export class DiscordApiError extends Error {
   }
 
   static unknown(
-    what: 'Channel' | 'Message' | 'Guild' | 'User' | 'Member' | 'Role' | 'Emoji',
+    what: 'Channel' | 'Message' | 'Guild' | 'User' | 'Member' | 'Role' | 'Emoji' | 'Webhook',
   ): DiscordApiError {
     const codes = {
       Channel: RESTJSONErrorCodes.UnknownChannel,
@@ -73,6 +73,7 @@ export class DiscordApiError extends Error {
       Member: RESTJSONErrorCodes.UnknownMember,
       Role: RESTJSONErrorCodes.UnknownRole,
       Emoji: RESTJSONErrorCodes.UnknownEmoji,
+      Webhook: RESTJSONErrorCodes.UnknownWebhook,
     } as const;
     return new DiscordApiError({ status: 404, code: codes[what], message: `Unknown ${what}` });
   }

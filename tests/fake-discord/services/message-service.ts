@@ -13,7 +13,12 @@ import { validateAllowedMentions } from '../rules/mentions.ts';
 import { checkVoiceMessage, checkVoiceMessageEdit } from '../rules/voice-messages.ts';
 import { isEmptyMessage, validateMessageBody } from '../rules/message-limits.ts';
 import { hasPermission, isThread } from '../rules/permissions.ts';
-import type { ChannelRecord, MessageInteractionRecord, MessageRecord } from '../state/records.ts';
+import type {
+  ChannelRecord,
+  MessageInteractionRecord,
+  MessageRecord,
+  WebhookAuthorRecord,
+} from '../state/records.ts';
 import type { FakeDiscordContext } from './fake-discord-context.ts';
 import {
   componentsOf,
@@ -52,6 +57,10 @@ export interface CreateMessageInput {
   type?: MessageType;
   interaction?: MessageInteractionRecord;
   webhookId?: string;
+  /** A channel webhook's execute: the shown name and avatar (`authorId` is the webhook's id). */
+  webhookAuthor?: WebhookAuthorRecord;
+  /** An application-owned webhook's messages name its application. */
+  applicationId?: string;
   /** Ephemeral: only this user sees it, and it is never dispatched. */
   visibleTo?: string;
   /** Flags the server sets itself (EPHEMERAL, LOADING). */
@@ -156,7 +165,9 @@ export class MessageService {
       pinned: false,
       reactions: new Map(),
       webhookId: input.webhookId ?? null,
-      applicationId: input.interaction === undefined ? null : world.bot.applicationId,
+      webhookAuthor: input.webhookAuthor ?? null,
+      applicationId:
+        input.interaction === undefined ? (input.applicationId ?? null) : world.bot.applicationId,
       interaction: input.interaction ?? null,
       visibleTo: input.visibleTo ?? null,
       editCount: 0,

@@ -163,9 +163,32 @@ export interface MessageRecord {
   pinned: boolean;
   reactions: Map<string, ReactionRecord>;
   webhookId: string | null;
+  /** A channel webhook's message: the name and avatar it was executed under (the author). */
+  webhookAuthor: WebhookAuthorRecord | null;
   applicationId: string | null;
   interaction: MessageInteractionRecord | null;
   /** Ephemeral messages are visible to this one user only; null for everyone. */
   visibleTo: string | null;
   editCount: number;
+}
+
+/** A channel webhook (type 1, incoming): executed with its token, no bot authorization. */
+export interface WebhookRecord {
+  id: string;
+  token: string;
+  channelId: string;
+  guildId: string;
+  name: string;
+  avatar: string | null;
+  /** The user who created it (the bot, or a member acting in a test). */
+  creatorId: string;
+  /** Set when the bot's application created it (such a webhook may send components). */
+  applicationId: string | null;
+  createdAt: number;
+}
+
+/** Who a webhook message shows as its author: per-execute `username`/`avatar_url` overrides. */
+export interface WebhookAuthorRecord {
+  username: string;
+  avatarUrl: string | null;
 }

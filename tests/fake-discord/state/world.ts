@@ -1,4 +1,4 @@
-import { ChannelType } from 'discord-api-types/v10';
+import { ChannelType, PermissionFlagsBits } from 'discord-api-types/v10';
 import type { Clock } from '../../../src/core/clock.ts';
 import { channelPermissions, DIRECT_MESSAGE_PERMISSIONS, isThread } from '../rules/permissions.ts';
 import { DiscordApiError } from '../rules/discord-error.ts';
@@ -9,8 +9,18 @@ import type {
   MemberRecord,
   MessageRecord,
   UserRecord,
+  WebhookRecord,
 } from './records.ts';
 import type { SnowflakeFactory } from './snowflake-factory.ts';
+
+const WEBHOOK_PERMISSIONS =
+  PermissionFlagsBits.ViewChannel |
+  PermissionFlagsBits.SendMessages |
+  PermissionFlagsBits.SendMessagesInThreads |
+  PermissionFlagsBits.EmbedLinks |
+  PermissionFlagsBits.AttachFiles |
+  PermissionFlagsBits.MentionEveryone |
+  PermissionFlagsBits.ReadMessageHistory;
 
 /** The bot application under test: its user, its token and its portal settings. */
 export interface BotIdentity {
@@ -33,6 +43,8 @@ export class World {
   readonly guilds = new Map<string, GuildRecord>();
   readonly channels = new Map<string, ChannelRecord>();
   readonly messages = new Map<string, MessageRecord>();
+  /** Channel webhooks by id (deleted ones are removed; their messages stay). */
+  readonly webhooks = new Map<string, WebhookRecord>();
   /** Every uploaded file by attachment id, for the CDN stand-in (`/attachments/...`). */
   readonly uploads = new Map<string, { channelId: string; attachment: AttachmentRecord }>();
   /**
@@ -79,6 +91,13 @@ export class World {
     return message;
   }
 
+  /** A live webhook (10015 Unknown Webhook when missing or deleted). */
+  webhook(id: string): WebhookRecord {
+    const webhook = this.webhooks.get(id);
+    if (webhook === undefined) throw DiscordApiError.unknown('Webhook');
+    return webhook;
+  }
+
   member(guildId: string, userId: string): MemberRecord | undefined {
     return this.guilds.get(guildId)?.members.get(userId);
   }
@@ -94,6 +113,9 @@ export class World {
       const participant = userId === this.bot.userId || channel.recipientIds.includes(userId);
       return participant ? DIRECT_MESSAGE_PERMISSIONS : 0n;
     }
+    // A webhook posts with every text permission, @everyone included: only the request's
+    // allowed_mentions keeps its messages from pinging.
+    if (this.webhooks.has(userId)) return WEBHOOK_PERMISSIONS;
     const guild = this.guild(channel.guildId);
     const member = guild.members.get(userId);
     if (member === undefined) return 0n;

@@ -7,7 +7,7 @@ import {
 } from 'discord.js';
 import type { ScopeSettings } from '../../../core/settings.ts';
 import type { Database } from '../../../db/database.ts';
-import { usageSummary } from '../../../db/usage-repository.ts';
+import { characterUsage, usageSummary } from '../../../db/usage-repository.ts';
 import type { Locale } from '../../i18n/locale.ts';
 import { holdsPermission } from '../command-access.ts';
 import { respond } from '../command-replies.ts';
@@ -34,6 +34,7 @@ const text = commandText({
     'left.member': 'Your budget today: {left}',
     models: 'By model (30 days)',
     members: 'By member (30 days)',
+    characters: 'By character (30 days)',
     unpriced: 'no price listed: counted as $0',
     heard: '{seconds} s of voice messages heard',
     spoken: '{characters} characters spoken',
@@ -53,6 +54,7 @@ const text = commandText({
     'left.member': 'あなたの今日の予算：{left}',
     models: 'モデル別（30日）',
     members: 'メンバー別（30日）',
+    characters: 'キャラクター別（30日）',
     unpriced: '価格の登録なし：$0 として計算',
     heard: 'ボイスメッセージ {seconds} 秒を聞き取り',
     spoken: '{characters} 文字を読み上げ',
@@ -85,11 +87,16 @@ export async function loadUsageReport(
     fromDay: days[0] ?? '',
     toDay: days.at(-1) ?? '',
   };
-  const summary = await usageSummary(db, query);
-  return buildUsageReport(summary.byDayAndModel, days, {
+  const [summary, characters] = await Promise.all([
+    usageSummary(db, query),
+    // Characters speak for the whole server: a member's own view has none of its own.
+    view.memberId === undefined ? characterUsage(db, query) : Promise.resolve([]),
+  ]);
+  const report = buildUsageReport(summary.byDayAndModel, days, {
     members: summary.byMember.slice(0, RANKED_LINES),
     count: summary.byMember.length,
   });
+  return { ...report, byCharacter: characters };
 }
 
 /**
@@ -154,6 +161,19 @@ function usageEmbed(options: {
     fields.push({
       name: text.get(locale, 'members'),
       value: memberLines(locale, report),
+      inline: false,
+    });
+  }
+  if (whole && report.byCharacter.length > 0) {
+    fields.push({
+      name: text.get(locale, 'characters'),
+      value: ranking(
+        locale,
+        report.byCharacter.map(
+          (character) =>
+            `**${character.name}** — ${spendText(locale, character)}\n-# ${text.get(locale, 'turns', { count: character.turns })}`,
+        ),
+      ),
       inline: false,
     });
   }

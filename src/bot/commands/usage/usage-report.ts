@@ -38,6 +38,8 @@ export interface UsageReport {
   memberCount: number;
   byModel: Array<{ model: string; totals: UsageTotals }>;
   series: DailySeries[];
+  /** What each character's turns spent, most first (the whole server's view only). */
+  byCharacter: Array<Spend & { name: string; turns: number }>;
 }
 
 /** The UTC days of the report ending on the day of `now`, oldest first. */
@@ -95,6 +97,7 @@ export function buildUsageReport(
     memberCount: members.count,
     byModel,
     series: seriesOf(byModel, models, days.length),
+    byCharacter: [],
   };
 }
 

@@ -1,0 +1,36 @@
+import type { Download } from '../../context/trigger-attachments.ts';
+import { listCharacters } from '../../../db/character-repository.ts';
+import { requireGuild } from '../config/guild-only.ts';
+import type { SlashCommand } from '../slash-command.ts';
+import { cardSubcommands } from './character-card-subcommands.ts';
+import { characterDefinition } from './character-definition.ts';
+import { CHARACTER_SUBCOMMANDS } from './character-subcommands.ts';
+
+const MAX_CHOICES = 25;
+
+/**
+ * `/character`: the server's characters (guilds only). Anyone may list, show and export them;
+ * create, edit, remove and import need Manage Server, as `/config` does.
+ */
+export function characterCommand(options: { download?: Download } = {}): SlashCommand {
+  const subcommands = { ...CHARACTER_SUBCOMMANDS, ...cardSubcommands(options.download) };
+  return {
+    definition: characterDefinition(),
+    category: 'config',
+    async execute(interaction, context) {
+      requireGuild(context);
+      const handler = subcommands[interaction.options.getSubcommand()];
+      if (handler !== undefined) await handler(interaction, context);
+    },
+    async autocomplete(interaction, context) {
+      const typed = interaction.options.getFocused().toLowerCase();
+      const characters = await listCharacters(context.services.db, context.scope.id);
+      await interaction.respond(
+        characters
+          .filter((character) => character.name.toLowerCase().includes(typed))
+          .slice(0, MAX_CHOICES)
+          .map((character) => ({ name: character.name, value: character.name })),
+      );
+    },
+  };
+}

@@ -1,0 +1,343 @@
+/**
+ * A cast of characters end to end: the real bot process against the loopback Discord and the
+ * LLM stand-in. Two members and three characters in one channel — a character answering by
+ * name, by a reply to its message and by trigger word, a character turning to another, the
+ * turn limit of a scene, an unaddressed mention answered by the bot itself, and the channel's
+ * webhook deleted mid-scene and made again. Every webhook write carries allowed_mentions, and
+ * nothing meets a 429.
+ */
+import { PermissionFlagsBits, type APIMessage } from 'discord-api-types/v10';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { CharacterFields } from '../../src/core/character.ts';
+import { createCharacter } from '../../src/db/character-repository.ts';
+import { addToScene } from '../../src/db/scene-repository.ts';
+import type { FakeDiscord } from '../fake-discord/fake-discord.ts';
+import { DEFAULT_BOT_PERMISSIONS } from '../fake-discord/rules/default-permissions.ts';
+import type { RecordedRequest } from '../support/llm-stand-in/recorded-request.ts';
+import { createGate } from '../support/llm-stand-in/gate.ts';
+import { textScript } from '../support/llm-stand-in/script.ts';
+import { startHarness, waitForTurn, type BotHarness } from './support/bot-harness.ts';
+import { chatRequests } from './support/chat-requests.ts';
+import { commandsRegistered } from './support/slash-commands.ts';
+
+function buildWorld(discord: FakeDiscord) {
+  const guild = discord.createGuild({
+    name: 'Crossroads',
+    botPermissions: DEFAULT_BOT_PERMISSIONS | PermissionFlagsBits.ManageWebhooks,
+  });
+  const managers = discord.createRole({
+    guildId: guild.id,
+    name: 'Managers',
+    permissions: PermissionFlagsBits.ManageGuild,
+  });
+  const mika = discord.createUser({ username: 'mika' });
+  const ren = discord.createUser({ username: 'ren' });
+  discord.addMember({ guildId: guild.id, userId: mika.id, roleIds: [managers.id] });
+  discord.addMember({ guildId: guild.id, userId: ren.id });
+  const inn = discord.createChannel({ guildId: guild.id, name: 'inn' });
+  return { guild, mika, ren, inn };
+}
+
+type World = ReturnType<typeof buildWorld>;
+
+function fields(name: string, persona: string, extra: Partial<CharacterFields> = {}) {
+  return {
+    name,
+    avatarUrl: `https://example.test/${name.toLowerCase()}.png`,
+    persona,
+    greeting: undefined,
+    triggerWords: [],
+    provider: undefined,
+    model: undefined,
+    temperature: undefined,
+    humanizerDegree: 0 as const,
+    language: undefined,
+    card: undefined,
+    ...extra,
+  };
+}
+
+/** What each voice answers, by the persona the system prompt names. */
+const LINES: Record<string, string[]> = {
+  Alice: ['Welcome to the Crossroads Inn!'],
+  Bob: ['A song for you. Cara, your verse!'],
+  Cara: ['Alice, pour us some tea!'],
+  Tomo: ['Hello, I am the bot itself.'],
+};
+
+/** The custom ids of a message's buttons. */
+function buttonIds(message: APIMessage | undefined): string[] {
+  return (message?.components ?? []).flatMap((row) =>
+    'components' in row
+      ? row.components.flatMap((component) =>
+          'custom_id' in component ? [component.custom_id] : [],
+        )
+      : [],
+  );
+}
+
+function speakerOf(request: RecordedRequest): string {
+  return /^You are ([^.]+)\./.exec(request.systemText)?.[1] ?? 'unknown';
+}
+
+describe('a cast of characters in one channel', () => {
+  let harness: BotHarness<World>;
+  /** Alice's line when a test wants another (undefined: her usual welcome). */
+  let aliceLine: string | undefined;
+
+  beforeAll(async () => {
+    harness = await startHarness({
+      setup: buildWorld,
+      seed: async (db, world) => {
+        const scope = { id: world.guild.id, kind: 'guild' as const };
+        for (const character of [
+          fields('Alice', 'Alice keeps the inn.', { triggerWords: ['innkeeper'] }),
+          fields('Bob', 'Bob is a bard.'),
+          fields('Cara', 'Cara is a traveller.'),
+        ]) {
+          const saved = await createCharacter(db, {
+            scope,
+            createdBy: world.mika.id,
+            fields: character,
+            limit: 10,
+          });
+          if (saved.status !== 'saved') throw new Error(`could not seed ${character.name}`);
+          if (character.name !== 'Cara') {
+            await addToScene(db, {
+              channelId: world.inn.id,
+              characterId: saved.character.id,
+              limit: 8,
+            });
+          }
+        }
+      },
+    });
+    harness.llm.handle((request) => {
+      const speaker = speakerOf(request);
+      if (speaker === 'Alice' && aliceLine !== undefined) return textScript(aliceLine);
+      return textScript(...(LINES[speaker] ?? ['…']));
+    });
+    await commandsRegistered(harness.discord, harness.bot);
+  });
+  afterAll(() => harness.dispose());
+
+  /** The next message a webhook posts in the inn under `name`. */
+  function nextLine(name: string): Promise<APIMessage> {
+    const { discord, world } = harness;
+    return discord.waits.message({
+      channelId: world.inn.id,
+      where: (message) => message.webhook_id !== undefined && message.author.username === name,
+    });
+  }
+
+  it('brings a third character on stage with /scene add', async () => {
+    const { discord, world } = harness;
+    const reply = await discord
+      .invokeSlashCommand({
+        command: 'scene',
+        subcommand: 'add',
+        channelId: world.inn.id,
+        userId: world.mika.id,
+        options: { name: 'cara' },
+      })
+      .waitForOriginal();
+    expect(reply.content).toContain('**Cara** is on stage.');
+    const listed = await discord
+      .invokeSlashCommand({
+        command: 'scene',
+        subcommand: 'list',
+        channelId: world.inn.id,
+        userId: world.ren.id,
+      })
+      .waitForOriginal();
+    expect(listed.content).toBe('**On stage**, in turn order: **Alice** → **Bob** → **Cara**');
+  });
+
+  it('answers a member who addresses a character by name, under its name and avatar', async () => {
+    const { discord, world } = harness;
+    const line = nextLine('Alice');
+    const executed = discord.waits.request({
+      method: 'POST',
+      route: '/webhooks/:webhookId/:token',
+    });
+    discord.postMessage({
+      authorId: world.mika.id,
+      channelId: world.inn.id,
+      content: 'Alice, a room please?',
+    });
+    const message = await line;
+    const execute = await executed;
+    expect(message.content).toBe('Welcome to the Crossroads Inn!');
+    expect(discord.webhooks(world.inn.id)).toHaveLength(1);
+    expect(execute?.query).toMatchObject({ wait: 'true' });
+    expect(execute?.body).toMatchObject({
+      username: 'Alice',
+      avatar_url: 'https://example.test/alice.png',
+    });
+  });
+
+  it('lets characters turn to each other, one model call each, until the turn limit', async () => {
+    const { discord, world, llm } = harness;
+    const before = chatRequests(llm.requests).length;
+    // Alice turns to Bob in this scene: a fourth character turn the limit (3) must refuse.
+    aliceLine = 'Bob, one more song?';
+    const bob = nextLine('Bob');
+    const cara = nextLine('Cara');
+    const alice = nextLine('Alice');
+    discord.postMessage({
+      authorId: world.ren.id,
+      channelId: world.inn.id,
+      content: 'Bob, sing for us!',
+    });
+    expect((await bob).content).toBe('A song for you. Cara, your verse!');
+    expect((await cara).content).toBe('Alice, pour us some tea!');
+    expect((await alice).content).toBe('Bob, one more song?');
+    aliceLine = undefined;
+    // The channel runs one turn at a time: had a fourth character turn been queued, it would
+    // come before the bot's answer to this mention.
+    const itself = discord.waits.message({ channelId: world.inn.id, authorId: discord.botUserId });
+    discord.postMessage({
+      authorId: world.mika.id,
+      channelId: world.inn.id,
+      content: `<@${discord.botUserId}> who runs this place?`,
+    });
+    const answer = await itself;
+    expect(answer.webhook_id).toBeUndefined();
+    expect(answer.content).toBe('Hello, I am the bot itself.');
+    const requests = chatRequests(llm.requests).slice(before);
+    expect(requests.map(speakerOf)).toEqual(['Bob', 'Cara', 'Alice', 'Tomo']);
+    const caraSees = requests[1]?.lastUserText ?? '';
+    expect(caraSees).toContain('Bob, sing for us!');
+    expect(caraSees).toContain('[Bob');
+    expect(caraSees).toContain('A song for you. Cara, your verse!');
+  });
+
+  it('answers the character a member replies to, and a trigger word calls its character', async () => {
+    const { discord, world } = harness;
+    const welcome = discord
+      .readChannel(world.inn.id)
+      .find((message) => message.content === 'Welcome to the Crossroads Inn!');
+    const reply = nextLine('Alice');
+    discord.postMessage({
+      authorId: world.mika.id,
+      channelId: world.inn.id,
+      content: 'Thank you!',
+      replyTo: welcome?.id ?? '',
+    });
+    expect((await reply).content).toBe('Welcome to the Crossroads Inn!');
+    const called = nextLine('Alice');
+    discord.postMessage({
+      authorId: world.ren.id,
+      channelId: world.inn.id,
+      content: 'where is the innkeeper?',
+    });
+    expect((await called).content).toBe('Welcome to the Crossroads Inn!');
+  });
+
+  it('makes the webhook again when it was deleted mid-scene', async () => {
+    const { discord, world } = harness;
+    const [webhook] = discord.webhooks(world.inn.id);
+    discord.deleteWebhook(webhook?.id ?? '');
+    const line = nextLine('Alice');
+    discord.postMessage({
+      authorId: world.mika.id,
+      channelId: world.inn.id,
+      content: 'Alice, still open?',
+    });
+    expect((await line).content).toBe('Welcome to the Crossroads Inn!');
+    const now = discord.webhooks(world.inn.id);
+    expect(now).toHaveLength(1);
+    expect(now[0]?.id).not.toBe(webhook?.id);
+    expect(
+      discord.requests({ method: 'POST', route: '/webhooks/:webhookId/:token', status: 404 }),
+    ).toHaveLength(1);
+  });
+
+  it('a Stop press on one character’s reply ends it and the scene: the next does not speak', async () => {
+    const { discord, world, llm } = harness;
+    const gate = createGate();
+    // Bob's reply shows its first paragraph, which turns to Cara, then waits.
+    llm.enqueue({
+      steps: [
+        { type: 'text', text: 'Cara, listen to this one.\n\n' },
+        { type: 'hold', gate },
+        { type: 'text', text: 'A verse that must never appear.' },
+        { type: 'finish', reason: 'stop' },
+      ],
+    });
+    const first = nextLine('Bob');
+    const trigger = discord.postMessage({
+      authorId: world.ren.id,
+      channelId: world.inn.id,
+      content: 'Bob, one more?',
+    });
+    const finished = waitForTurn(harness.bot, trigger.id);
+    const shown = await first;
+    const stopId = buttonIds(discord.message(shown.id))[0] ?? '';
+    expect(stopId).toMatch(/^stop-reply:/);
+    const pressed = discord.pressButton({
+      userId: world.ren.id,
+      messageId: shown.id,
+      customId: stopId,
+    });
+    expect((await pressed.waitForFollowUp()).content).toContain('Stopped');
+    gate.release();
+    expect((await finished).json?.['status']).toBe('stopped');
+    // The channel's next turn is the bot's own answer: no Cara turn was queued before it.
+    const itself = discord.waits.message({ channelId: world.inn.id, authorId: discord.botUserId });
+    discord.postMessage({
+      authorId: world.mika.id,
+      channelId: world.inn.id,
+      content: `<@${discord.botUserId}> quiet tonight?`,
+    });
+    await itself;
+    const after = discord
+      .readChannel(world.inn.id)
+      .filter((message) => BigInt(message.id) > BigInt(shown.id));
+    expect(after.some((message) => message.author.username === 'Cara')).toBe(false);
+    const bob = discord.message(shown.id);
+    expect(bob?.content).not.toContain('never appear');
+    expect(buttonIds(bob)).toEqual([]);
+  });
+
+  it('shows in /usage what each character’s turns spent, for the whole server only', async () => {
+    const { discord, world } = harness;
+    const invoke = (userId: string, locale: string) =>
+      discord
+        .invokeSlashCommand({ command: 'usage', channelId: world.inn.id, userId, locale })
+        .waitForOriginal();
+    const server = await invoke(world.mika.id, 'en-US');
+    const field = server.embeds?.[0]?.fields?.find(
+      (item) => item.name === 'By character (30 days)',
+    );
+    const ranked = (field?.value ?? '').split('\n').filter((line) => line.startsWith('**'));
+    expect(ranked.map((line) => /^\*\*(\w+)\*\*/.exec(line)?.[1]).sort()).toEqual([
+      'Alice',
+      'Bob',
+      'Cara',
+    ]);
+    const japanese = await invoke(world.mika.id, 'ja');
+    expect(japanese.embeds?.[0]?.fields?.map((item) => item.name)).toContain(
+      'キャラクター別（30日）',
+    );
+    const own = await invoke(world.ren.id, 'en-US');
+    expect(own.embeds?.[0]?.fields?.map((item) => item.name)).not.toContain(
+      'By character (30 days)',
+    );
+  });
+
+  it('sent allowed_mentions with every webhook write, met no 429 and pinged nobody', () => {
+    const { discord } = harness;
+    const writes = discord
+      .requests({ route: /^\/webhooks\/\d+\/[^/]+(\/messages\/\d+)?$/ })
+      .filter((entry) => entry.method === 'POST' || entry.method === 'PATCH');
+    expect(writes.length).toBeGreaterThan(5);
+    for (const write of writes) {
+      expect(write.body, write.path).toMatchObject({ allowed_mentions: { parse: [] } });
+    }
+    expect(discord.requests({ status: 429 })).toEqual([]);
+    // The members' own mentions of the bot ping it; nothing the bot or its webhook wrote pings.
+    const members = new Set([harness.world.mika.id, harness.world.ren.id]);
+    expect(discord.pings().filter((ping) => !members.has(ping.authorId))).toEqual([]);
+  });
+});
