@@ -5,7 +5,7 @@ import { noMetrics, type BotMetrics } from '../core/metrics.ts';
 import { timeOrderedId } from '../core/time-ordered-id.ts';
 import { loadChannelOverrides } from '../db/channel-settings-repository.ts';
 import { loadScene } from '../db/scene-repository.ts';
-import { claimMessage, settleClaims } from '../db/claim-repository.ts';
+import { claimMessage, settleAnswered, settleClaims } from '../db/claim-repository.ts';
 import { takeMemberTurn } from '../db/member-turn-repository.ts';
 import { retryTransient } from '../db/retry-transient.ts';
 import { loadScopeSettings } from '../db/scope-settings-repository.ts';
@@ -236,7 +236,15 @@ function sharedState(options: DiscordBotOptions, lifetime: BotLifetime): SharedS
     notices: new MemberNotices({ clock, logger, delivery: options.delivery }),
     databaseStep: outageHold({ clock, logger, signal: lifetime.intakeHold }),
     settle: settleInBackground(options, lifetime.shutdown),
-    inPassing: new AnsweredInPassing(),
+    inPassing: new AnsweredInPassing({
+      persist: (answered) =>
+        inBackground(
+          options,
+          lifetime.shutdown,
+          'could not record messages answered in passing',
+          () => settleAnswered(db, { ...answered, instanceId: options.instanceId }),
+        ),
+    }),
   };
 }
 
@@ -401,14 +409,21 @@ function settleInBackground(
   options: DiscordBotOptions,
   shutdown: AbortSignal,
 ): (messageIds: readonly string[]) => void {
-  const { db, clock, logger } = options;
-  return (messageIds) => {
-    void retryTransient(() => settleClaims(db, messageIds), {
-      clock,
-      signal: shutdown,
-      maxElapsedMs: OUTAGE_HOLD_MS,
-    }).catch((error: unknown) => {
-      logger.warn({ err: error }, 'could not settle answered messages');
-    });
-  };
+  return (messageIds) =>
+    inBackground(options, shutdown, 'could not settle answered messages', () =>
+      settleClaims(options.db, messageIds),
+    );
+}
+
+/** A ledger write in the background, waited through an outage like intake's steps. */
+function inBackground(
+  options: DiscordBotOptions,
+  shutdown: AbortSignal,
+  failure: string,
+  write: () => Promise<void>,
+): void {
+  const { clock, logger } = options;
+  void retryTransient(write, { clock, signal: shutdown, maxElapsedMs: OUTAGE_HOLD_MS }).catch(
+    (error: unknown) => logger.warn({ err: error }, failure),
+  );
 }

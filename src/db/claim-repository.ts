@@ -73,6 +73,27 @@ export async function settleClaims(db: Database, keys: readonly string[]): Promi
     .where(and(inArray(messageClaims.key, [...keys]), isNull(messageClaims.settledAt)));
 }
 
+/**
+ * Messages a reply answered in passing (they were in the conversation it answered): settled,
+ * with a settled claim made for any not claimed yet, so no process, backfill or later start
+ * answers them again. One statement.
+ */
+export async function settleAnswered(
+  db: Database,
+  answered: { keys: readonly string[]; channelId: string; instanceId: string },
+): Promise<void> {
+  if (answered.keys.length === 0) return;
+  const { channelId, instanceId } = answered;
+  const settledAt = new Date();
+  await db
+    .insert(messageClaims)
+    .values(answered.keys.map((key) => ({ key, instanceId, channelId, settledAt })))
+    .onConflictDoUpdate({
+      target: messageClaims.key,
+      set: { settledAt: sql`coalesce(${messageClaims.settledAt}, excluded.settled_at)` },
+    });
+}
+
 /** Hands claims back (shutdown before their turn started): another process may answer them. */
 export async function releaseClaims(
   db: Database,

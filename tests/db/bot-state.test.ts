@@ -1,7 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readBotState, writeBotState } from '../../src/db/bot-state-repository.ts';
-import { claimMessage, pruneClaims } from '../../src/db/claim-repository.ts';
+import {
+  claimMessage,
+  pruneClaims,
+  settleAnswered,
+  unsettledClaims,
+} from '../../src/db/claim-repository.ts';
 import { ensureScope } from '../../src/db/scope-settings-repository.ts';
 import { failAbandonedTurns } from '../../src/db/turn-recovery.ts';
 import { recentTurns, startAssistantTurn } from '../../src/db/turn-repository.ts';
@@ -35,6 +40,23 @@ describe.each(testBackends())('bot state on $name', (backend) => {
     expect(await claimMessage(database.db, { key: 'message-1', instanceId: 'instance-0' })).toBe(
       true,
     );
+  });
+
+  it('records messages answered in passing as settled, claimed or not, so nobody answers them again', async () => {
+    const channelId = '923456789012345678';
+    const owed = { key: '913456789012345671', instanceId: 'released', channelId };
+    await claimMessage(database.db, owed);
+    await settleAnswered(database.db, {
+      keys: [owed.key, '913456789012345672'],
+      channelId,
+      instanceId: 'instance-0',
+    });
+    const unsettled = await unsettledClaims(database.db, new Date(0));
+    expect(unsettled.map((claim) => claim.messageId)).not.toContain(owed.key);
+    // Never claimed before (heard again by a backfill after a restart, say): nobody may claim it.
+    const again = { key: '913456789012345672', instanceId: 'instance-1', channelId };
+    expect(await claimMessage(database.db, again)).toBe(false);
+    expect(await claimMessage(database.db, { ...again, attempt: 'a-1' })).toBe(false);
   });
 
   it('gives a retried claiming attempt its own claim back, and nobody else (a reply lost to an outage)', async () => {

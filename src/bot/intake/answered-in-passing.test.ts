@@ -8,8 +8,11 @@ function accepted(id: string, reason: AcceptedMessage['reason'] = 'mention'): Ac
 
 describe('AnsweredInPassing', () => {
   it('splits off what an earlier delivered reply answered, naming that turn', () => {
-    const inPassing = new AnsweredInPassing();
-    inPassing.note('turn-1', ['m1', 'm3']);
+    const persisted: { channelId: string; keys: readonly string[] }[] = [];
+    const inPassing = new AnsweredInPassing({ persist: (answered) => persisted.push(answered) });
+    inPassing.note('turn-1', { channelId: 'c1', ids: ['m1', 'm3'], addressed: ['m3'] });
+    // Only what a claim may be owed for goes to the ledger.
+    expect(persisted).toEqual([{ channelId: 'c1', keys: ['m3'] }]);
     const { owed, answered } = inPassing.split([accepted('m1'), accepted('m2'), accepted('m3')]);
     expect(owed.map((message) => message.message.id)).toEqual(['m2']);
     expect(answered).toEqual([
@@ -20,7 +23,7 @@ describe('AnsweredInPassing', () => {
 
   it('always runs a Retry press: the member asked again', () => {
     const inPassing = new AnsweredInPassing();
-    inPassing.note('turn-1', ['m1']);
+    inPassing.note('turn-1', { channelId: 'c1', ids: ['m1'], addressed: ['m1'] });
     const { owed, answered } = inPassing.split([accepted('m1', 'retry')]);
     expect(owed).toHaveLength(1);
     expect(answered).toEqual([]);

@@ -17,10 +17,36 @@ const REMEMBERED = 10_000;
 export class AnsweredInPassing {
   /** Message id → the turn that answered it in passing. */
   readonly #answeredBy = new LruMap<string, string>(REMEMBERED);
+  readonly #persist: (answered: { channelId: string; keys: readonly string[] }) => void;
 
-  /** A turn's reply was delivered whole: the unanswered tail it saw is answered. */
-  note(turnId: string, messageIds: readonly string[]): void {
-    for (const messageId of messageIds) this.#answeredBy.set(messageId, turnId);
+  /**
+   * `persist` records messages as answered in the claims ledger (in the background): a settled
+   * claim, made if none exists yet, so no backfill, other process or later start answers them.
+   */
+  constructor(
+    options: {
+      persist?: (answered: { channelId: string; keys: readonly string[] }) => void;
+    } = {},
+  ) {
+    this.#persist = options.persist ?? (() => undefined);
+  }
+
+  /**
+   * A turn's reply was delivered whole: the unanswered tail it saw is answered. Those addressed
+   * to the bot (what a claim may be owed for) go to the ledger now: one handed back at a
+   * shutdown during the turn, or heard again after a restart, must not be answered again.
+   */
+  note(
+    turnId: string,
+    tail: { channelId: string; ids: readonly string[]; addressed: readonly string[] },
+  ): void {
+    for (const messageId of tail.ids) this.#answeredBy.set(messageId, turnId);
+    this.settle(tail.channelId, tail.addressed);
+  }
+
+  /** Records messages as answered in the ledger (a message met again by intake, say). */
+  settle(channelId: string, keys: readonly string[]): void {
+    if (keys.length > 0) this.#persist({ channelId, keys });
   }
 
   /** Whether an earlier reply answered this message in passing (a Retry aside). */

@@ -289,8 +289,9 @@ export class MessageRouter {
 
   /** A reply delivered whole already answered it (owed from before a restart): settled here. */
   private answeredInPassing(message: Message): boolean {
-    if (this.options.inPassing?.answered(message.id) !== true) return false;
-    this.options.settle?.([message.id]);
+    const { inPassing } = this.options;
+    if (inPassing?.answered(message.id) !== true) return false;
+    inPassing.settle(message.channelId, [message.id]);
     this.options.logger.info(
       { messageId: message.id, channelId: message.channelId },
       'message already answered in passing by an earlier reply: not answered again',

@@ -298,9 +298,8 @@ export class TurnRunner {
    * this turn must not be answered again by the next start.
    */
   private answeredInPassing(turn: RunningTurn, prepared: PreparedTurn): void {
-    const { ids, addressed } = prepared.unansweredBefore;
-    this.options.inPassing?.note(turn.id, ids);
-    if (addressed.length > 0) this.options.settle(addressed);
+    const channelId = turn.facts.place.channelId;
+    this.options.inPassing?.note(turn.id, { channelId, ...prepared.unansweredBefore });
   }
 
   /** After the reply: its tokens and metrics, a failure told, a natural stop acknowledged. */
