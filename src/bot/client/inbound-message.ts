@@ -57,6 +57,8 @@ export interface HistoryMessage {
   attachments: readonly InboundAttachment[];
   /** The message it replies to, if any (how the bot-loop guard reads its count back). */
   replyToMessageId?: string | undefined;
+  /** It mentions the bot (its content shows the mention as a name, so it is kept apart). */
+  mentionsBot?: boolean | undefined;
   /** The bot's own words as one of its characters (see InboundMessage). */
   characterName?: string | undefined;
 }
@@ -120,8 +122,14 @@ export function toHistoryMessage(message: Message): HistoryMessage {
     createdAt: message.createdTimestamp,
     attachments: attachmentsOf(message),
     replyToMessageId: message.reference?.messageId ?? undefined,
+    mentionsBot: mentionsOwnUser(message),
     characterName: characterVoice(message),
   };
+}
+
+function mentionsOwnUser(message: Message): boolean {
+  const own = message.client.user;
+  return own !== null && message.mentions.users.has(own.id);
 }
 
 /**

@@ -80,8 +80,8 @@ describe('the unanswered tail before a turn', () => {
     const window = [
       said('1001', '7', 'first question', 1),
       said('1002', BOT, 'first answer', 2),
-      // Owed from before a restart: no bot message follows them.
-      said('1003', '7', `<@${BOT}> owed question`, 3),
+      // Owed from before a restart, its mention shown as a name (as Discord messages read here).
+      { ...said('1003', '7', '@Tomodachi owed question', 3), mentionsBot: true },
       { ...said('1004', '9', 'another bot chatting', 4), authorIsBot: true },
       said('1005', '8', 'more from another member', 5),
       { ...said('1006', '8', 'a reply to the bot', 6), replyToMessageId: '1002' },

@@ -175,6 +175,7 @@ export function unansweredBefore(
   const addressed = tail.filter(
     (message) =>
       last?.isDM === true ||
+      message.mentionsBot === true ||
       mention.test(message.content) ||
       own.has(message.replyToMessageId ?? ''),
   );
