@@ -156,6 +156,49 @@ describe('toConversationEntries', () => {
   });
 });
 
+describe('toConversationEntries after a crash', () => {
+  it('shows a reply whose end was never written as it stands in the channel, not a notice', () => {
+    const window = [
+      message({ id: '1', content: 'question', createdAt: 1 }),
+      message({
+        id: '2',
+        authorId: BOT,
+        authorIsBot: true,
+        content: 'The answer members read.',
+        createdAt: 2,
+        replyToMessageId: '1',
+      }),
+      message({
+        id: '3',
+        authorId: BOT,
+        authorIsBot: true,
+        content: 'Something went wrong while answering.',
+        createdAt: 3,
+        replyToMessageId: '9',
+      }),
+    ];
+    const entries = toConversationEntries({
+      botUserId: BOT,
+      window,
+      storedTurns: [
+        // The row its process started before it died: no text, no message ids.
+        {
+          content: '',
+          discordMessageIds: [],
+          createdAt: 2,
+          status: 'streaming',
+          triggerMessageId: '1',
+        },
+      ],
+      after: undefined,
+    });
+    expect(entries.map(({ role, text }) => ({ role, text }))).toEqual([
+      { role: 'user', text: '[ann (id 200)]: question' },
+      { role: 'assistant', text: 'The answer members read.' },
+    ]);
+  });
+});
+
 describe('toConversationEntries with stored member turns', () => {
   it('reaches back past the window with stored turns, keeping their importance and pins', () => {
     const entries = toConversationEntries({

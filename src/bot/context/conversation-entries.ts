@@ -12,6 +12,8 @@ export interface StoredTurn {
   authorName?: string | null;
   importance?: number;
   pinned?: boolean;
+  /** The member message a reply answers (its first Discord message replies to it). */
+  triggerMessageId?: string | null;
 }
 export type StoredAssistantTurn = StoredTurn;
 
@@ -58,6 +60,7 @@ export function toConversationEntries(options: {
     for (const id of turn.discordMessageIds) turnByMessageId.set(id, turn);
   }
   const used = new Set<StoredTurn>();
+  const unfinished = unfinishedReplies(options.storedTurns);
   const entries: ConversationEntry[] = [];
   const windowStart = options.window[0]?.createdAt ?? Number.POSITIVE_INFINITY;
   for (const turn of options.storedTurns) {
@@ -80,6 +83,12 @@ export function toConversationEntries(options: {
       if (turn !== undefined && !used.has(turn)) {
         used.add(turn);
         entries.push({ ...storedEntry(turn), createdAt: message.createdAt });
+        continue;
+      }
+      const cut = unfinished.get(message.replyToMessageId ?? '');
+      if (turn === undefined && cut !== undefined && !used.has(cut)) {
+        used.add(cut);
+        entries.push(unfinishedEntry(message));
       }
       continue;
     }
@@ -92,6 +101,31 @@ export function toConversationEntries(options: {
     });
   }
   return entries.filter((entry) => entry.text.trim() !== '');
+}
+
+/**
+ * Replies whose end was never written (their process died mid-turn, or the write is still on its
+ * way), by the message they answer: until recovery records what members read of them
+ * (recovery/cut-reply.ts), their first message in the window is shown as it stands.
+ */
+function unfinishedReplies(turns: readonly StoredTurn[]): Map<string, StoredTurn> {
+  const byTrigger = new Map<string, StoredTurn>();
+  for (const turn of turns) {
+    const trigger = turn.triggerMessageId;
+    if (!isReply(turn) || turn.status !== 'streaming' || turn.content !== '') continue;
+    if (trigger !== undefined && trigger !== null) byTrigger.set(trigger, turn);
+  }
+  return byTrigger;
+}
+
+function unfinishedEntry(message: HistoryMessage): ConversationEntry {
+  return {
+    role: 'assistant',
+    text: message.content,
+    createdAt: message.createdAt,
+    importance: REPLY_IMPORTANCE,
+    pinned: false,
+  };
 }
 
 function voiceEntry(message: HistoryMessage): ConversationEntry {

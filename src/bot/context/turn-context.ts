@@ -142,7 +142,7 @@ export async function prepareTurn(options: PrepareTurnOptions): Promise<Prepared
     finalUserParts: await newMessageParts(options),
     maxOutputTokens: Math.min(model.info.maxOutputTokens, MAX_REPLY_TOKENS),
     temperature: model.info.temperature ? settings.temperature : undefined,
-    unansweredBefore: unansweredBefore(options, window, repliesIn(stored)),
+    unansweredBefore: unansweredBefore(options, window, repliesIn(stored, window)),
   };
 }
 
@@ -182,13 +182,28 @@ export function unansweredBefore(
   return { ids: tail.map((message) => message.id), addressed: addressed.map((m) => m.id) };
 }
 
-/** The Discord message ids of the bot's replies that members saw (what the model sees as its own). */
-export function repliesIn(stored: readonly ContextTurn[]): Set<string> {
-  return new Set(
-    stored
-      .filter((turn) => turn.role === 'assistant' && turn.content.trim() !== '')
-      .flatMap((turn) => turn.discordMessageIds),
+/**
+ * The Discord message ids of the bot's replies that members saw (what the model sees as its
+ * own): those of stored replies, and the first message of a reply whose end was never written.
+ */
+export function repliesIn(
+  stored: readonly ContextTurn[],
+  window: readonly HistoryMessage[],
+): Set<string> {
+  const replies = stored.filter((turn) => turn.role === 'assistant');
+  const unfinished = new Set(
+    replies
+      .filter((turn) => turn.status === 'streaming' && turn.content === '')
+      .map((turn) => turn.triggerMessageId),
   );
+  const ids = new Set(
+    replies.filter((turn) => turn.content.trim() !== '').flatMap((turn) => turn.discordMessageIds),
+  );
+  for (const message of window) {
+    if (message.authorIsBot && unfinished.has(message.replyToMessageId ?? null))
+      ids.add(message.id);
+  }
+  return ids;
 }
 
 /**
@@ -235,6 +250,7 @@ export function historyBefore(
         authorName: turn.authorName,
         importance: turn.importance,
         pinned: turn.pinned,
+        triggerMessageId: turn.triggerMessageId,
       })),
     after: read.resetAt?.getTime(),
   });

@@ -33,7 +33,7 @@ const OVERHEAD_CEILING_MS = 12 * 60_000;
  * start's recovery reads it back from the channel, and a live turn that starts before that sees
  * its question unanswered (a context miss, and the question answered in passing a second
  * time); and rarer orderings of shutdown hand-backs, backfills and replies answered in passing
- * still let an owed message be answered twice (turns/… and intake/answered-in-passing.ts).
+ * still let an owed message be answered twice (bot/intake/answered-in-passing.ts).
  */
 export const KNOWN_OPEN_DEFECTS: string =
   'after a restart, an owed message can still be answered twice, and a reply delivered at a SIGKILL is missing from the context until recovery records it';
