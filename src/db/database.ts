@@ -109,6 +109,14 @@ function openPostgres(options: {
   });
   // An idle client losing its connection must not crash the process; the pool replaces it.
   pool.on('error', (error) => options.logger.warn({ err: error }, 'idle database client failed'));
+  // A client lent out (a transaction between its statements, a lock held) whose connection is
+  // cut emits 'error' with nothing listening, which would end the process: its next statement
+  // fails instead (a transient error, retried), and the pool drops it when it comes back.
+  pool.on('connect', (client) => {
+    client.on('error', (error) =>
+      options.logger.warn({ err: error }, 'a database connection in use was cut'),
+    );
+  });
   const { onQuery } = options;
   if (onQuery !== undefined) pool.on('connect', (client) => timeQueries(client, onQuery));
   const db = drizzleNodePg({ client: pool, schema });

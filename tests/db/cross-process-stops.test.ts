@@ -123,7 +123,10 @@ describe.each(testBackends())('cross-process stops on $name', (backend) => {
     const { busy, live, stopUnanswered } = await busyStreamingReply();
     expect(await stopUnanswered()).toEqual({ stopped: false, reason: 'unconfirmed' });
     expect(live.signal.aborted).toBe(false);
-    await eventually(() => busy.waiting === 1, { description: 'the stop reached the busy one' });
+    await eventually(() => busy.waiting === 1, {
+      timeoutMs: 60_000,
+      description: 'the stop reached the busy one',
+    });
     busy.catchUp();
     expect(live.signal.aborted).toBe(true);
     expect(live.signal.reason).toMatchObject({ kind: 'command-stop', authorId: ALICE });
@@ -137,7 +140,10 @@ describe.each(testBackends())('cross-process stops on $name', (backend) => {
     });
     expect(await stopUnanswered({ turnId: 'not-a-uuid' })).toMatchObject({ stopped: false });
     expect(await stopUnanswered({ turnId })).toEqual({ stopped: false, reason: 'unconfirmed' });
-    await eventually(() => busy.waiting === 3);
+    await eventually(() => busy.waiting === 3, {
+      timeoutMs: 60_000,
+      description: 'the three stops reached the busy one',
+    });
     busy.catchUp();
     expect(live.signal.aborted).toBe(true);
   });

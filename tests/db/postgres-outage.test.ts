@@ -6,6 +6,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { Client } from 'discord.js';
+import { sql } from 'drizzle-orm';
 import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { DeliveryPort } from '../../src/bot/delivery/delivery-port.ts';
@@ -157,6 +158,29 @@ describe.skipIf('skipped' in available)('a PostgreSQL outage (own cluster)', () 
     expect(entries.map((entry) => entry.message)).toContain(
       'recorded the end of the turn after the database came back',
     );
+  }, 60_000);
+
+  it('survives a connection cut while a transaction holds it between statements', async () => {
+    const { handle, entries } = await open({ clock: new ManualClock() });
+    const failed = await handle.db
+      .transaction(async (transaction) => {
+        const backend: unknown = await transaction.execute(sql`select pg_backend_pid() as pid`);
+        const { rows } = backend as { rows: { pid: number }[] };
+        await query('select pg_terminate_backend($1)', [rows[0]?.pid]);
+        // Between two statements: the cut reaches the lent client with no query to fail.
+        await eventually(() =>
+          entries.some((entry) => entry.message === 'a database connection in use was cut'),
+        );
+        await transaction.execute(sql`select 1`);
+      })
+      .then(
+        () => undefined,
+        (error: unknown) => error,
+      );
+    expect(failed).toBeInstanceOf(Error);
+    // The pool dropped the cut client: the next statement gets a fresh one.
+    const next: unknown = await handle.db.execute(sql`select 1 as one`);
+    expect((next as { rows: unknown[] }).rows).toEqual([{ one: 1 }]);
   }, 60_000);
 
   it('waits out a restart at the start of a turn instead of failing it', async () => {
