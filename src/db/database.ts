@@ -114,7 +114,7 @@ function openPostgres(options: {
   // fails instead (a transient error, retried), and the pool drops it when it comes back.
   pool.on('connect', (client) => {
     client.on('error', (error) =>
-      options.logger.warn({ err: error }, 'a database connection in use was cut'),
+      options.logger.debug({ err: error }, 'a database connection was cut'),
     );
   });
   const { onQuery } = options;

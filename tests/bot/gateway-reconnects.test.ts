@@ -139,6 +139,8 @@ describe('gateway closes, on the real bot', { timeout: 180_000 }, () => {
   it('starts a fresh session after 1000 and backfills the mention sent in the gap', async () => {
     const logged = closeLogged(1000);
     const identified = discord.waits.gateway('identified', { timeoutMs: TURN_CEILING_MS });
+    // The start read the channels too: only this session's backfill counts here.
+    const earlier = new Set(bot.logs());
     discord.gateway.closeConnections(1000);
     // The session is gone: Discord never dispatches this one to the bot.
     const missed = mention('are you back?', 'Back, and I saw your message.');
@@ -146,7 +148,10 @@ describe('gateway closes, on the real bot', { timeout: 180_000 }, () => {
     await identified;
     await waitForTurn(bot, missed, TURN_CEILING_MS);
     expect(lastReply()).toBe('Back, and I saw your message.');
-    const backfill = await bot.waitForLog(/backfilled messages/);
+    const backfill = await bot.waitForLog(
+      (line) => !earlier.has(line) && /backfilled messages/.test(line.text),
+      { timeoutMs: TURN_CEILING_MS },
+    );
     expect(backfill.json?.['messages']).toBeGreaterThanOrEqual(1);
   });
 
@@ -242,6 +247,24 @@ describe('gateway closes, on the real bot', { timeout: 180_000 }, () => {
     );
     expect(backfill.json?.['messages']).toBeGreaterThanOrEqual(1);
   });
+  it('answers, at start, a mention sent while the bot was stopped in a channel it had never seen', async () => {
+    // Made before the stop: the next start hears of it (and of its last message) from Discord.
+    const quiet = discord.createChannel({ guildId: world.guild.id, name: 'quiet' });
+    expect(await bot.stop()).toEqual({ code: 0, signal: null });
+    llm.enqueue(textScript('Found you in the quiet channel.'));
+    const missed = discord.postMessage({
+      authorId: world.bob.id,
+      channelId: quiet.id,
+      content: `<@${discord.botUserId}> anyone in here?`,
+    }).id;
+    bot.restart();
+    await bot.waitUntilConnected({ timeoutMs: START_CEILING_MS });
+    await waitForTurn(bot, missed, TURN_CEILING_MS);
+    expect(botMessagesIn(discord, quiet.id).at(-1)?.content).toBe(
+      'Found you in the quiet channel.',
+    );
+  });
+
   it('answers once a mention owed from the downtime that a live reply already answered', async () => {
     // Bob: alice has used her turns of this minute (the member rate limit) in the tests above.
     const fromBob = (content: string) =>

@@ -1,10 +1,10 @@
-import type { Client, Message } from 'discord.js';
+import { SnowflakeUtil, type Client, type Message } from 'discord.js';
 import { DEFAULT_CACHE_LIMITS } from '../../core/cache-limits.ts';
 import type { Clock } from '../../core/clock.ts';
 import type { Logger } from '../../core/logger.ts';
 import type { Database } from '../../db/database.ts';
 import { classify } from '../delivery/discord-message-target.ts';
-import { ChannelActivity } from './channel-activity.ts';
+import { ChannelActivity, type ActiveChannel } from './channel-activity.ts';
 import { ChannelActivityPersistence } from './channel-activity-persistence.ts';
 import { BACKFILL_ACTIVE_WITHIN_MS, SessionBackfill } from './session-backfill.ts';
 
@@ -44,6 +44,8 @@ export function attachSessionBackfill(options: {
       const messages = await channel.messages.fetch({ after: afterId, limit });
       return [...messages.values()].filter((message) => message.createdTimestamp >= since);
     },
+    discover: ({ withinMs, known }) =>
+      unmarkedActiveChannels(client, clock.now() - withinMs, known),
     deliver: options.deliver,
     isPermanent: isGoneOrClosed,
     clock,
@@ -58,9 +60,13 @@ export function attachSessionBackfill(options: {
   if (persist === undefined) return { backfill, persistence: undefined };
   const persistence = new ChannelActivityPersistence({ db: persist.db, activity, clock, logger });
   void persistence.run(persist.shutdown);
+  // Always read at start: a channel this process never saw is found by its last message.
   void persistence.restore().then(
-    (channels) => (channels > 0 ? backfill.run() : undefined),
-    (error: unknown) => logger.warn({ err: error }, 'could not read back channel activity'),
+    () => backfill.run(),
+    (error: unknown) => {
+      logger.warn({ err: error }, 'could not read back channel activity');
+      return backfill.run();
+    },
   );
   return { backfill, persistence };
 }
@@ -69,4 +75,28 @@ export function attachSessionBackfill(options: {
 function isGoneOrClosed(error: unknown): boolean {
   const { failure } = classify(error);
   return failure === 'gone' || failure === 'forbidden';
+}
+
+/**
+ * Text channels whose last message (as Discord told this session) is younger than `since` and
+ * which carry no mark: a process that stopped before it saw them leaves none, and Discord
+ * replays nothing. They are read from `since` on.
+ */
+function unmarkedActiveChannels(
+  client: Client,
+  since: number,
+  known: ReadonlySet<string>,
+): ActiveChannel[] {
+  const from = SnowflakeUtil.generate({ timestamp: since }).toString();
+  const active: ActiveChannel[] = [];
+  for (const channel of client.channels.cache.values()) {
+    if (known.has(channel.id) || !channel.isTextBased() || !('lastMessageId' in channel)) continue;
+    const last = channel.lastMessageId;
+    if (last === null || last === undefined) continue;
+    const lastActivityAt = SnowflakeUtil.timestampFrom(last);
+    if (lastActivityAt >= since) {
+      active.push({ channelId: channel.id, lastSeenId: from, lastActivityAt });
+    }
+  }
+  return active;
 }

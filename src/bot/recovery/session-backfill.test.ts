@@ -8,6 +8,7 @@ import {
   BACKFILL_MESSAGES_PER_CHANNEL,
   BACKFILL_RETRY_DELAYS_MS,
   SessionBackfill,
+  type SessionBackfillOptions,
 } from './session-backfill.ts';
 
 interface Message {
@@ -16,7 +17,10 @@ interface Message {
 
 class GoneError extends Error {}
 
-function setup(fetchAfter: (channelId: string, afterId: string) => Promise<Message[]>) {
+function setup(
+  fetchAfter: (channelId: string, afterId: string) => Promise<Message[]>,
+  discover?: SessionBackfillOptions<Message>['discover'],
+) {
   const clock = new ManualClock();
   const activity = new ChannelActivity({ clock, maxChannels: 1_000 });
   const delivered: string[] = [];
@@ -32,6 +36,7 @@ function setup(fetchAfter: (channelId: string, afterId: string) => Promise<Messa
       return Promise.resolve();
     },
     isPermanent: (error) => error instanceof GoneError,
+    ...(discover === undefined ? {} : { discover }),
     clock,
     logger: silentLogger,
   });
@@ -113,5 +118,27 @@ describe('SessionBackfill', () => {
     }
     await done;
     expect(requests).toHaveLength(BACKFILL_RETRY_DELAYS_MS.length + 1);
+  });
+
+  it('also reads channels Discord says were active that carry no mark, from the window’s start', async () => {
+    let asked: { withinMs: number; known: ReadonlySet<string> } | undefined;
+    const { clock, activity, delivered, requests, backfill } = setup(
+      (channelId) => Promise.resolve(channelId === 'unseen' ? [{ id: '51' }] : []),
+      (options) => {
+        asked = options;
+        return [{ channelId: 'unseen', lastSeenId: '50', lastActivityAt: clock.now() }];
+      },
+    );
+    activity.record('seen', '40');
+    await backfill.run();
+    expect(asked?.withinMs).toBe(BACKFILL_ACTIVE_WITHIN_MS);
+    expect([...(asked?.known ?? [])]).toEqual(['seen']);
+    expect(requests.map((request) => [request.channelId, request.afterId])).toEqual(
+      expect.arrayContaining([
+        ['seen', '40'],
+        ['unseen', '50'],
+      ]),
+    );
+    expect(delivered).toEqual(['51']);
   });
 });

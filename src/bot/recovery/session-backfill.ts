@@ -20,6 +20,11 @@ export interface SessionBackfillOptions<Message extends { id: string }> {
   activity: ChannelActivity;
   /** Messages of a channel after `afterId`, at most `limit`, in any order. */
   fetchAfter(channelId: string, afterId: string, limit: number): Promise<Message[]>;
+  /**
+   * Channels Discord says were active lately that this process has no mark for (it never saw
+   * them before it stopped): read from the time the window opens. Default: none.
+   */
+  discover?: (options: { withinMs: number; known: ReadonlySet<string> }) => ActiveChannel[];
   /** The normal message path (the router's claim makes a duplicate harmless). */
   deliver(message: Message): Promise<void>;
   /** True when Discord says the channel is gone or closed to the bot: no later read helps. */
@@ -52,13 +57,10 @@ export class SessionBackfill<Message extends { id: string }> {
   }
 
   async #backfill(): Promise<void> {
-    const { activity, logger, clock, signal } = this.#options;
+    const { logger, clock, signal } = this.#options;
     // The marks are taken now: a live message recorded meanwhile must not move a retry past
     // what was missed.
-    let pending = activity.recent({
-      withinMs: BACKFILL_ACTIVE_WITHIN_MS,
-      limit: BACKFILL_MAX_CHANNELS,
-    });
+    let pending = this.#channelsToRead();
     const channels = pending.length;
     let delivered = 0;
     for (const delay of [0, ...BACKFILL_RETRY_DELAYS_MS]) {
@@ -88,6 +90,18 @@ export class SessionBackfill<Message extends { id: string }> {
       { channels, messages: delivered },
       'backfilled messages sent while the gateway was away',
     );
+  }
+
+  /** The recently active channels, most recent first, bounded: marked ones and discovered ones. */
+  #channelsToRead(): ActiveChannel[] {
+    const { activity, discover } = this.#options;
+    const withinMs = BACKFILL_ACTIVE_WITHIN_MS;
+    const marked = activity.recent({ withinMs, limit: BACKFILL_MAX_CHANNELS });
+    const known = new Set(marked.map((channel) => channel.channelId));
+    const discovered = discover?.({ withinMs, known }) ?? [];
+    return [...marked, ...discovered]
+      .sort((a, b) => b.lastActivityAt - a.lastActivityAt)
+      .slice(0, BACKFILL_MAX_CHANNELS);
   }
 
   /** Delivers a channel's missed messages: how many, or `again` when the read may succeed later. */
