@@ -86,7 +86,9 @@ export class SessionBackfill<Message extends { id: string }> {
         'gave up reading channels after a fresh gateway session: their messages of that time are not answered',
       );
     }
-    logger.info(
+    // A start or a new session that found nothing to read is no news.
+    const level = delivered > 0 ? 'info' : 'debug';
+    logger[level](
       { channels, messages: delivered },
       'backfilled messages sent while the gateway was away',
     );
