@@ -13,6 +13,7 @@ import { pcmSeconds } from '../../src/core/speech.ts';
 import { OggOpusEncoder } from '../../src/providers/speech/ogg-opus-encoder.ts';
 import { readOggOpus } from '../../src/providers/speech/ogg-opus-file.ts';
 import { textScript } from '../support/llm-stand-in/script.ts';
+import { recordedSpeechPcm } from '../support/llm-stand-in/recorded-speech.ts';
 import {
   standInSpeechPcm,
   type SpeechCall,
@@ -29,7 +30,10 @@ import { commandsRegistered } from './support/slash-commands.ts';
 const TEST_TIMEOUT_MS = 300_000;
 const MAX_VOICE_SECONDS = 30;
 
-/** A member's recording as the Discord client posts it: OGG/Opus with length and waveform. */
+/**
+ * A member's recording as the Discord client posts it: OGG/Opus with length and waveform, encoded
+ * from real speech for the recorded texts (tests/fixtures/speech), else from the synthetic tone.
+ */
 function memberVoiceMessage(text: string, durationSecs?: number) {
   const encoder = new OggOpusEncoder();
   encoder.push(standInSpeechPcm(text));
@@ -89,11 +93,16 @@ describe('voice messages', { timeout: TEST_TIMEOUT_MS }, () => {
     const { discord, llm, world } = harness;
     const dm = discord.openDirectMessage(world.alice);
     llm.handleSpeech({
-      transcribe: () => ({ type: 'text', text: 'What is the capital of France?' }),
+      transcribe: () => ({ type: 'text', text: 'What is the weather like today?' }),
     });
-    llm.enqueue(textScript('Paris.'));
+    llm.enqueue(textScript('It is sunny and warm.'));
     const reply = discord.waits.message({ channelId: dm.id, authorId: discord.botUserId });
-    const recording = memberVoiceMessage('what is the capital of france');
+    const recording = memberVoiceMessage('What is the weather like today?');
+    const spoken = pcmSeconds(
+      recordedSpeechPcm('What is the weather like today?')?.byteLength ?? 0,
+    );
+    expect(spoken).toBeGreaterThan(1);
+    expect(Math.abs(recording.durationSecs - spoken) / spoken).toBeLessThan(0.05);
     const trigger = discord.postMessage({
       authorId: world.alice,
       channelId: dm.id,
@@ -101,7 +110,7 @@ describe('voice messages', { timeout: TEST_TIMEOUT_MS }, () => {
       attachments: [recording],
     });
     const answer = await reply;
-    expect(answer.content).toBe('Paris.');
+    expect(answer.content).toBe('It is sunny and warm.');
     expect(answer.message_reference?.message_id).toBe(trigger.id);
 
     const upload = llm.speechCalls.find(
@@ -109,7 +118,7 @@ describe('voice messages', { timeout: TEST_TIMEOUT_MS }, () => {
     );
     expect(upload).toMatchObject({ filename: 'voice-message.ogg', mediaType: 'audio/ogg' });
     expect(Buffer.from(upload?.audio ?? []).equals(recording.data)).toBe(true);
-    expect(llm.requests.at(-1)?.lastUserText).toContain('What is the capital of France?');
+    expect(llm.requests.at(-1)?.lastUserText).toContain('What is the weather like today?');
   });
 
   it('refuses a recording over the limit, saying the limit, without sending it anywhere', async () => {
@@ -185,8 +194,11 @@ describe('voice messages', { timeout: TEST_TIMEOUT_MS }, () => {
     expect(configured.content).toContain('when asked');
     expect(configured.content).toContain('nova');
 
-    llm.handleSpeech({ transcribe: () => ({ type: 'text', text: 'Tell me a very short story.' }) });
-    const story = 'Once upon a time, a cat found a boat. It sailed to the moon! The end.';
+    llm.handleSpeech({
+      transcribe: () => ({ type: 'text', text: 'What is the weather like today?' }),
+    });
+    const story =
+      'It is sunny and warm. Once upon a time, a cat found a boat. It sailed to the moon! The end.';
     llm.enqueue(textScript(story));
     const calls = llm.speechCalls.length;
     const text = discord.waits.message({
@@ -203,7 +215,7 @@ describe('voice messages', { timeout: TEST_TIMEOUT_MS }, () => {
       authorId: world.dave,
       channelId: dm.id,
       flags: MessageFlags.IsVoiceMessage,
-      attachments: [memberVoiceMessage('tell me a story')],
+      attachments: [memberVoiceMessage('What is the weather like today?')],
     });
     expect((await text).content).toBe(story);
     const voice = await spoken;
@@ -218,6 +230,7 @@ describe('voice messages', { timeout: TEST_TIMEOUT_MS }, () => {
       .slice(calls)
       .filter((call): call is SpeechCall => call.kind === 'speech');
     expect(syntheses.map((call) => call.text)).toEqual([
+      'It is sunny and warm.',
       'Once upon a time, a cat found a boat.',
       'It sailed to the moon!',
       'The end.',
@@ -256,7 +269,7 @@ describe('voice messages', { timeout: TEST_TIMEOUT_MS }, () => {
         limit: 10,
         role: 'user',
       });
-      expect(turns.map((turn) => turn.content)).toEqual(['What is the capital of France?']);
+      expect(turns.map((turn) => turn.content)).toEqual(['What is the weather like today?']);
       // Speech is in the usage: seconds heard and characters spoken, per speech model.
       const usage = await usageSummary(db, {
         scopeId: world.dave,
@@ -266,7 +279,8 @@ describe('voice messages', { timeout: TEST_TIMEOUT_MS }, () => {
       const byModel = Object.fromEntries(usage.byDayAndModel.map((row) => [row.model, row]));
       expect(byModel['whisper-1']?.speechSeconds).toBeGreaterThan(0.5);
       expect(byModel['gpt-4o-mini-tts']?.speechCharacters).toBe(
-        'Once upon a time, a cat found a boat.It sailed to the moon!The end.'.length,
+        'It is sunny and warm.Once upon a time, a cat found a boat.It sailed to the moon!The end.'
+          .length,
       );
     });
   });
@@ -327,7 +341,9 @@ describe('voice messages with Gemini speech', { timeout: TEST_TIMEOUT_MS }, () =
       text: '晴れです。',
     });
     expect(llm.requests.at(-1)?.lastUserText).toContain('明日の天気は？');
-    const synthesized = pcmSeconds(standInSpeechPcm('晴れです。').byteLength);
+    // Real speech (espeak-ng), not the tone: the stand-in spoke the recording of this text.
+    const synthesized = pcmSeconds(recordedSpeechPcm('晴れです。')?.byteLength ?? 0);
+    expect(synthesized).toBeGreaterThan(0.5);
     const decoded = await decodedSeconds(voice.attachments[0]?.url ?? '');
     expect(Math.abs(decoded.heardSeconds - synthesized) / synthesized).toBeLessThan(0.05);
   });

@@ -7,6 +7,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { setTimeout as delay } from 'node:timers/promises';
+import { recordedSpeechPcm } from './recorded-speech.ts';
 import type { ScriptFailureKind } from './script.ts';
 import { hangUp } from './stream-writer.ts';
 import { vendorError } from './vendor-errors.ts';
@@ -61,10 +62,18 @@ export interface SpeechHandlers {
 export const STAND_IN_SECONDS_PER_CHARACTER = 0.06;
 
 /**
+ * The stand-in's speech for a text: real recorded speech (espeak-ng, tests/fixtures/speech) for
+ * the texts recorded, else the synthetic tone of {@link toneSpeechPcm}.
+ */
+export function standInSpeechPcm(text: string): Uint8Array {
+  return recordedSpeechPcm(text) ?? toneSpeechPcm(text);
+}
+
+/**
  * Deterministic "speech" for a text: per character 60 ms of a vowel-like tone whose pitch
  * follows the character, with a short fade between, so lengths and waveforms are checkable.
  */
-export function standInSpeechPcm(text: string): Uint8Array {
+export function toneSpeechPcm(text: string): Uint8Array {
   const rate = 24_000;
   const perCharacter = Math.round(STAND_IN_SECONDS_PER_CHARACTER * rate);
   const characters = [...text];
