@@ -18,6 +18,11 @@ export interface ContextTurn {
   status: TurnStatus;
   importance: number;
   pinned: boolean;
+  /**
+   * Its end was never written: a reply still `streaming`, or `failed` by the judging of a dead
+   * process (an end written by its own process always carries metrics).
+   */
+  unfinished: boolean;
 }
 
 export interface ContextTurnLimits {
@@ -48,6 +53,7 @@ type TurnTuple = [
   status: TurnStatus,
   importance: number,
   pinnedAt: string | null,
+  unfinished: boolean,
 ];
 
 const turnTuple = sql<TurnTuple>`json_build_array(${conversationTurns.id}, ${conversationTurns.role},
@@ -55,7 +61,8 @@ const turnTuple = sql<TurnTuple>`json_build_array(${conversationTurns.id}, ${con
   ${conversationTurns.triggerMessageId}, ${conversationTurns.discordMessageIds},
   ${conversationTurns.content},
   (extract(epoch from ${conversationTurns.createdAt}) * 1000000)::bigint, ${conversationTurns.status},
-  ${conversationTurns.importance}, ${conversationTurns.pinnedAt})`;
+  ${conversationTurns.importance}, ${conversationTurns.pinnedAt},
+  ${conversationTurns.metrics} is null)`;
 
 /**
  * The stored turns a context may choose from, since the channel's reset marker: the newest,
@@ -77,7 +84,7 @@ export async function contextTurnsSinceReset(
 
 function fromTuple(tuple: TurnTuple): ContextTurn {
   const [id, role, authorId, authorName, triggerMessageId, discordMessageIds, content] = tuple;
-  const [, , , , , , , createdAtMicros, status, importance, pinnedAt] = tuple;
+  const [, , , , , , , createdAtMicros, status, importance, pinnedAt, unfinished] = tuple;
   return {
     id,
     role,
@@ -90,6 +97,7 @@ function fromTuple(tuple: TurnTuple): ContextTurn {
     status,
     importance,
     pinned: pinnedAt !== null,
+    unfinished,
   };
 }
 

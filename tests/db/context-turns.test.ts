@@ -50,6 +50,42 @@ describe.each(testBackends())('context turns on $name', (backend) => {
     return id;
   };
 
+  it('tells a reply whose end was never written (its process died) from one that ended', async () => {
+    const channelId = '743456789012345678';
+    const start = (id: string, trigger: string) =>
+      startAssistantTurn(database.db, {
+        id,
+        scopeId: SCOPE,
+        channelId,
+        authorId: '633456789012345678',
+        authorName: 'bot',
+        triggerMessageId: trigger,
+      });
+    const [ended, abandoned] = [randomUUID(), randomUUID()];
+    await start(ended, messageId());
+    await finishAssistantTurn(database.db, ended, {
+      content: '',
+      discordMessageIds: [],
+      status: 'failed',
+      metrics: { durationMs: 1 },
+    });
+    await start(abandoned, messageId());
+    const limits = { recent: 10, important: 0, pinned: 0 };
+    const unfinished = async () =>
+      Object.fromEntries(
+        (await contextTurnsSinceReset(database.db, channelId, limits)).map((turn) => [
+          turn.id,
+          turn.unfinished,
+        ]),
+      );
+    expect(await unfinished()).toEqual({ [ended]: false, [abandoned]: true });
+    // Judged failed once its process is gone: still unfinished, its end was never written.
+    await database.db.execute(
+      sql`update conversation_turns set status = 'failed', completed_at = now() where id = ${abandoned}`,
+    );
+    expect(await unfinished()).toEqual({ [ended]: false, [abandoned]: true });
+  });
+
   it('stores the importance of every turn and re-scores an edited message', async () => {
     const channel = messageId();
     const constraint = await say(channel, 'Always answer in French.');

@@ -181,13 +181,23 @@ describe('toConversationEntries after a crash', () => {
       botUserId: BOT,
       window,
       storedTurns: [
-        // The row its process started before it died: no text, no message ids.
+        // The row its process started before it died (judged failed since): no text, no ids.
         {
           content: '',
           discordMessageIds: [],
           createdAt: 2,
-          status: 'streaming',
+          status: 'failed',
           triggerMessageId: '1',
+          unfinished: true,
+        },
+        // A turn that failed in its own process: its end was written, its notice stays out.
+        {
+          content: '',
+          discordMessageIds: [],
+          createdAt: 3,
+          status: 'failed',
+          triggerMessageId: '9',
+          unfinished: false,
         },
       ],
       after: undefined,

@@ -14,6 +14,8 @@ export interface StoredTurn {
   pinned?: boolean;
   /** The member message a reply answers (its first Discord message replies to it). */
   triggerMessageId?: string | null;
+  /** Its end was never written (its process died mid-turn, or the write is on its way). */
+  unfinished?: boolean;
 }
 export type StoredAssistantTurn = StoredTurn;
 
@@ -112,7 +114,7 @@ function unfinishedReplies(turns: readonly StoredTurn[]): Map<string, StoredTurn
   const byTrigger = new Map<string, StoredTurn>();
   for (const turn of turns) {
     const trigger = turn.triggerMessageId;
-    if (!isReply(turn) || turn.status !== 'streaming' || turn.content !== '') continue;
+    if (!isReply(turn) || turn.unfinished !== true || turn.content !== '') continue;
     if (trigger !== undefined && trigger !== null) byTrigger.set(trigger, turn);
   }
   return byTrigger;

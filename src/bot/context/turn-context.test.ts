@@ -32,6 +32,7 @@ function reply(messageId: string, content: string, createdAt: number): ContextTu
     status: 'complete',
     importance: 0.5,
     pinned: false,
+    unfinished: false,
   };
 }
 

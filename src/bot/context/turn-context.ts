@@ -193,7 +193,7 @@ export function repliesIn(
   const replies = stored.filter((turn) => turn.role === 'assistant');
   const unfinished = new Set(
     replies
-      .filter((turn) => turn.status === 'streaming' && turn.content === '')
+      .filter((turn) => turn.unfinished && turn.content === '')
       .map((turn) => turn.triggerMessageId),
   );
   const ids = new Set(
@@ -251,6 +251,7 @@ export function historyBefore(
         importance: turn.importance,
         pinned: turn.pinned,
         triggerMessageId: turn.triggerMessageId,
+        unfinished: turn.unfinished,
       })),
     after: read.resetAt?.getTime(),
   });

@@ -70,5 +70,7 @@ function asContextTurn(reply: UnrecordedReply): ContextTurn {
     status: reply.end.status,
     importance: importanceOf('assistant', reply.end.content),
     pinned: false,
+    // Held in memory with its end: members saw it whole.
+    unfinished: false,
   };
 }
