@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ContextTurn } from '../../db/context-turn-repository.ts';
 import type { HistoryMessage } from '../client/inbound-message.ts';
-import { historyBefore, unansweredBefore } from './turn-context.ts';
+import { historyBefore, seenUnanswered, unansweredBefore } from './turn-context.ts';
 
 const NO_REPLIES: ReadonlySet<string> = new Set();
 
@@ -90,13 +90,13 @@ describe('the unanswered tail before a turn', () => {
       said('1008', '7', 'after the batch: waits for the next turn', 8),
     ];
     const replies = new Set(['1002']);
-    expect(unansweredBefore({ messages: [live('1007')], botUserId: BOT }, window, replies)).toEqual(
-      {
-        ids: ['1003', '1005', '1006'],
-        // What a claim may be owed for: a mention of the bot, a reply to it.
-        addressed: ['1003', '1006'],
-      },
-    );
+    expect(
+      unansweredBefore({ messages: [live('1007')], botUserId: BOT }, window, replies),
+    ).toMatchObject({
+      ids: ['1003', '1005', '1006'],
+      // What a claim may be owed for: a mention of the bot, a reply to it.
+      addressed: ['1003', '1006'],
+    });
   });
 
   it('is empty when the bot replied last before the batch', () => {
@@ -106,9 +106,9 @@ describe('the unanswered tail before a turn', () => {
       said('1003', '7', 'the next question', 3),
     ];
     const replies = new Set(['1002']);
-    expect(unansweredBefore({ messages: [live('1003')], botUserId: BOT }, window, replies)).toEqual(
-      { ids: [], addressed: [] },
-    );
+    expect(
+      unansweredBefore({ messages: [live('1003')], botUserId: BOT }, window, replies),
+    ).toMatchObject({ ids: [], addressed: [] });
   });
 
   it('reaches past a notice: the model does not see it, so what it followed reads unanswered', () => {
@@ -119,7 +119,7 @@ describe('the unanswered tail before a turn', () => {
     ];
     expect(
       unansweredBefore({ messages: [live('1003')], botUserId: BOT }, window, NO_REPLIES),
-    ).toEqual({ ids: ['1001'], addressed: ['1001'] });
+    ).toMatchObject({ ids: ['1001'], addressed: ['1001'] });
   });
 
   it('leaves out the messages of a coalesced batch; in a DM every message is addressed', () => {
@@ -132,9 +132,45 @@ describe('the unanswered tail before a turn', () => {
       { id: '1002', isDM: true },
       { id: '1003', isDM: true },
     ];
-    expect(unansweredBefore({ messages: batch, botUserId: BOT }, window, NO_REPLIES)).toEqual({
-      ids: ['1001'],
-      addressed: ['1001'],
-    });
+    expect(unansweredBefore({ messages: batch, botUserId: BOT }, window, NO_REPLIES)).toMatchObject(
+      {
+        ids: ['1001'],
+        addressed: ['1001'],
+      },
+    );
+  });
+});
+
+describe('the unanswered tail the request shows', () => {
+  it('keeps only messages whose text stands after the last assistant message', () => {
+    const tail = {
+      ids: ['1', '2', '3'],
+      addressed: ['1', '3'],
+      texts: new Map([
+        ['1', '[ann (id 7)]: left out by trimming'],
+        ['2', '[bob (id 8)]: answered by a reply placed after it'],
+        ['3', '[ann (id 7)]: still unanswered'],
+      ]),
+    };
+    const text = (value: string) => [{ type: 'text' as const, text: value }];
+    const request = {
+      model: 'm',
+      system: '',
+      tools: [],
+      maxOutputTokens: 10,
+      temperature: undefined,
+      messages: [
+        {
+          role: 'user' as const,
+          content: text('[bob (id 8)]: answered by a reply placed after it'),
+        },
+        { role: 'assistant' as const, content: text('A reply.') },
+        {
+          role: 'user' as const,
+          content: text('[ann (id 7)]: still unanswered\n[carl (id 9)]: now'),
+        },
+      ],
+    };
+    expect(seenUnanswered(tail, request)).toMatchObject({ ids: ['3'], addressed: ['3'] });
   });
 });

@@ -57,7 +57,35 @@ export interface PreparedTurn {
    * sees them as still unanswered, so a reply delivered whole answers them too. `addressed`:
    * those that mention the bot, reply to it or came in a DM — the ones a claim may be owed for.
    */
-  unansweredBefore: { ids: readonly string[]; addressed: readonly string[] };
+  unansweredBefore: UnansweredTail;
+}
+
+/** The unanswered tail: ids, those addressed to the bot, and each one's text as labelled. */
+export interface UnansweredTail {
+  ids: readonly string[];
+  addressed: readonly string[];
+  /** Message id → its text as the model reads it (`labelled`). */
+  texts: ReadonlyMap<string, string>;
+}
+
+/**
+ * The part of the tail the request really shows as unanswered: whose text stands in the user
+ * messages after its last assistant message (trimming may leave some out, and a reply placed
+ * after them answers them already). Only those can be answered in passing.
+ */
+export function seenUnanswered(tail: UnansweredTail, request: ChatRequest): UnansweredTail {
+  const lastAssistant = request.messages.findLastIndex((message) => message.role === 'assistant');
+  const shown = request.messages
+    .slice(lastAssistant + 1)
+    .filter((message) => message.role === 'user')
+    .flatMap((message) => message.content)
+    .map((part) => (part.type === 'text' ? part.text : ''))
+    .join('\n');
+  const seen = (id: string) => {
+    const text = tail.texts.get(id);
+    return text !== undefined && text.trim() !== '' && shown.includes(text);
+  };
+  return { ...tail, ids: tail.ids.filter(seen), addressed: tail.addressed.filter(seen) };
 }
 
 /** One counter (and its per-text cache) per model: history texts repeat from turn to turn. */
@@ -159,7 +187,7 @@ export function unansweredBefore(
   },
   window: readonly HistoryMessage[],
   replies: ReadonlySet<string>,
-): { ids: string[]; addressed: string[] } {
+): UnansweredTail {
   const answering = new Set(options.messages.map((message) => message.id));
   const last = options.messages.at(-1);
   const lastId = last?.id ?? '';
@@ -179,7 +207,11 @@ export function unansweredBefore(
       mention.test(message.content) ||
       own.has(message.replyToMessageId ?? ''),
   );
-  return { ids: tail.map((message) => message.id), addressed: addressed.map((m) => m.id) };
+  return {
+    ids: tail.map((message) => message.id),
+    addressed: addressed.map((m) => m.id),
+    texts: new Map(tail.map((message) => [message.id, labelled(message)])),
+  };
 }
 
 /**

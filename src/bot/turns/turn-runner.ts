@@ -13,7 +13,7 @@ import type { StreamOrchestrator } from '../../stream/turn/stream-orchestrator.t
 import type { ChannelHistory } from '../context/channel-history.ts';
 import type { UnrecordedReplies } from '../context/unrecorded-replies.ts';
 import type { Download } from '../context/trigger-attachments.ts';
-import { prepareTurn, type PreparedTurn } from '../context/turn-context.ts';
+import { prepareTurn, seenUnanswered, type PreparedTurn } from '../context/turn-context.ts';
 import type { DeliveryPort } from '../delivery/delivery-port.ts';
 import { postFailureNotice } from '../delivery/failure-notice.ts';
 import { notConfigured } from '../i18n/member-text.ts';
@@ -280,7 +280,7 @@ export class TurnRunner {
             },
           ),
       });
-      if (attempt?.outcome.status === 'complete') this.answeredInPassing(turn, prepared);
+      if (attempt?.outcome.status === 'complete') this.answeredInPassing(turn, prepared, attempt);
       return attempt;
     } catch (error) {
       if (signal.aborted) {
@@ -297,9 +297,14 @@ export class TurnRunner {
    * may be owed (addressed to the bot) are settled too — one handed back at a shutdown during
    * this turn must not be answered again by the next start.
    */
-  private answeredInPassing(turn: RunningTurn, prepared: PreparedTurn): void {
+  private answeredInPassing(
+    turn: RunningTurn,
+    prepared: PreparedTurn,
+    attempt: FinalAttempt,
+  ): void {
     const channelId = turn.facts.place.channelId;
-    this.options.inPassing?.note(turn.id, { channelId, ...prepared.unansweredBefore });
+    const seen = seenUnanswered(prepared.unansweredBefore, attempt.request);
+    this.options.inPassing?.note(turn.id, { channelId, ...seen });
   }
 
   /** After the reply: its tokens and metrics, a failure told, a natural stop acknowledged. */
