@@ -114,10 +114,17 @@ function unfinishedReplies(turns: readonly StoredTurn[]): Map<string, StoredTurn
   const byTrigger = new Map<string, StoredTurn>();
   for (const turn of turns) {
     const trigger = turn.triggerMessageId;
-    if (!isReply(turn) || turn.unfinished !== true || turn.content !== '') continue;
+    if (!isUnfinishedReply(turn)) continue;
     if (trigger !== undefined && trigger !== null) byTrigger.set(trigger, turn);
   }
   return byTrigger;
+}
+
+/** A reply whose end was never written, so no text of it is stored yet. */
+export function isUnfinishedReply(
+  turn: Pick<StoredTurn, 'role' | 'unfinished' | 'content'>,
+): boolean {
+  return isReply(turn) && turn.unfinished === true && turn.content === '';
 }
 
 function unfinishedEntry(message: HistoryMessage): ConversationEntry {
@@ -152,7 +159,7 @@ function shown(turn: StoredTurn): boolean {
   );
 }
 
-function isReply(turn: StoredTurn): boolean {
+function isReply(turn: Pick<StoredTurn, 'role'>): boolean {
   return (turn.role ?? 'assistant') === 'assistant';
 }
 

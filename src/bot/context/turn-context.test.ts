@@ -113,7 +113,7 @@ describe('the unanswered tail before a turn', () => {
 
   it('reaches past a notice: the model does not see it, so what it followed reads unanswered', () => {
     const window = [
-      said('1001', '7', `<@${BOT}> a question`, 1),
+      { ...said('1001', '7', '@Tomodachi a question', 1), mentionsBot: true },
       said('1002', BOT, 'Something went wrong while answering. Please try again.', 2),
       said('1003', '8', 'the live question', 3),
     ];

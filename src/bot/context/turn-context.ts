@@ -25,6 +25,7 @@ import {
 import type { ChannelHistory } from './channel-history.ts';
 import { assembleContext } from './context-builder.ts';
 import {
+  isUnfinishedReply,
   labelled,
   toConversationEntries,
   type ConversationEntry,
@@ -199,12 +200,10 @@ export function unansweredBefore(
   const own = new Set(
     window.filter((message) => message.authorId === options.botUserId).map((message) => message.id),
   );
-  const mention = new RegExp(`<@!?${options.botUserId}>`);
   const addressed = tail.filter(
     (message) =>
       last?.isDM === true ||
       message.mentionsBot === true ||
-      mention.test(message.content) ||
       own.has(message.replyToMessageId ?? ''),
   );
   return {
@@ -224,9 +223,7 @@ export function repliesIn(
 ): Set<string> {
   const replies = stored.filter((turn) => turn.role === 'assistant');
   const unfinished = new Set(
-    replies
-      .filter((turn) => turn.unfinished && turn.content === '')
-      .map((turn) => turn.triggerMessageId),
+    replies.filter(isUnfinishedReply).map((turn) => turn.triggerMessageId),
   );
   const ids = new Set(
     replies.filter((turn) => turn.content.trim() !== '').flatMap((turn) => turn.discordMessageIds),

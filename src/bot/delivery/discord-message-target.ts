@@ -160,6 +160,12 @@ const NETWORK_CODES: ReadonlySet<string> = new Set([
   'UND_ERR_CONNECT_TIMEOUT',
 ]);
 
+/** Discord says the channel or message is gone, or closed to the bot: trying again cannot help. */
+export function isGoneOrClosed(error: unknown): boolean {
+  const { failure } = classify(error);
+  return failure === 'gone' || failure === 'forbidden';
+}
+
 /**
  * The one reader of discord.js's errors: what a failed channel write means for the bot, with
  * the request it was (`request`: the route, channel and message; the status is read here).

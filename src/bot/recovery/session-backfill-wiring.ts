@@ -3,7 +3,7 @@ import { DEFAULT_CACHE_LIMITS } from '../../core/cache-limits.ts';
 import type { Clock } from '../../core/clock.ts';
 import type { Logger } from '../../core/logger.ts';
 import type { Database } from '../../db/database.ts';
-import { classify } from '../delivery/discord-message-target.ts';
+import { isGoneOrClosed } from '../delivery/discord-message-target.ts';
 import { ChannelActivity, type ActiveChannel } from './channel-activity.ts';
 import { ChannelActivityPersistence } from './channel-activity-persistence.ts';
 import { BACKFILL_ACTIVE_WITHIN_MS, SessionBackfill } from './session-backfill.ts';
@@ -69,12 +69,6 @@ export function attachSessionBackfill(options: {
     },
   );
   return { backfill, persistence };
-}
-
-/** Discord says the channel is gone, or closed to the bot: reading it again cannot help. */
-function isGoneOrClosed(error: unknown): boolean {
-  const { failure } = classify(error);
-  return failure === 'gone' || failure === 'forbidden';
 }
 
 /**

@@ -13,7 +13,7 @@ import {
 import type { Database } from '../../db/database.ts';
 import { turnStartedFor } from '../../db/turn-repository.ts';
 import type { DeliveryPort } from '../delivery/delivery-port.ts';
-import { classify, DiscordMessageTarget } from '../delivery/discord-message-target.ts';
+import { DiscordMessageTarget, isGoneOrClosed } from '../delivery/discord-message-target.ts';
 import { postFailureNotice } from '../delivery/failure-notice.ts';
 import { resolveLocale } from '../i18n/locale.ts';
 import { cutReplyMessages, settleCutReply } from './cut-reply.ts';
@@ -106,7 +106,7 @@ async function mayRecoverIn(
   try {
     return await options.owns(channelId);
   } catch (error) {
-    if (isPermanent(error)) return true;
+    if (isGoneOrClosed(error)) return true;
     options.logger.info({ err: error, channelId }, 'could not tell whose a channel is: later');
     return false;
   }
@@ -193,13 +193,7 @@ async function lookUpMessage(
     if (cached === null || !cached.isTextBased()) return 'gone';
     return await cached.messages.fetch(claim.messageId);
   } catch (error) {
-    if (isPermanent(error)) return 'gone';
+    if (isGoneOrClosed(error)) return 'gone';
     throw error;
   }
-}
-
-/** Discord says the channel or message is gone, or closed to the bot: no later pass helps. */
-function isPermanent(error: unknown): boolean {
-  const { failure } = classify(error);
-  return failure === 'gone' || failure === 'forbidden';
 }
