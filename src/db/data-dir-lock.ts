@@ -11,6 +11,8 @@ export type DataDirUnlock = () => Promise<void>;
 const HOLDER_REPLY_MS = 2_000;
 /** Tries to take the lock: a holder that is dying answers nothing, then lets go. */
 const LOCK_ATTEMPTS = 5;
+/** Between attempts while a dying holder lets go. */
+const RETRY_PAUSE_MS = 200;
 
 /**
  * The embedded database belongs to one process: two writers would corrupt it. The lock is a
@@ -32,13 +34,16 @@ export async function lockDataDir(dataDir: string): Promise<DataDirUnlock> {
       return () => new Promise((resolve) => server.close(() => resolve()));
     }
     const holder = await askHolder(address);
-    if (holder === 'nobody') {
-      // A socket file whose process died (never on Linux: abstract sockets vanish with it).
+    if (holder === 'nobody' && !isAbstract(address)) {
+      // A socket file whose process died: take it over.
       rmSync(address, { force: true });
-    } else if (holder !== 'silent') {
+    } else if (holder === 'nobody' || holder === 'silent') {
+      // A holder that is dying (its threads still closing its files, or an abstract name
+      // refusing connections while the kernel lets it go) frees it in a moment.
+      await pause(RETRY_PAUSE_MS);
+    } else {
       throw locked(dataDir, `process ${holder}`);
     }
-    // Silent: a holder that is dying (its threads still closing its files) lets go in a moment.
   }
   throw locked(dataDir, 'a process that does not answer');
 }
@@ -51,11 +56,20 @@ function locked(dataDir: string, holder: string): BotError {
 }
 
 /** The directory's lock address: abstract on Linux, a socket file in the directory elsewhere. */
-function lockAddress(dataDir: string): string {
+export function lockAddress(dataDir: string): string {
   const real = realpathSync(dataDir);
   if (process.platform !== 'linux') return path.join(real, '.pglite.sock');
   const digest = createHash('sha256').update(real).digest('hex').slice(0, 40);
   return `\0tomodachi-pglite-${digest}`;
+}
+
+/** An abstract unix socket name (Linux): no file to remove, it vanishes with its holder. */
+function isAbstract(address: string): boolean {
+  return address.startsWith('\0');
+}
+
+function pause(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
 function listen(server: net.Server, address: string): Promise<'listening' | 'in-use'> {

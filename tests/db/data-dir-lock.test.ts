@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
-import { lockDataDir, type DataDirUnlock } from '../../src/db/data-dir-lock.ts';
+import { lockAddress, lockDataDir, type DataDirUnlock } from '../../src/db/data-dir-lock.ts';
 import { ProcessOutput } from '../support/process-output.ts';
 import { eventually } from '../tools/support/eventually.ts';
 
@@ -92,6 +92,41 @@ describe.skipIf(process.platform !== 'linux')('the DATA_DIR lock', () => {
     await eventually(() => processState(pid) === 'Z', {
       timeoutMs: CEILING_MS,
       description: 'the killed holder is a zombie',
+    });
+    const unlock: DataDirUnlock = await lockDataDir(dataDir);
+    await unlock();
+  });
+
+  it('waits for a name that is bound but refuses connections (a holder dying), never removes it', async () => {
+    // A socket bound without listening refuses connections, as an abstract name does for the
+    // moment its dying holder still has it: the lock must neither take it for a stale file nor
+    // crash on the name; it refuses while the name is held and takes it once it is free.
+    const dataDir = scratchDir();
+    const name = lockAddress(dataDir).slice(1);
+    const binder: ChildProcess = spawn(
+      'python3',
+      [
+        '-c',
+        'import socket,sys; s=socket.socket(socket.AF_UNIX); s.bind("\\0"+sys.argv[1]); print("bound", flush=True); sys.stdin.read()',
+        name,
+      ],
+      { stdio: ['pipe', 'pipe', 'pipe'] },
+    );
+    const output = new ProcessOutput();
+    output.capture(binder);
+    cleanups.push(() => binder.kill('SIGKILL'));
+    await eventually(() => output.text().includes('bound'), {
+      timeoutMs: CEILING_MS,
+      description: `the name is bound (${output.text()})`,
+    });
+    await expect(lockDataDir(dataDir)).rejects.toMatchObject({
+      code: 'database_locked',
+      message: expect.stringContaining('a process that does not answer') as unknown,
+    });
+    binder.kill('SIGKILL');
+    await eventually(() => binder.exitCode !== null || binder.signalCode !== null, {
+      timeoutMs: CEILING_MS,
+      description: 'the binder is gone',
     });
     const unlock: DataDirUnlock = await lockDataDir(dataDir);
     await unlock();
