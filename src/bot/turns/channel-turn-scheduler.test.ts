@@ -177,13 +177,14 @@ describe('ChannelTurnScheduler', () => {
 describe('ChannelTurnScheduler watchdog', () => {
   const coalesce = { policy: 'coalesce' as const, depth: 3 };
   const LIMIT_MS = 60_000;
+  const HOLD_TIMEOUT_MS = 15 * 60_000;
 
   function watched(options: { acquireFails?: boolean } = {}) {
     const clock = new ManualClock();
     const overdue: Array<{ triggers: string[]; kind: string; turnId: string | undefined }> = [];
     const turns: Array<{ batch: string[]; begun: () => void; signal: AbortSignal }> = [];
     const gates: Array<() => void> = [];
-    const locks = new ChannelLocks({ clock, holdTimeoutMs: 15 * 60_000 });
+    const locks = new ChannelLocks({ clock, holdTimeoutMs: HOLD_TIMEOUT_MS });
     let failures = options.acquireFails === true ? 1 : 0;
     const scheduler = new ChannelTurnScheduler<string>({
       locks: {
@@ -241,6 +242,20 @@ describe('ChannelTurnScheduler watchdog', () => {
     gates[0]?.();
     await settle();
     expect(scheduler.isBusy('c')).toBe(false);
+  });
+
+  it('a begun turn that never ends is let go when its lock is taken back: the channel answers again', async () => {
+    const { clock, scheduler, overdue, turns } = watched();
+    scheduler.submit('c', 'm1', coalesce);
+    await settle();
+    turns[0]?.begun(); // the reply began, then its turn hangs for good (it ignores its signal)
+    await clock.advance(HOLD_TIMEOUT_MS);
+    await settle();
+    expect(scheduler.isBusy('c')).toBe(false);
+    scheduler.submit('c', 'm2', coalesce);
+    await settle();
+    expect(turns[1]?.batch).toEqual(['m2']);
+    expect(overdue).toEqual([]);
   });
 
   it('a lock that cannot be taken ends that turn only: the channel does not stay busy for good', async () => {

@@ -172,7 +172,7 @@ export class ChannelTurnScheduler<T> implements TurnQueue<T> {
    * Runs the channel's turns one after another. Nothing here may leave the channel marked busy
    * with no turn running: every later message would be accepted and wait for good. So a lock
    * that cannot be taken or a turn that throws ends only that turn, and a turn the watchdog
-   * abandoned is no longer waited for.
+   * abandoned, or one that outlived its lock's hold timeout, is no longer waited for.
    */
   private async drain(channelId: string, first: T[]): Promise<void> {
     let batch: T[] | undefined = first;
@@ -197,7 +197,15 @@ export class ChannelTurnScheduler<T> implements TurnQueue<T> {
           signal: live.controller.signal,
           begun: () => this.begun(live),
         });
-        await untilSettledOrAbandoned(run, live.controller.signal);
+        // A turn stuck past its lock's hold timeout has its lease taken back (aborted): the
+        // channel moves on even when the turn ignores that abort.
+        await untilSettledOrAbandoned(run, AbortSignal.any([live.controller.signal, lease.signal]));
+        if (lease.signal.aborted) {
+          this.options.logger.warn(
+            { channelId, turnId: live.id },
+            'a turn held its channel past the hold timeout: the channel moves on',
+          );
+        }
       } catch (error) {
         this.options.logger.error(
           { err: error, channelId, turnId: live.id },
@@ -310,7 +318,10 @@ export class TurnOverdueError extends Error {
   }
 }
 
-/** Waits for the turn, or only until the watchdog abandons it (a stuck turn is not awaited). */
+/**
+ * Waits for the turn, or only until it is abandoned — by the watchdog, or by its lock's hold
+ * timeout (a stuck turn is not awaited).
+ */
 function untilSettledOrAbandoned(run: Promise<void>, abandoned: AbortSignal): Promise<void> {
   if (abandoned.aborted) return Promise.resolve();
   return new Promise<void>((resolve, reject) => {
