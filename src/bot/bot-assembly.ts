@@ -13,6 +13,7 @@ import { StopRegistry } from '../stream/stop/stop-registry.ts';
 import { StreamOrchestrator } from '../stream/turn/stream-orchestrator.ts';
 import { CharacterMessages } from './cast/character-messages.ts';
 import { sceneCache, type SceneCache } from './cast/scene-cache.ts';
+import { webhookRestOf } from './client/discord-client.ts';
 import { historyMessagesOf } from './client/gateway-tolerance.ts';
 import { CommandCooldowns } from './commands/command-cooldowns.ts';
 import { createCommands } from './commands/command-list.ts';
@@ -256,6 +257,7 @@ function castParts(
   const { client, db, clock, logger } = options;
   const webhooks = new ChannelWebhooks({
     rest: client.rest,
+    webhookRest: webhookRestOf(client),
     applicationId: parts.identity.applicationId,
     logger,
   });
@@ -263,7 +265,7 @@ function castParts(
   return {
     scenes: parts.scenes,
     messages,
-    speakers: new CharacterSpeakers({ rest: client.rest, webhooks, messages }),
+    speakers: new CharacterSpeakers({ rest: client.rest, clock, webhooks, messages }),
     webhooks,
     turnLimit: options.sceneTurnLimit ?? DEFAULT_SCENE_TURN_LIMIT,
   };

@@ -326,6 +326,34 @@ describe('a cast of characters in one channel', () => {
     );
   });
 
+  it('posts a character’s line once when Discord loses the answer to its webhook execute', async () => {
+    const { discord, world } = harness;
+    discord.faults.failAfterWrite({
+      method: 'POST',
+      route: '/webhooks/:webhookId/:token',
+      status: 502,
+      times: 1,
+    });
+    aliceLine = 'Soup of the day: lentils.';
+    const trigger = discord.postMessage({
+      authorId: world.mika.id,
+      channelId: world.inn.id,
+      content: 'Alice, anything to eat?',
+    });
+    const finished = waitForTurn(harness.bot, trigger.id);
+    expect((await finished).json?.['status']).toBe('complete');
+    aliceLine = undefined;
+    const lines = discord
+      .readChannel(world.inn.id)
+      .filter((message) => message.content === 'Soup of the day: lentils.');
+    expect(lines).toHaveLength(1);
+    expect(
+      discord
+        .requests({ method: 'POST', route: '/webhooks/:webhookId/:token' })
+        .filter((entry) => entry.fault === 'server-error-after-write'),
+    ).toHaveLength(1);
+  });
+
   it('sent allowed_mentions with every webhook write, met no 429 and pinged nobody', () => {
     const { discord } = harness;
     const writes = discord

@@ -1,5 +1,6 @@
 import type { REST } from 'discord.js';
 import type { Character } from '../../core/character.ts';
+import type { Clock } from '../../core/clock.ts';
 import type { ScopeSettings } from '../../core/settings.ts';
 import type { CharacterMessages } from '../cast/character-messages.ts';
 import type { ChannelWebhooks } from '../delivery/channel-webhooks.ts';
@@ -16,11 +17,18 @@ import type { SceneCourse, TurnFacts, TurnPlace } from './accepted-message.ts';
  */
 export class CharacterSpeakers {
   readonly #rest: REST;
+  readonly #clock: Clock;
   readonly #webhooks: ChannelWebhooks;
   readonly #messages: CharacterMessages;
 
-  constructor(options: { rest: REST; webhooks: ChannelWebhooks; messages: CharacterMessages }) {
+  constructor(options: {
+    rest: REST;
+    clock: Clock;
+    webhooks: ChannelWebhooks;
+    messages: CharacterMessages;
+  }) {
     this.#rest = options.rest;
+    this.#clock = options.clock;
     this.#webhooks = options.webhooks;
     this.#messages = options.messages;
   }
@@ -48,6 +56,8 @@ export class CharacterSpeakers {
     if (place.webhookChannelId === undefined) return named;
     return new WebhookMessageTarget({
       rest: this.#rest,
+      webhookRest: this.#webhooks.webhookRest,
+      clock: this.#clock,
       webhooks: this.#webhooks,
       voice,
       channelId: place.channelId,
