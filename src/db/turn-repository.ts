@@ -79,7 +79,10 @@ export interface AssistantTurnStart {
   channelId: string;
   /** The bot's user id. */
   authorId: string;
+  /** The bot's name, or its character's when one speaks. */
   authorName: string;
+  /** The character speaking, if one does. */
+  characterId?: string | undefined;
   /** The member message being answered. */
   triggerMessageId: string;
   /** The process streaming it (see instance liveness in database.ts). */

@@ -119,6 +119,8 @@ export interface PrepareTurnOptions {
   hold?: <T>(read: () => Promise<T>) => Promise<T>;
   /** The character whose turn this is (undefined: the bot as itself). */
   speakerName?: string | undefined;
+  /** Its id: its own memories of the author enter the context. */
+  speakerId?: string | undefined;
 }
 
 /**
@@ -142,6 +144,7 @@ export async function prepareTurn(options: PrepareTurnOptions): Promise<Prepared
         channelId: last.channelId,
         scopeId: settings.scopeId,
         authorId: last.authorId,
+        characterId: options.speakerId,
       }),
     ),
     hold(() => contextTurnsSinceReset(options.db, last.channelId, STORED_TURNS)),
@@ -163,6 +166,7 @@ export async function prepareTurn(options: PrepareTurnOptions): Promise<Prepared
       personaName: settings.personaName,
       serverMemories: memories.server,
       personalMemories: memories.personal,
+      characterMemories: memories.character,
       authorName: last.authorName,
       now: options.now,
       timeZone: settings.timezone,

@@ -223,28 +223,7 @@ export class TurnRunner {
     const { model, tools, toolContext } = step;
     const { logger, signal, facts } = turn;
     try {
-      const prepared = await prepareTurn({
-        ...this.options,
-        settings: facts.settings,
-        model,
-        // In a scene, the replies spoken since the member's message are answered too.
-        messages: [
-          ...turn.batch.map((accepted) => accepted.message),
-          ...(facts.scene?.spoken ?? []),
-        ],
-        speakerName: facts.speaker?.character.name,
-        place: facts.place.persona,
-        now: new Date(this.options.clock.now()),
-        logger,
-        signal,
-        // A database restart under a turn is waited out, not told as a failure.
-        hold: (read) =>
-          retryTransient(read, {
-            clock: this.options.clock,
-            signal,
-            maxElapsedMs: TURN_START_RETRY_MS,
-          }),
-      });
+      const prepared = await this.prepare(turn, model);
       await step.recorded;
       const attempt = await streamWithOverflowRetry({
         prepared,
@@ -290,6 +269,31 @@ export class TurnRunner {
       await this.tellFailure(turn, error);
       return undefined;
     }
+  }
+
+  /** The turn's context: what the speaker sees of the channel, its memories and persona. */
+  private prepare(turn: RunningTurn, model: ResolvedModel): Promise<PreparedTurn> {
+    const { logger, signal, facts } = turn;
+    return prepareTurn({
+      ...this.options,
+      settings: facts.settings,
+      model,
+      // In a scene, the replies spoken since the member's message are answered too.
+      messages: [...turn.batch.map((accepted) => accepted.message), ...(facts.scene?.spoken ?? [])],
+      speakerName: facts.speaker?.character.name,
+      speakerId: facts.speaker?.character.id,
+      place: facts.place.persona,
+      now: new Date(this.options.clock.now()),
+      logger,
+      signal,
+      // A database restart under a turn is waited out, not told as a failure.
+      hold: (read) =>
+        retryTransient(read, {
+          clock: this.options.clock,
+          signal,
+          maxElapsedMs: TURN_START_RETRY_MS,
+        }),
+    });
   }
 
   /**
