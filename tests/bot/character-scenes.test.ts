@@ -76,6 +76,14 @@ function buttonIds(message: APIMessage | undefined): string[] {
   );
 }
 
+/** What a request shows as the speaker's own earlier words (OpenAI wire format). */
+function ownWords(request: RecordedRequest | undefined): string[] {
+  const body = (request?.body ?? {}) as { messages?: Array<{ role: string; content: unknown }> };
+  return (body.messages ?? [])
+    .filter((message) => message.role === 'assistant' && typeof message.content === 'string')
+    .map((message) => message.content as string);
+}
+
 function speakerOf(request: RecordedRequest): string {
   return /^You are ([^.]+)\./.exec(request.systemText)?.[1] ?? 'unknown';
 }
@@ -93,7 +101,7 @@ describe('a cast of characters in one channel', () => {
         for (const character of [
           fields('Alice', 'Alice keeps the inn.', { triggerWords: ['innkeeper'] }),
           fields('Bob', 'Bob is a bard.'),
-          fields('Cara', 'Cara is a traveller.'),
+          fields('Cara', 'Cara is a traveller.', { greeting: 'Cara waves from the doorway.' }),
         ]) {
           const saved = await createCharacter(db, {
             scope,
@@ -130,8 +138,9 @@ describe('a cast of characters in one channel', () => {
     });
   }
 
-  it('brings a third character on stage with /scene add', async () => {
+  it('brings a third character on stage with /scene add, who greets the channel', async () => {
     const { discord, world } = harness;
+    const greeting = nextLine('Cara');
     const reply = await discord
       .invokeSlashCommand({
         command: 'scene',
@@ -142,6 +151,15 @@ describe('a cast of characters in one channel', () => {
       })
       .waitForOriginal();
     expect(reply.content).toContain('**Cara** is on stage.');
+    const greeted = await greeting;
+    expect(greeted.content).toBe('Cara waves from the doorway.');
+    const execute = discord
+      .requests({ method: 'POST', route: '/webhooks/:webhookId/:token' })
+      .find((entry) => entry.responseBody !== undefined && entry.status === 200);
+    expect(execute?.body).toMatchObject({
+      username: 'Cara',
+      allowed_mentions: { parse: [], replied_user: false },
+    });
     const listed = await discord
       .invokeSlashCommand({
         command: 'scene',
@@ -207,6 +225,9 @@ describe('a cast of characters in one channel', () => {
     const requests = chatRequests(llm.requests).slice(before);
     expect(requests.map(speakerOf)).toEqual(['Bob', 'Cara', 'Alice', 'Tomo']);
     const caraSees = requests[1]?.lastUserText ?? '';
+    // Her greeting is her own earlier line; Bob's is not.
+    expect(ownWords(requests[1])).toContain('Cara waves from the doorway.');
+    expect(ownWords(requests[0])).not.toContain('Cara waves from the doorway.');
     expect(caraSees).toContain('Bob, sing for us!');
     expect(caraSees).toContain('[Bob');
     expect(caraSees).toContain('A song for you. Cara, your verse!');
@@ -324,6 +345,110 @@ describe('a cast of characters in one channel', () => {
     expect(own.embeds?.[0]?.fields?.map((item) => item.name)).not.toContain(
       'By character (30 days)',
     );
+  });
+
+  it('keeps what a character learns about a member as its own, and /memory shows it by character', async () => {
+    const { discord, world, llm } = harness;
+    const fact = '{"scope":"user","fact":"drinks mint tea with honey"}';
+    llm.enqueue({
+      steps: [
+        { type: 'tool-calls', calls: [{ id: 'call_tea', name: 'remember_fact', arguments: fact }] },
+        { type: 'finish', reason: 'tool_calls' },
+      ],
+    });
+    const asked = discord.postMessage({
+      authorId: world.ren.id,
+      channelId: world.inn.id,
+      content: 'Alice, remember my drink.',
+    });
+    expect((await waitForTurn(harness.bot, asked.id)).json?.['status']).toBe('complete');
+    const before = chatRequests(llm.requests).length;
+    // Cara answers, then turns to Alice: both see ren, only Alice her own memory of ren.
+    const cara = nextLine('Cara');
+    const alice = nextLine('Alice');
+    discord.postMessage({ authorId: world.ren.id, channelId: world.inn.id, content: 'Cara, hi!' });
+    await cara;
+    await alice;
+    const requests = chatRequests(llm.requests).slice(before);
+    const seen = (speaker: string) =>
+      JSON.stringify(requests.find((request) => speakerOf(request) === speaker)?.body ?? '');
+    expect(seen('Alice')).toContain('What you remember about ren:\\n- drinks mint tea with honey');
+    expect(seen('Cara')).not.toContain('mint tea');
+
+    const list = async (userId: string, options: Record<string, string> = {}) =>
+      (
+        await discord
+          .invokeSlashCommand({
+            command: 'memory',
+            subcommand: 'list',
+            channelId: world.inn.id,
+            userId,
+            options,
+          })
+          .waitForOriginal()
+      ).embeds?.[0]?.description ?? '';
+    expect(await list(world.ren.id)).toContain(
+      '**What the characters remember about you**\n• **Alice**: drinks mint tea with honey',
+    );
+    expect(await list(world.ren.id, { character: 'Alice' })).toContain(
+      'What Alice remembers about you (1/20 each)',
+    );
+    expect(await list(world.mika.id, { character: 'alice' })).toContain(
+      `**What Alice remembers about members**\n• <@${world.ren.id}>: drinks mint tea with honey`,
+    );
+    expect(await list(world.mika.id, { character: 'Cara' })).toContain('(none)');
+    const typing = discord.interactions.autocomplete({
+      userId: world.ren.id,
+      channelId: world.inn.id,
+      command: 'memory',
+      subcommand: 'forget',
+      options: { memory: '' },
+      focused: 'memory',
+    });
+    await typing.response();
+    const choice = (typing.choices() ?? []).find((item) => item.name.startsWith('🎭 Alice:'));
+    expect(choice?.name).toBe('🎭 Alice: drinks mint tea with honey');
+    const forgotten = await discord
+      .invokeSlashCommand({
+        command: 'memory',
+        subcommand: 'forget',
+        channelId: world.inn.id,
+        userId: world.ren.id,
+        options: { memory: String(choice?.value ?? '') },
+      })
+      .waitForOriginal();
+    expect(forgotten.content).toBe('Forgotten: drinks mint tea with honey');
+    expect(await list(world.ren.id)).not.toContain('mint tea');
+  });
+
+  it('names in /history and /export the character behind each reply, its greeting included', async () => {
+    const { discord, world } = harness;
+    const history = await discord
+      .invokeSlashCommand({
+        command: 'history',
+        channelId: world.inn.id,
+        userId: world.mika.id,
+        options: { count: 10 },
+      })
+      .waitForOriginal();
+    const names = history.embeds?.[0]?.fields?.map((field) => field.name) ?? [];
+    expect(names.some((name) => name.endsWith(' · Alice'))).toBe(true);
+    expect(names.some((name) => name.endsWith(' · Cara'))).toBe(true);
+    const exported = await discord
+      .invokeSlashCommand({
+        command: 'export',
+        channelId: world.inn.id,
+        userId: world.mika.id,
+        options: { format: 'markdown' },
+      })
+      .waitForOriginal();
+    const [file] = exported.attachments;
+    const markdown = await (await fetch(file?.url ?? '')).text();
+    const greeting = markdown.indexOf(`### Cara (character, id ${discord.botUserId})`);
+    expect(greeting).toBeGreaterThan(0);
+    expect(markdown.indexOf('Cara waves from the doorway.')).toBeGreaterThan(greeting);
+    expect(markdown).toContain(`### Bob (character, id ${discord.botUserId})`);
+    expect(markdown).toContain(`(assistant, id ${discord.botUserId})`);
   });
 
   it('posts a character’s line once when Discord loses the answer to its webhook execute', async () => {

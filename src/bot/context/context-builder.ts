@@ -122,6 +122,13 @@ function mergeConsecutive(messages: ChatMessage[]): ChatMessage[] {
       merged.push({ ...message, content: [...message.content] } as ChatMessage);
     }
   }
-  while (merged[0]?.role === 'assistant') merged.shift();
+  // The history may open with the speaker's own words (a character's greeting, or the first
+  // kept message after trimming): kept, after a note, since the first message must be a user's.
+  if (merged[0]?.role === 'assistant') {
+    merged.unshift({ role: 'user', content: [{ type: 'text', text: CONVERSATION_OPENS }] });
+  }
   return merged;
 }
+
+/** The user message before a history that opens with the speaker's own words. */
+export const CONVERSATION_OPENS = '[Earlier in this channel, you said:]';

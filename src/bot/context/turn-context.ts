@@ -131,6 +131,9 @@ export interface PrepareTurnOptions {
 export async function prepareTurn(options: PrepareTurnOptions): Promise<PreparedTurn> {
   const last = options.messages.at(-1);
   if (last === undefined) throw new Error('a turn needs at least one message');
+  // In a scene the last lines may be characters' replies: memories are the member's.
+  const member = options.messages.findLast((message) => message.characterName === undefined);
+  const author = member ?? last;
   const { settings, model } = options;
   const unrecorded =
     (await options.unrecorded?.reconcile(last.channelId, (reply) =>
@@ -143,7 +146,7 @@ export async function prepareTurn(options: PrepareTurnOptions): Promise<Prepared
       turnStartOf(options.db, {
         channelId: last.channelId,
         scopeId: settings.scopeId,
-        authorId: last.authorId,
+        authorId: author.authorId,
         characterId: options.speakerId,
       }),
     ),
@@ -167,7 +170,7 @@ export async function prepareTurn(options: PrepareTurnOptions): Promise<Prepared
       serverMemories: memories.server,
       personalMemories: memories.personal,
       characterMemories: memories.character,
-      authorName: last.authorName,
+      authorName: author.authorName,
       now: options.now,
       timeZone: settings.timezone,
       isDM: last.isDM,

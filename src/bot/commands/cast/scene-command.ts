@@ -80,12 +80,20 @@ const add: Handler = async (interaction, context) => {
     throw new CommandRefusal(text.refusal('full', { max: CHARACTER_LIMITS.charactersPerScene }));
   }
   await rememberScene(interaction, context);
-  const added = text.get(context.locale, 'added', { name: character.name });
+  const greeted = await context.services.greet?.({
+    channelId: interaction.channelId,
+    scopeId: context.scope.id,
+    character,
+  });
+  const lines = [text.get(context.locale, 'added', { name: character.name })];
   const canManage = interaction.appPermissions?.has(PermissionFlagsBits.ManageWebhooks) ?? false;
-  await respond(
-    interaction,
-    canManage ? added : `${added}\n${text.get(context.locale, 'noWebhooks')}`,
-  );
+  // A DM has no webhooks: characters always speak there through the bot, by design.
+  if (!canManage && context.scope.kind === 'guild')
+    lines.push(text.get(context.locale, 'noWebhooks'));
+  if (greeted === 'failed') {
+    lines.push(text.get(context.locale, 'greetingFailed', { name: character.name }));
+  }
+  await respond(interaction, lines.join('\n'));
 };
 
 const remove: Handler = async (interaction, context) => {
