@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CharacterFields } from '../../src/core/character.ts';
 import { createCharacter } from '../../src/db/character-repository.ts';
 import { addToScene } from '../../src/db/scene-repository.ts';
+import { updateScopeSettings } from '../../src/db/scope-settings-repository.ts';
 import type { FakeDiscord } from '../fake-discord/fake-discord.ts';
 import { DEFAULT_BOT_PERMISSIONS } from '../fake-discord/rules/default-permissions.ts';
 import type { RecordedRequest } from '../support/llm-stand-in/recorded-request.ts';
@@ -98,6 +99,8 @@ describe('a cast of characters in one channel', () => {
       setup: buildWorld,
       seed: async (db, world) => {
         const scope = { id: world.guild.id, kind: 'guild' as const };
+        // No member rate limit: two members say more here in a minute than ten turns' worth.
+        await updateScopeSettings(db, scope, { memberTurnsPerMinute: 0 });
         for (const character of [
           fields('Alice', 'Alice keeps the inn.', { triggerWords: ['innkeeper'] }),
           fields('Bob', 'Bob is a bard.'),
@@ -319,6 +322,136 @@ describe('a cast of characters in one channel', () => {
     const bob = discord.message(shown.id);
     expect(bob?.content).not.toContain('never appear');
     expect(buttonIds(bob)).toEqual([]);
+  });
+
+  /** Holds a character's reply after its first paragraph (shown at once) until released. */
+  function heldReply(first: string, rest: string) {
+    const gate = createGate();
+    harness.llm.enqueue({
+      steps: [
+        { type: 'text', text: `${first}\n\n` },
+        { type: 'hold', gate },
+        { type: 'text', text: rest },
+        { type: 'finish', reason: 'stop' },
+      ],
+    });
+    return gate;
+  }
+
+  /** The next log line (none of those already written) that `accepts`. */
+  function nextLog(accepts: (json: Record<string, unknown>) => boolean) {
+    const earlier = new Set(harness.bot.logs());
+    return harness.bot.waitForLog(
+      (line) => !earlier.has(line) && line.json !== undefined && accepts(line.json),
+    );
+  }
+
+  /** The `count`th "turn finished" for a member message (a scene answers it once per character). */
+  function turnsFinished(messageId: string, count: number) {
+    let seen = 0;
+    return nextLog(
+      (json) =>
+        json['msg'] === 'turn finished' && json['messageId'] === messageId && ++seen === count,
+    );
+  }
+
+  /** The bot's own answer to a mention: the channel runs one turn at a time, so all before it ended. */
+  async function channelSettled(): Promise<void> {
+    const { discord, world } = harness;
+    const itself = discord.waits.message({ channelId: world.inn.id, authorId: discord.botUserId });
+    discord.postMessage({
+      authorId: world.mika.id,
+      channelId: world.inn.id,
+      content: `<@${discord.botUserId}> all quiet?`,
+    });
+    await itself;
+  }
+
+  function namesAfter(messageId: string): string[] {
+    return harness.discord
+      .readChannel(harness.world.inn.id)
+      .filter((message) => BigInt(message.id) > BigInt(messageId))
+      .filter((message) => message.webhook_id !== undefined)
+      .map((message) => message.author.username);
+  }
+
+  it('“Bob, stop” while Alice speaks: Alice finishes, Bob never speaks for that message', async () => {
+    const { discord, world } = harness;
+    const gate = heldReply('Let me find a key.', 'Bob, grab the lute.');
+    const first = nextLine('Alice');
+    const trigger = discord.postMessage({
+      authorId: world.mika.id,
+      channelId: world.inn.id,
+      content: 'Alice and Bob: evening!',
+    });
+    const finished = turnsFinished(trigger.id, 1);
+    const shown = await first;
+    const silenced = nextLog((json) => json['msg'] === 'characters silenced by a member');
+    discord.postMessage({ authorId: world.mika.id, channelId: world.inn.id, content: 'Bob, stop' });
+    await silenced;
+    gate.release();
+    expect((await finished).json?.['status']).toBe('complete');
+    await channelSettled();
+    const lines = discord
+      .readChannel(world.inn.id)
+      .filter((message) => BigInt(message.id) >= BigInt(shown.id));
+    expect(lines.some((message) => message.content.includes('Bob, grab the lute.'))).toBe(true);
+    expect(namesAfter(shown.id)).not.toContain('Bob');
+  });
+
+  it('“Alice, stop” stops only her reply; Bob, addressed after her, still speaks', async () => {
+    const { discord, world } = harness;
+    const gate = heldReply('A toast to', 'a verse that must never appear.');
+    const first = nextLine('Alice');
+    const trigger = discord.postMessage({
+      authorId: world.mika.id,
+      channelId: world.inn.id,
+      content: 'Alice and Bob: a toast?',
+    });
+    const finished = turnsFinished(trigger.id, 1);
+    const sceneOver = turnsFinished(trigger.id, 3);
+    const shown = await first;
+    const bob = nextLine('Bob');
+    const stopped = nextLog(
+      (json) => json['msg'] === 'stopped by a member' && json['characterIds'] !== undefined,
+    );
+    discord.postMessage({
+      authorId: world.mika.id,
+      channelId: world.inn.id,
+      content: 'Alice, stop',
+    });
+    await stopped;
+    gate.release();
+    expect((await finished).json?.['status']).toBe('stopped');
+    expect((await bob).content).toBe('A song for you. Cara, your verse!');
+    await sceneOver;
+    await channelSettled();
+    expect(discord.message(shown.id)?.content).not.toContain('never appear');
+    // Bob turned to Cara, Cara to Alice: the limit (3) and the stop both keep Alice silent.
+    const after = namesAfter(shown.id);
+    expect(after.slice(after.indexOf('Bob'))).not.toContain('Alice');
+  });
+
+  it('a plain “stop” during a scene stops the reply and every character still to speak', async () => {
+    const { discord, world } = harness;
+    const gate = heldReply('Listen,', 'a song that must never appear.');
+    const first = nextLine('Bob');
+    const trigger = discord.postMessage({
+      authorId: world.ren.id,
+      channelId: world.inn.id,
+      content: 'Bob and Cara: news?',
+    });
+    const finished = turnsFinished(trigger.id, 1);
+    const shown = await first;
+    const stopped = nextLog(
+      (json) => json['msg'] === 'stopped by a member' && json['characterIds'] === undefined,
+    );
+    discord.postMessage({ authorId: world.ren.id, channelId: world.inn.id, content: 'stop' });
+    await stopped;
+    gate.release();
+    expect((await finished).json?.['status']).toBe('stopped');
+    await channelSettled();
+    expect(namesAfter(shown.id).filter((name) => name !== 'Bob')).toEqual([]);
   });
 
   it('shows in /usage what each character’s turns spent, for the whole server only', async () => {

@@ -13,6 +13,7 @@ import {
 } from '../../db/claim-repository.ts';
 import type { Database } from '../../db/database.ts';
 import { ensureScope } from '../../db/scope-settings-repository.ts';
+import type { StopAddressee } from '../../stream/stop/stop-phrases.ts';
 import type { StopRegistry } from '../../stream/stop/stop-registry.ts';
 import type { Character } from '../../core/character.ts';
 import type { CharacterMessages } from '../cast/character-messages.ts';
@@ -320,8 +321,21 @@ export class MessageRouter {
     return this.memberStops.stopOrWithdraw({
       inbound: routed.inbound,
       addressForms: botAddressForms(routed.message, routed.settings.triggerWords),
+      addressees: this.onStage(routed.inbound.channelId),
       isModerator: author.isModerator,
     });
+  }
+
+  /**
+   * Who is on the channel's stage, as a stop may name them ("Alice, stop"): from the scene
+   * cache only (a channel with a scene turn live or waiting has its scene there).
+   */
+  private onStage(channelId: string): StopAddressee[] {
+    const scene = this.options.cast?.scenes.peek(channelId);
+    return (scene?.characters ?? []).map((character) => ({
+      id: character.id,
+      names: [character.name],
+    }));
   }
 
   /** Why the bot answers the message, if it does (mention, reply, DM, trigger word, …). */
@@ -464,6 +478,7 @@ export class MessageRouter {
       waiting,
       turnsLeft: cast.turnLimit,
       spoken: [],
+      silenced: new Set(),
     });
   }
 
@@ -506,6 +521,7 @@ export class MessageRouter {
     return this.memberStops.stopLiveAtOnce({
       inbound,
       addressForms: botAddressForms(message, settings.triggerWords),
+      addressees: this.onStage(inbound.channelId),
       isModerator: standingOf(message, this.options).isModerator,
     });
   }
