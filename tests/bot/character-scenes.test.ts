@@ -64,6 +64,7 @@ const LINES: Record<string, string[]> = {
   Bob: ['A song for you. Cara, your verse!'],
   Cara: ['Alice, pour us some tea!'],
   Tomo: ['Hello, I am the bot itself.'],
+  Nox: ['Always awake at this hour.'],
 };
 
 /** The custom ids of a message's buttons. */
@@ -610,6 +611,81 @@ describe('a cast of characters in one channel', () => {
         .requests({ method: 'POST', route: '/webhooks/:webhookId/:token' })
         .filter((entry) => entry.fault === 'server-error-after-write'),
     ).toHaveLength(1);
+  });
+
+  it('in a DM: a member’s own character on the DM stage speaks through the bot, headed by its name', async () => {
+    const { discord, world, llm } = harness;
+    const dm = discord.openDirectMessage(world.ren.id);
+    const command = (name: string, subcommand: string, options: Record<string, string>) =>
+      discord
+        .invokeSlashCommand({
+          command: name,
+          subcommand,
+          channelId: dm.id,
+          userId: world.ren.id,
+          options,
+        })
+        .waitForOriginal();
+    // The bot's own messages, not its answers to commands (those come through the interaction).
+    const fromBot = () =>
+      discord.waits.message({
+        channelId: dm.id,
+        authorId: discord.botUserId,
+        where: (message) => message.webhook_id === undefined,
+      });
+    expect(
+      (
+        await command('character', 'create', {
+          name: 'Nox',
+          persona: 'Nox is a night owl.',
+          greeting: 'Nox blinks awake.',
+        })
+      ).content,
+    ).toContain('Nox');
+    const greeting = fromBot();
+    expect((await command('scene', 'add', { name: 'Nox' })).content).toContain(
+      '**Nox** is on stage.',
+    );
+    expect((await greeting).content).toBe('**Nox**\nNox blinks awake.');
+
+    const before = chatRequests(llm.requests).length;
+    const answer = fromBot();
+    const asking = discord.postMessage({
+      authorId: world.ren.id,
+      channelId: dm.id,
+      content: 'Nox, still up?',
+    });
+    const line = await answer;
+    // Its line is known as Nox's once Discord has answered the post (members see it a moment
+    // before): a reply typed after that addresses Nox.
+    await waitForTurn(harness.bot, asking.id);
+    expect(line.content).toBe('**Nox**\nAlways awake at this hour.');
+    const asked = chatRequests(llm.requests).slice(before);
+    expect(asked.map(speakerOf)).toEqual(['Nox']);
+    expect(ownWords(asked[0])).toContain('Nox blinks awake.');
+
+    const again = fromBot();
+    discord.postMessage({
+      authorId: world.ren.id,
+      channelId: dm.id,
+      content: 'and tomorrow?',
+      replyTo: line.id,
+    });
+    expect((await again).content).toBe('**Nox**\nAlways awake at this hour.');
+    const itself = fromBot();
+    discord.postMessage({ authorId: world.ren.id, channelId: dm.id, content: 'hello?' });
+    expect((await itself).content).toBe('Hello, I am the bot itself.');
+
+    // The DM's cast is the member's own: the server's list does not hold it.
+    const serverCast = await discord
+      .invokeSlashCommand({
+        command: 'character',
+        subcommand: 'list',
+        channelId: world.inn.id,
+        userId: world.ren.id,
+      })
+      .waitForOriginal();
+    expect(JSON.stringify(serverCast.embeds)).not.toContain('Nox');
   });
 
   it('sent allowed_mentions with every webhook write, met no 429 and pinged nobody', () => {

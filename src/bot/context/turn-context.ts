@@ -288,6 +288,7 @@ export function historyBefore(
         pinned: turn.pinned,
         triggerMessageId: turn.triggerMessageId,
         unfinished: turn.unfinished,
+        characterId: turn.characterId ?? null,
       })),
     after: read.resetAt?.getTime(),
   });

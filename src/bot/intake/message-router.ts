@@ -353,16 +353,18 @@ export class MessageRouter {
   /**
    * Who is on the channel's stage and whom the message addresses: by replying to a character's
    * message, by name in its opening, by a trigger word. Members only (another bot's message
-   * stays with the loop guard), never in DMs. The scene is cached like the settings; a reply's
-   * character is read back only for a reply to a message that is not the bot's.
+   * stays with the loop guard); in a DM, the member's own characters put on its stage. The
+   * scene is cached like the settings; a reply's character is read back (remembered, else one
+   * read) — a reply to the bot's own message too: where no webhook carries a character (a DM),
+   * the bot posts its lines.
    */
   private async casting(routed: Routed): Promise<Casting> {
     const { cast } = this.options;
     const { inbound } = routed;
-    if (cast === undefined || inbound.authorIsBot || inbound.isDM) return NO_CASTING;
+    if (cast === undefined || inbound.authorIsBot) return NO_CASTING;
     const scene = await this.databaseStep(() => cast.scenes.get(inbound.channelId));
     if (scene.characters.length === 0) return NO_CASTING;
-    const repliedTo = inbound.repliesToBot ? undefined : inbound.replyToMessageId;
+    const repliedTo = inbound.replyToMessageId;
     const repliedCharacterId =
       repliedTo === undefined
         ? undefined

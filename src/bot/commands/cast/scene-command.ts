@@ -12,7 +12,6 @@ import { addToScene, loadScene, removeFromScene } from '../../../db/scene-reposi
 import { CommandRefusal } from '../../i18n/member-text.ts';
 import { requirePermission } from '../command-access.ts';
 import { deferIfSlow, respond } from '../command-replies.ts';
-import { requireGuild } from '../config/guild-only.ts';
 import type { CommandContext, SlashCommand } from '../slash-command.ts';
 import { namedCharacter } from './character-subcommands.ts';
 import { sceneText as text } from './scene-texts.ts';
@@ -22,8 +21,9 @@ const MAX_CHOICES = 25;
 type Handler = (interaction: ChatInputCommandInteraction, context: CommandContext) => Promise<void>;
 
 /**
- * `/scene add | remove | list`: who is on stage in this channel or thread (guilds only).
- * Anyone may look; bringing characters on or off needs Manage Server, as `/config` does.
+ * `/scene add | remove | list`: who is on stage in this channel or thread — or in a DM with the
+ * bot, among the member's own characters (there they speak through the bot, headed by their
+ * name). Anyone may look; bringing characters on or off needs Manage Server, as `/config` does.
  */
 export function sceneCommand(): SlashCommand {
   const nameOption = (sub: SlashCommandSubcommandBuilder, autocomplete: boolean) =>
@@ -32,7 +32,7 @@ export function sceneCommand(): SlashCommand {
     );
   const builder = text
     .describe(new SlashCommandBuilder().setName('scene'), 'description')
-    .setContexts(InteractionContextType.Guild)
+    .setContexts(InteractionContextType.Guild, InteractionContextType.BotDM)
     .setIntegrationTypes(ApplicationIntegrationType.GuildInstall)
     .addSubcommand((sub) => nameOption(text.describe(sub.setName('add'), 'add.description'), true))
     .addSubcommand((sub) =>
@@ -44,7 +44,6 @@ export function sceneCommand(): SlashCommand {
     definition: builder.toJSON(),
     category: 'config',
     async execute(interaction, context) {
-      requireGuild(context);
       const handler = handlers[interaction.options.getSubcommand()];
       if (handler !== undefined) await handler(interaction, context);
     },
