@@ -8,6 +8,7 @@
  */
 import { PermissionFlagsBits, type APIMessage } from 'discord-api-types/v10';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { withPngTextChunks } from '../../src/bot/cast/cards/png-text-chunks.ts';
 import type { CharacterFields } from '../../src/core/character.ts';
 import { createCharacter } from '../../src/db/character-repository.ts';
 import { addToScene } from '../../src/db/scene-repository.ts';
@@ -65,7 +66,30 @@ const LINES: Record<string, string[]> = {
   Cara: ['Alice, pour us some tea!'],
   Tomo: ['Hello, I am the bot itself.'],
   Nox: ['Always awake at this hour.'],
+  Dorian: ['Once, at this very inn, a dragon paid in gold.'],
 };
+
+/** A SillyTavern V3 card, as a PNG carries it (base64 JSON in a `ccv3` text chunk). */
+const DORIAN_CARD = {
+  spec: 'chara_card_v3',
+  spec_version: '3.0',
+  data: {
+    name: 'Dorian',
+    description: '{{char}} tells tales by the fire for a coin.',
+    personality: 'theatrical',
+    scenario: 'The Crossroads Inn.',
+    first_mes: '*{{char}} tips his hat to {{user}}.* A tale, anyone?',
+    mes_example: '',
+    tags: ['bard'],
+    creator: 'someone',
+    extensions: { tomodachi: { trigger_words: ['storyteller'] } },
+  },
+};
+/** The smallest PNG there is: one pixel. */
+const PIXEL = Buffer.from(
+  'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==',
+  'base64',
+);
 
 /** The custom ids of a message's buttons. */
 function buttonIds(message: APIMessage | undefined): string[] {
@@ -686,6 +710,57 @@ describe('a cast of characters in one channel', () => {
       })
       .waitForOriginal();
     expect(JSON.stringify(serverCast.embeds)).not.toContain('Nox');
+  });
+
+  it('imports a SillyTavern card mid-scene: its character greets, speaks and answers its trigger word', async () => {
+    const { discord, world, llm } = harness;
+    const png = withPngTextChunks(PIXEL, [
+      { keyword: 'ccv3', text: Buffer.from(JSON.stringify(DORIAN_CARD)).toString('base64') },
+    ]);
+    const imported = await discord
+      .invokeSlashCommand({
+        command: 'character',
+        subcommand: 'import',
+        channelId: world.inn.id,
+        userId: world.mika.id,
+        options: {
+          card: { filename: 'dorian.png', contentType: 'image/png', data: Buffer.from(png) },
+        },
+      })
+      .waitForOriginal();
+    expect(imported.content).toBe('Imported **Dorian** from a V3 card.');
+    const greeting = nextLine('Dorian');
+    await discord
+      .invokeSlashCommand({
+        command: 'scene',
+        subcommand: 'add',
+        channelId: world.inn.id,
+        userId: world.mika.id,
+        options: { name: 'Dorian' },
+      })
+      .waitForOriginal();
+    expect((await greeting).content).toBe('*Dorian tips his hat to User.* A tale, anyone?');
+
+    const before = chatRequests(llm.requests).length;
+    const tale = nextLine('Dorian');
+    discord.postMessage({
+      authorId: world.ren.id,
+      channelId: world.inn.id,
+      content: 'Dorian, a tale?',
+    });
+    expect((await tale).content).toBe('Once, at this very inn, a dragon paid in gold.');
+    const asked = chatRequests(llm.requests).slice(before);
+    expect(asked.map(speakerOf)).toEqual(['Dorian']);
+    expect(asked[0]?.systemText).toContain('Dorian tells tales by the fire for a coin.');
+    expect(ownWords(asked[0])).toContain('*Dorian tips his hat to User.* A tale, anyone?');
+
+    const called = nextLine('Dorian');
+    discord.postMessage({
+      authorId: world.mika.id,
+      channelId: world.inn.id,
+      content: 'is the storyteller still here?',
+    });
+    expect((await called).content).toBe('Once, at this very inn, a dragon paid in gold.');
   });
 
   it('sent allowed_mentions with every webhook write, met no 429 and pinged nobody', () => {
