@@ -13,11 +13,12 @@ import { StopRegistry } from '../stream/stop/stop-registry.ts';
 import { StreamOrchestrator } from '../stream/turn/stream-orchestrator.ts';
 import { CharacterMessages } from './cast/character-messages.ts';
 import { sceneCache, type SceneCache } from './cast/scene-cache.ts';
+import { webhookRestOf } from './client/discord-client.ts';
 import { historyMessagesOf } from './client/gateway-tolerance.ts';
 import { CommandCooldowns } from './commands/command-cooldowns.ts';
 import { createCommands } from './commands/command-list.ts';
 import { CommandRouter } from './commands/command-router.ts';
-import type { SlashCommand } from './commands/slash-command.ts';
+import type { CommandServices, SlashCommand } from './commands/slash-command.ts';
 import { ChannelHistory } from './context/channel-history.ts';
 import { UnrecordedReplies } from './context/unrecorded-replies.ts';
 import {
@@ -32,7 +33,7 @@ import type { DeliveryPort } from './delivery/delivery-port.ts';
 import { MemberNotices } from './delivery/member-notices.ts';
 import { TypingAllowance } from './delivery/typing-allowance.ts';
 import type { DiscordBotOptions } from './discord-bot-options.ts';
-import type { AcceptedMessage } from './intake/accepted-message.ts';
+import { placeOf, type AcceptedMessage } from './intake/accepted-message.ts';
 import { CharacterSpeakers } from './intake/character-speakers.ts';
 import { MessageRouter, type IntakeCast } from './intake/message-router.ts';
 import { OUTAGE_HOLD_MS, outageHold, type DatabaseStep } from './intake/outage-hold.ts';
@@ -51,6 +52,7 @@ import { ChannelLocks } from './turns/channel-locks.ts';
 import { ChannelTurnScheduler } from './turns/channel-turn-scheduler.ts';
 import { DatabaseTurnJournal } from './turns/database-turn-journal.ts';
 import { tellOverdue } from './turns/overdue-messages.ts';
+import { SceneGreetings } from './turns/scene-greeting.ts';
 import { TurnRunner } from './turns/turn-runner.ts';
 
 /**
@@ -145,6 +147,7 @@ export function assembleBot(
       ...state,
       tools: options.toolCatalog,
       stops: state.crossProcessStops,
+      greet: greeter(options, { identity, lifetime, speakers: cast.speakers }),
       charactersChanged: () => {
         state.scenes.clear();
         announcer({ bus: state.bus, logger: options.logger })(CONTROL_TOPICS.scene, {
@@ -248,6 +251,25 @@ function sharedState(options: DiscordBotOptions, lifetime: BotLifetime): SharedS
   };
 }
 
+/** A character's greeting in a channel it came on stage in (`/scene add`), in its voice. */
+function greeter(
+  options: DiscordBotOptions,
+  parts: { identity: BotIdentity; lifetime: BotLifetime; speakers: CharacterSpeakers },
+): NonNullable<CommandServices['greet']> {
+  const greetings = new SceneGreetings({
+    ...options,
+    speakers: parts.speakers,
+    botUserId: parts.identity.id,
+    signal: parts.lifetime.shutdown,
+  });
+  return async ({ channelId, scopeId, character }) => {
+    const channel = await options.client.channels.fetch(channelId).catch(() => null);
+    const place = channel === null ? undefined : placeOf(channel);
+    if (place === undefined) return 'failed';
+    return greetings.greet({ place, scopeId, character });
+  };
+}
+
 /** The characters' parts: the channels' webhooks, who posted what, who speaks a turn. */
 function castParts(
   options: DiscordBotOptions,
@@ -256,6 +278,7 @@ function castParts(
   const { client, db, clock, logger } = options;
   const webhooks = new ChannelWebhooks({
     rest: client.rest,
+    webhookRest: webhookRestOf(client),
     applicationId: parts.identity.applicationId,
     logger,
   });
@@ -263,7 +286,7 @@ function castParts(
   return {
     scenes: parts.scenes,
     messages,
-    speakers: new CharacterSpeakers({ rest: client.rest, webhooks, messages }),
+    speakers: new CharacterSpeakers({ rest: client.rest, clock, webhooks, messages }),
     webhooks,
     turnLimit: options.sceneTurnLimit ?? DEFAULT_SCENE_TURN_LIMIT,
   };

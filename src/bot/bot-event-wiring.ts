@@ -98,7 +98,8 @@ export function attachBotEvents(wiring: BotEventWiring): AttachedBotEvents {
 
 /**
  * Every message response's rate-limit headers, and every 429, teach the channel's budget; a
- * channel webhook's teach the budget its writes share (`webhookBudgetKey`).
+ * channel webhook's teach the budget its writes share (`webhookBudgetKey`) — on the bot's REST
+ * and on the webhooks' own (`ChannelWebhooks.webhookRest`).
  */
 export function observeRateLimits(
   rest: REST,
@@ -112,20 +113,23 @@ export function observeRateLimits(
     const webhookChannel = webhookId === undefined ? undefined : webhooks?.channelOf(webhookId);
     return webhookChannel === undefined ? undefined : webhookBudgetKey(webhookChannel);
   };
-  rest.on(RESTEvents.Response, (request, response) => {
-    const key = budgetOf(request.path);
-    if (key === undefined) return;
-    const bucket = readBucket(response.headers);
-    if (bucket !== undefined) budgets.observe(key, bucket);
-  });
-  rest.on(RESTEvents.RateLimited, (info) => {
-    if (info.route.startsWith('/channels/:id/messages')) {
-      budgets.observeRateLimited(info.majorParameter, info.timeToReset);
-    } else if (info.route.startsWith('/webhooks/:id')) {
-      const webhookChannel = webhooks?.channelOf(info.majorParameter);
-      if (webhookChannel !== undefined) {
-        budgets.observeRateLimited(webhookBudgetKey(webhookChannel), info.timeToReset);
+  const observed = new Set([rest, webhooks?.webhookRest ?? rest]);
+  for (const each of observed) {
+    each.on(RESTEvents.Response, (request, response) => {
+      const key = budgetOf(request.path);
+      if (key === undefined) return;
+      const bucket = readBucket(response.headers);
+      if (bucket !== undefined) budgets.observe(key, bucket);
+    });
+    each.on(RESTEvents.RateLimited, (info) => {
+      if (info.route.startsWith('/channels/:id/messages')) {
+        budgets.observeRateLimited(info.majorParameter, info.timeToReset);
+      } else if (info.route.startsWith('/webhooks/:id')) {
+        const webhookChannel = webhooks?.channelOf(info.majorParameter);
+        if (webhookChannel !== undefined) {
+          budgets.observeRateLimited(webhookBudgetKey(webhookChannel), info.timeToReset);
+        }
       }
-    }
-  });
+    });
+  }
 }

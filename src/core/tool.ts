@@ -23,6 +23,11 @@ export interface ToolContext {
   authors?: readonly ToolAuthor[] | undefined;
   /** The message being answered. */
   messageId: string;
+  /**
+   * The character speaking the turn, when one does (undefined: the bot as itself): what it
+   * learns about a member is its own memory, seen only in its turns.
+   */
+  character?: { id: string; name: string } | undefined;
   /** The assistant turn the call belongs to. */
   turnId: string;
   /**

@@ -18,6 +18,8 @@ export interface ContextTurn {
   status: TurnStatus;
   importance: number;
   pinned: boolean;
+  /** The character that spoke a reply (`authorName` is its name); null: the bot itself. */
+  characterId?: string | null;
   /**
    * Its end was never written: a reply still `streaming`, or `failed` by the judging of a dead
    * process (an end written by its own process always carries metrics).
@@ -54,6 +56,7 @@ type TurnTuple = [
   importance: number,
   pinnedAt: string | null,
   unfinished: boolean,
+  characterId: string | null,
 ];
 
 const turnTuple = sql<TurnTuple>`json_build_array(${conversationTurns.id}, ${conversationTurns.role},
@@ -62,7 +65,7 @@ const turnTuple = sql<TurnTuple>`json_build_array(${conversationTurns.id}, ${con
   ${conversationTurns.content},
   (extract(epoch from ${conversationTurns.createdAt}) * 1000000)::bigint, ${conversationTurns.status},
   ${conversationTurns.importance}, ${conversationTurns.pinnedAt},
-  ${conversationTurns.metrics} is null)`;
+  ${conversationTurns.metrics} is null, ${conversationTurns.characterId})`;
 
 /**
  * The stored turns a context may choose from, since the channel's reset marker: the newest,
@@ -84,7 +87,8 @@ export async function contextTurnsSinceReset(
 
 function fromTuple(tuple: TurnTuple): ContextTurn {
   const [id, role, authorId, authorName, triggerMessageId, discordMessageIds, content] = tuple;
-  const [, , , , , , , createdAtMicros, status, importance, pinnedAt, unfinished] = tuple;
+  const [, , , , , , , createdAtMicros, status, importance, pinnedAt, unfinished, characterId] =
+    tuple;
   return {
     id,
     role,
@@ -98,6 +102,7 @@ function fromTuple(tuple: TurnTuple): ContextTurn {
     importance,
     pinned: pinnedAt !== null,
     unfinished,
+    characterId,
   };
 }
 

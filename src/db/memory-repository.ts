@@ -2,7 +2,7 @@ import { and, asc, count, eq, isNull } from 'drizzle-orm';
 import type { ScopeKind } from '../core/settings.ts';
 import type { Database } from './database.ts';
 import { ensureScope } from './scope-settings-repository.ts';
-import { memories, scopes } from './schema.ts';
+import { characters, memories, scopes } from './schema.ts';
 
 export type MemoryKind = 'server' | 'user';
 
@@ -11,6 +11,8 @@ export interface Memory {
   kind: MemoryKind;
   /** The member a personal memory is about; undefined for a server memory. */
   ownerId: string | undefined;
+  /** The character whose own memory of the member it is; undefined: the bot's. */
+  characterId: string | undefined;
   /** The member whose message led to the memory being written. */
   authorId: string;
   content: string;
@@ -19,9 +21,11 @@ export interface Memory {
 
 /**
  * Which memories a query addresses: a server's shared memories, or ONE member's personal
- * memories — always inside one scope, so a DM's memories never meet a guild's.
+ * memories — the bot's, or, with `characterId`, what that one character learned about them —
+ * always inside one scope, so a DM's memories never meet a guild's.
  */
-export type MemoryOwner = { kind: 'server' } | { kind: 'user'; ownerId: string };
+export type MemoryOwner =
+  { kind: 'server' } | { kind: 'user'; ownerId: string; characterId?: string | undefined };
 
 export interface NewMemory {
   scope: { id: string; kind: ScopeKind };
@@ -59,6 +63,7 @@ export async function addMemory(db: Database, memory: NewMemory): Promise<AddMem
         scopeId: memory.scope.id,
         kind: memory.owner.kind,
         ownerId: memory.owner.kind === 'user' ? memory.owner.ownerId : null,
+        characterId: memory.owner.kind === 'user' ? (memory.owner.characterId ?? null) : null,
         authorId: memory.authorId,
         content: memory.content,
       })
@@ -116,28 +121,36 @@ const CONTEXT_MEMORIES_PER_KIND = 100;
 export interface ContextMemories {
   /** The scope's shared memories (none in a DM unless stored there). */
   server: Memory[];
-  /** The author's own personal memories in this scope. */
+  /** The bot's personal memories of the author in this scope. */
   personal: Memory[];
+  /** What the character speaking the turn learned about the author itself (none for the bot). */
+  character: Memory[];
+}
+
+export interface ContextMemoriesOptions {
+  scopeId: string;
+  authorId: string;
+  /** The character speaking the turn: its own memories of the author come too. */
+  characterId?: string | undefined;
+  limitPerKind?: number;
 }
 
 /**
  * What the bot puts into a turn's context: the scope's server memories and the personal
- * memories of the author of the message being answered — never anyone else's. One statement
- * (the two owners' reads, each bounded, sent as a union); a turn sends it inside its first read
+ * memories of the author of the message being answered — never anyone else's — and, when a
+ * character speaks, what that character learned about the author (no other character's). One
+ * statement (each owner's read bounded, sent as a union); a turn sends it inside its first read
  * (turn-start-repository.ts).
  */
 export async function memoriesForContext(
   db: Database,
-  options: { scopeId: string; authorId: string; limitPerKind?: number },
+  options: ContextMemoriesOptions,
 ): Promise<ContextMemories> {
   return splitContextMemories((await contextMemoriesQuery(db, options)).map(fromRow));
 }
 
 /** The read of {@link memoriesForContext}, unexecuted (a turn's first read embeds it). */
-export function contextMemoriesQuery(
-  db: Database,
-  options: { scopeId: string; authorId: string; limitPerKind?: number },
-) {
+export function contextMemoriesQuery(db: Database, options: ContextMemoriesOptions) {
   const limit = options.limitPerKind ?? CONTEXT_MEMORIES_PER_KIND;
   const read = (owner: MemoryOwner) =>
     db
@@ -146,20 +159,55 @@ export function contextMemoriesQuery(
       .where(ownedBy(options.scopeId, owner))
       .orderBy(asc(memories.createdAt), asc(memories.id))
       .limit(limit);
-  return (
-    read({ kind: 'server' })
-      .unionAll(read({ kind: 'user', ownerId: options.authorId }))
-      // A union keeps no order of its own: each owner's memories again oldest first.
-      .orderBy(asc(memories.createdAt), asc(memories.id))
+  const { characterId } = options;
+  const shared = read({ kind: 'server' }).unionAll(
+    read({ kind: 'user', ownerId: options.authorId }),
   );
+  const all =
+    characterId === undefined
+      ? shared
+      : shared.unionAll(read({ kind: 'user', ownerId: options.authorId, characterId }));
+  // A union keeps no order of its own: each owner's memories again oldest first.
+  return all.orderBy(asc(memories.createdAt), asc(memories.id));
 }
 
-/** Memories in their order, server and personal apart. */
+/** Memories in their order: server, the bot's personal, and the character's own apart. */
 export function splitContextMemories(sorted: readonly Memory[]): ContextMemories {
   return {
     server: sorted.filter((memory) => memory.kind === 'server'),
-    personal: sorted.filter((memory) => memory.kind === 'user'),
+    personal: sorted.filter((memory) => memory.kind === 'user' && memory.characterId === undefined),
+    character: sorted.filter((memory) => memory.characterId !== undefined),
   };
+}
+
+/** A character's own memory of a member, with the character's name. */
+export interface CharacterMemory extends Memory {
+  characterName: string;
+}
+
+/**
+ * What characters of a scope learned about members, by character name then age: every
+ * character's (or only `characterId`'s), about every member (or only `ownerId`).
+ */
+export async function listCharacterMemories(
+  db: Database,
+  options: { scopeId: string; characterId?: string; ownerId?: string },
+): Promise<CharacterMemory[]> {
+  const rows = await db
+    .select({ memory: memories, characterName: characters.name })
+    .from(memories)
+    .innerJoin(characters, eq(characters.id, memories.characterId))
+    .where(
+      and(
+        eq(memories.scopeId, options.scopeId),
+        options.characterId === undefined
+          ? undefined
+          : eq(memories.characterId, options.characterId),
+        options.ownerId === undefined ? undefined : eq(memories.ownerId, options.ownerId),
+      ),
+    )
+    .orderBy(asc(characters.nameKey), asc(memories.ownerId), asc(memories.createdAt));
+  return rows.map((row) => ({ ...fromRow(row.memory), characterName: row.characterName }));
 }
 
 async function selectMemories(
@@ -178,10 +226,14 @@ async function selectMemories(
 }
 
 function ownedBy(scopeId: string, owner: MemoryOwner) {
+  const characterId = owner.kind === 'user' ? owner.characterId : undefined;
   return and(
     eq(memories.scopeId, scopeId),
     eq(memories.kind, owner.kind),
     owner.kind === 'user' ? eq(memories.ownerId, owner.ownerId) : isNull(memories.ownerId),
+    characterId === undefined
+      ? isNull(memories.characterId)
+      : eq(memories.characterId, characterId),
   );
 }
 
@@ -194,6 +246,7 @@ function fromRow(row: typeof memories.$inferSelect): Memory {
     id: row.id,
     kind: row.kind,
     ownerId: row.ownerId ?? undefined,
+    characterId: row.characterId ?? undefined,
     authorId: row.authorId,
     content: row.content,
     createdAt: row.createdAt,

@@ -115,6 +115,11 @@ export const conversationTurns = pgTable(
     role: text('role', { enum: ['user', 'assistant'] }).notNull(),
     authorId: text('author_id').notNull(),
     authorName: text('author_name'),
+    /**
+     * The character that spoke an assistant turn (`author_name` is then its name); null when the
+     * bot spoke as itself. No foreign key: a removed character's lines stay in the history.
+     */
+    characterId: uuid('character_id'),
     /** For a user turn its own message; for an assistant turn the message it answers. */
     triggerMessageId: text('trigger_message_id'),
     discordMessageIds: text('discord_message_ids')
@@ -217,6 +222,11 @@ export const memories = pgTable(
       .references(() => scopes.id, { onDelete: 'cascade' }),
     kind: text('kind', { enum: ['server', 'user'] }).notNull(),
     ownerId: text('owner_id'),
+    /**
+     * Set for what one character learned about the member (`owner_id`): that character's own
+     * memory, seen only in its turns. Null: the bot's, seen in every turn of the scope.
+     */
+    characterId: uuid('character_id').references(() => characters.id, { onDelete: 'cascade' }),
     authorId: text('author_id').notNull(),
     content: text('content').notNull(),
     createdAt: createdAt(),
@@ -226,7 +236,11 @@ export const memories = pgTable(
       'memories_owner_check',
       sql`(${table.kind} = 'server' and ${table.ownerId} is null) or (${table.kind} = 'user' and ${table.ownerId} is not null)`,
     ),
+    check('memories_character_check', sql`${table.characterId} is null or ${table.kind} = 'user'`),
     index('memories_scope_owner_idx').on(table.scopeId, table.kind, table.ownerId),
+    index('memories_character_idx')
+      .on(table.characterId)
+      .where(sql`${table.characterId} is not null`),
   ],
 );
 

@@ -79,7 +79,10 @@ export interface AssistantTurnStart {
   channelId: string;
   /** The bot's user id. */
   authorId: string;
+  /** The bot's name, or its character's when one speaks. */
   authorName: string;
+  /** The character speaking, if one does. */
+  characterId?: string | undefined;
   /** The member message being answered. */
   triggerMessageId: string;
   /** The process streaming it (see instance liveness in database.ts). */
@@ -106,6 +109,45 @@ export async function startAssistantTurn(db: Database, turn: AssistantTurnStart)
         instanceId: turn.instanceId ?? null,
       },
     });
+}
+
+/**
+ * A line a character said of its own accord, not in answer to a message (its greeting when it
+ * comes on stage): stored whole as a complete reply under the character, so the context shows
+ * it as that character's words and /history and /export name it.
+ */
+export async function recordSpokenLine(
+  db: Database,
+  line: {
+    id: string;
+    scopeId: string;
+    channelId: string;
+    /** The bot's user id (every reply's author); the character is `characterId`. */
+    authorId: string;
+    characterName: string;
+    characterId: string;
+    messageId: string;
+    content: string;
+  },
+): Promise<void> {
+  await db
+    .insert(conversationTurns)
+    .values({
+      id: line.id,
+      scopeId: line.scopeId,
+      channelId: line.channelId,
+      role: 'assistant',
+      authorId: line.authorId,
+      authorName: line.characterName,
+      characterId: line.characterId,
+      discordMessageIds: [line.messageId],
+      content: line.content,
+      status: 'complete',
+      importance: importanceOf('assistant', line.content),
+      metrics: {},
+      completedAt: new Date(),
+    })
+    .onConflictDoNothing({ target: conversationTurns.id });
 }
 
 export interface AssistantTurnEnd {

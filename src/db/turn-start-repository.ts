@@ -4,6 +4,7 @@ import {
   contextMemoriesQuery,
   splitContextMemories,
   type ContextMemories,
+  type ContextMemoriesOptions,
   type Memory,
   type MemoryKind,
 } from './memory-repository.ts';
@@ -25,6 +26,7 @@ type MemoryTuple = [
   id: string,
   kind: MemoryKind,
   ownerId: string | null,
+  characterId: string | null,
   authorId: string,
   content: string,
   createdAtMs: number,
@@ -37,7 +39,7 @@ type MemoryTuple = [
  */
 export async function turnStartOf(
   db: Database,
-  options: { channelId: string; scopeId: string; authorId: string; limitPerKind?: number },
+  options: ContextMemoriesOptions & { channelId: string },
 ): Promise<TurnStart> {
   const { channelId } = options;
   const resetAt = db
@@ -58,7 +60,7 @@ export async function turnStartOf(
   const result: unknown = await db.execute(sql`
     select (extract(epoch from (${resetAt})) * 1000)::float8 as reset_at_ms,
       (${summary}) as summary,
-      (select coalesce(json_agg(json_build_array(m.id, m.kind, m.owner_id, m.author_id,
+      (select coalesce(json_agg(json_build_array(m.id, m.kind, m.owner_id, m.character_id, m.author_id,
         m.content, (extract(epoch from m.created_at) * 1000)::float8)
         order by m.created_at, m.id), '[]'::json)
         from (${memories}) as m) as memories`);
@@ -76,11 +78,12 @@ export async function turnStartOf(
 }
 
 function fromTuple(tuple: MemoryTuple): Memory {
-  const [id, kind, ownerId, authorId, content, createdAtMs] = tuple;
+  const [id, kind, ownerId, characterId, authorId, content, createdAtMs] = tuple;
   return {
     id,
     kind,
     ownerId: ownerId ?? undefined,
+    characterId: characterId ?? undefined,
     authorId,
     content,
     createdAt: new Date(Math.floor(createdAtMs)),

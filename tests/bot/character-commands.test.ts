@@ -77,7 +77,7 @@ describe('/character', () => {
     const { world } = harness;
     const listed = await run({ userId: world.member.id, subcommand: 'list' });
     expect(listed.content).toBe(
-      'This server has no characters yet. Create one with `/character create`.',
+      'There are no characters here yet. Create one with `/character create`.',
     );
     const refused = await run({
       userId: world.member.id,

@@ -154,6 +154,33 @@ describe.each(testBackends())('the migrator on $name', { timeout: 60_000 }, (bac
     ]);
   });
 
+  it('finishes 0012 (character memories) after a start cut off before its validations', async () => {
+    database = await backend.open();
+    await applyMigrations(database.db, migrationsFolder(root, { count: 12 }));
+    const memories = readMigrationFiles({ migrationsFolder: MIGRATIONS_FOLDER })[12]!;
+    expect(memories.sql[0]).toContain(NO_TRANSACTION_MARKER);
+    // The process died with both constraints added NOT VALID, neither validated yet.
+    for (const statement of memories.sql) {
+      if (!statement.includes('VALIDATE')) await database.db.execute(sql.raw(statement));
+    }
+    await applyMigrations(database.db, MIGRATIONS_FOLDER);
+    const constraints = await database.rawQuery(
+      sql`select conname as name, convalidated as valid from pg_constraint
+          where conname in ('memories_character_id_characters_id_fk', 'memories_character_check')
+          order by conname`,
+    );
+    expect(constraints).toEqual([
+      { name: 'memories_character_check', valid: true },
+      { name: 'memories_character_id_characters_id_fk', valid: true },
+    ]);
+    const columns = await database.rawQuery(
+      sql`select table_name as table from information_schema.columns
+          where column_name = 'character_id' and table_name in ('memories', 'conversation_turns')
+          order by table_name`,
+    );
+    expect(columns.map((row) => row.table)).toEqual(['conversation_turns', 'memories']);
+  });
+
   it('builds an index CONCURRENTLY in a migration marked to run outside a transaction', async () => {
     database = await backend.open();
     const folder = migrationsFolder(root, {

@@ -3,6 +3,7 @@
  * scope and the author, in one statement.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createCharacter } from '../../src/db/character-repository.ts';
 import { addMemory, memoriesForContext } from '../../src/db/memory-repository.ts';
 import { ensureScope } from '../../src/db/scope-settings-repository.ts';
 import { saveSummary } from '../../src/db/summary-repository.ts';
@@ -59,7 +60,7 @@ describe.each(testBackends())('the turn start on $name', (backend) => {
       });
     const channelId = '243456789012345681';
     const empty = await turnStartOf(database.db, { channelId, scopeId: SCOPE, authorId: ALICE });
-    expect(empty.memories).toEqual({ server: [], personal: [] });
+    expect(empty.memories).toEqual({ server: [], personal: [], character: [] });
     for (let index = 0; index < 3; index += 1) {
       await add('server', `server fact ${index}`);
       await add(ALICE, `alice fact ${index}`);
@@ -76,5 +77,50 @@ describe.each(testBackends())('the turn start on $name', (backend) => {
       'alice fact 0',
       'alice fact 1',
     ]);
+  });
+
+  it('brings the speaking character’s own memories of the author, apart from the bot’s', async () => {
+    const saved = await createCharacter(database.db, {
+      scope: { id: SCOPE, kind: 'guild' },
+      createdBy: ALICE,
+      fields: {
+        name: 'Mira',
+        avatarUrl: undefined,
+        persona: 'Mira reads cards.',
+        greeting: undefined,
+        triggerWords: [],
+        provider: undefined,
+        model: undefined,
+        temperature: undefined,
+        humanizerDegree: undefined,
+        language: undefined,
+        card: undefined,
+      },
+      limit: 50,
+    });
+    if (saved.status !== 'saved') throw new Error('could not make Mira');
+    const characterId = saved.character.id;
+    await addMemory(database.db, {
+      scope: { id: SCOPE, kind: 'guild' },
+      owner: { kind: 'user', ownerId: BOB, characterId },
+      authorId: BOB,
+      content: 'drew the tower card',
+      limit: 50,
+    });
+    const options = { scopeId: SCOPE, authorId: BOB, characterId };
+    const read = await turnStartOf(database.db, { channelId: '243456789012345682', ...options });
+    expect(read.memories).toEqual(await memoriesForContext(database.db, options));
+    expect(read.memories.character.map((memory) => memory.content)).toEqual([
+      'drew the tower card',
+    ]);
+    expect(read.memories.personal.map((memory) => memory.content)).not.toContain(
+      'drew the tower card',
+    );
+    const asBot = await turnStartOf(database.db, {
+      channelId: '243456789012345682',
+      scopeId: SCOPE,
+      authorId: BOB,
+    });
+    expect(asBot.memories.character).toEqual([]);
   });
 });

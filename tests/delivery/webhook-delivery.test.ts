@@ -23,6 +23,7 @@ const NO_PINGS = { parse: [], repliedUser: false };
 
 let discord: FakeDiscord;
 let rest: REST;
+let webhookRest: REST;
 let guildId: string;
 let channelId: string;
 let webhooks: ChannelWebhooks;
@@ -34,16 +35,20 @@ beforeEach(async () => {
   }).id;
   channelId = discord.createChannel({ guildId, name: 'inn' }).id;
   rest = new REST({ api: discord.apiUrl, retries: 0 }).setToken(discord.token);
+  webhookRest = new REST({ api: discord.apiUrl, retries: 0 });
   webhooks = new ChannelWebhooks({
     rest,
+    webhookRest,
     applicationId: discord.applicationId,
     logger: silentLogger,
   });
 });
 
 afterEach(async () => {
-  rest.clearHashSweeper();
-  rest.clearHandlerSweeper();
+  for (const each of [rest, webhookRest]) {
+    each.clearHashSweeper();
+    each.clearHandlerSweeper();
+  }
   await discord.close();
 });
 
@@ -53,6 +58,8 @@ function target(name: string, options: { channel?: string; webhookChannel?: stri
   const bot = new RecordingTarget(options.channel ?? channelId);
   const character = new WebhookMessageTarget({
     rest,
+    webhookRest,
+    clock: systemClock,
     webhooks,
     voice,
     channelId: options.channel ?? channelId,
@@ -145,5 +152,58 @@ describe('characters through the channel webhook', () => {
     expect(discord.requests({ status: 429 })).toEqual([]);
     // The webhook's headers taught one budget, the webhook's (not the channel's messages').
     expect(delivery.budgets.size).toBe(1);
+  });
+});
+
+describe('a webhook create whose answer was lost', () => {
+  const EXECUTE = { method: 'POST', route: '/webhooks/:webhookId/:token' } as const;
+
+  /** A character's writer on the one write path, retrying at once (no real waits). */
+  function writerFor(name: string) {
+    const delivery = new DeliveryPort({
+      clock: systemClock,
+      logger: silentLogger,
+      retryDelaysMs: [0, 0],
+    });
+    const made = target(name);
+    return { ...made, writer: delivery.to(made.character) };
+  }
+
+  function linesIn(content: string) {
+    return discord.readChannel(channelId).filter((message) => message.content === content);
+  }
+
+  it('is found in the channel when the write took effect: posted once, not twice', async () => {
+    const { writer, posted } = writerFor('Alice');
+    await writer.post({ content: 'Warm-up.', allowedMentions: NO_PINGS });
+    discord.faults.failAfterWrite({ ...EXECUTE, status: 502, times: 1 });
+    const outcome = await writer.post({ content: 'Only once.', allowedMentions: NO_PINGS });
+    const lines = linesIn('Only once.');
+    expect(lines).toHaveLength(1);
+    expect(outcome).toEqual({ kind: 'written', value: lines[0]?.id });
+    expect(posted.at(-1)).toBe(lines[0]?.id);
+    expect(discord.requests(EXECUTE).map((entry) => entry.status)).toEqual([200, 502]);
+    expect(
+      discord.requests({ method: 'GET', route: '/channels/:channelId/messages' }),
+    ).toHaveLength(1);
+  });
+
+  it('is sent again when the failure came before the write: posted once', async () => {
+    const { writer } = writerFor('Alice');
+    discord.faults.failRoute({ ...EXECUTE, status: 503, times: 1 });
+    const outcome = await writer.post({ content: 'Second try.', allowedMentions: NO_PINGS });
+    expect(outcome.kind).toBe('written');
+    expect(linesIn('Second try.')).toHaveLength(1);
+    expect(discord.requests(EXECUTE).map((entry) => entry.status)).toEqual([503, 200]);
+  });
+
+  it('is not sent again when the channel cannot be read to look for it', async () => {
+    const { writer } = writerFor('Alice');
+    discord.faults.failAfterWrite({ ...EXECUTE, times: 1 });
+    discord.faults.refuseRoute({ method: 'GET', route: '/channels/:channelId/messages' });
+    const outcome = await writer.post({ content: 'Maybe posted.', allowedMentions: NO_PINGS });
+    expect(outcome).toMatchObject({ kind: 'failed', failure: { failure: 'other' } });
+    expect(linesIn('Maybe posted.')).toHaveLength(1);
+    expect(discord.requests(EXECUTE)).toHaveLength(1);
   });
 });

@@ -184,6 +184,20 @@ describe('executing', () => {
     expect(discord.message(posted.id)).toBeUndefined();
   });
 
+  it('posts an execute whose answer a failAfterWrite fault replaces with a 5xx', async () => {
+    const webhook = await createWebhook();
+    discord.faults.failAfterWrite({ route: '/webhooks/:webhookId/:token', status: 502, times: 1 });
+    const lost = await execute(webhook, { content: 'posted anyway', username: 'Alice' });
+    expect(lost.status).toBe(502);
+    expect(discord.readChannel(channelId).map((message) => message.content)).toEqual([
+      'posted anyway',
+    ]);
+    expect(discord.requests({ route: '/webhooks/:webhookId/:token' })[0]?.fault).toBe(
+      'server-error-after-write',
+    );
+    expect((await execute(webhook, { content: 'answered' })).status).toBe(200);
+  });
+
   it('lets a webhook ping @everyone unless allowed_mentions says otherwise', async () => {
     const webhook = await createWebhook();
     await execute(webhook, { content: '@everyone look', allowed_mentions: { parse: [] } });

@@ -3,6 +3,7 @@ import {
   DefaultRestOptions,
   GatewayIntentBits,
   Partials,
+  REST,
   SimpleShardingStrategy,
   type IIdentifyThrottler,
 } from 'discord.js';
@@ -110,4 +111,16 @@ export function createDiscordClient(options: DiscordClientOptions): Client {
           }),
     },
   });
+}
+
+/**
+ * A REST for the channel webhooks' own routes (execute, edit and delete of their messages) that
+ * never retries a request by itself: discord.js retries a 5xx or a cut connection at once, and
+ * an execute carries no nonce, so a retried one whose first attempt was posted would post twice.
+ * The delivery port retries instead, after looking for the lost message. Same base URL and
+ * request function as the client's (webhook routes go straight to Discord); no token: they are
+ * authenticated by the webhook's.
+ */
+export function webhookRestOf(client: Client): REST {
+  return new REST({ ...client.rest.options, retries: 0 });
 }

@@ -8,6 +8,7 @@ import type {
   RESTPostAPIChatInputApplicationCommandsJSONBody,
   RESTPostAPIContextMenuApplicationCommandsJSONBody,
 } from 'discord.js';
+import type { Character } from '../../core/character.ts';
 import type { Clock } from '../../core/clock.ts';
 import type { Logger } from '../../core/logger.ts';
 import type { ScopeKind } from '../../core/settings.ts';
@@ -33,6 +34,15 @@ export interface CommandServices {
   scenes: SceneCache;
   /** A character was edited or removed: every cached scene here and elsewhere is stale. */
   charactersChanged(): void;
+  /**
+   * A character that came on stage in a channel says its greeting there: `none` when it has
+   * none, `failed` when Discord refused it (turns/scene-greeting.ts).
+   */
+  greet?(request: {
+    channelId: string;
+    scopeId: string;
+    character: Character;
+  }): Promise<'posted' | 'none' | 'failed'>;
   secretBox: SecretBox;
   providers: ProviderFactory;
   tools: ToolCatalog;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { UserFacingError } from '../../core/errors.ts';
-import { assembleContext, type ContextBudget } from './context-builder.ts';
+import { assembleContext, CONVERSATION_OPENS, type ContextBudget } from './context-builder.ts';
 import type { ConversationEntry } from './conversation-entries.ts';
 
 /** One token per character keeps the arithmetic of these tests readable. */
@@ -84,7 +84,7 @@ describe('assembleContext', () => {
   it('puts reminders right before the final message and merges consecutive user messages', () => {
     const context = assembleContext({
       system: 's',
-      history: [entry('assistant', 'hi'), entry('user', 'one')],
+      history: [entry('user', 'zero'), entry('user', 'one')],
       reminders: ['persona: Mika'],
       finalUserParts: [{ type: 'text', text: 'two' }],
       budget: budget(1000),
@@ -93,9 +93,31 @@ describe('assembleContext', () => {
       {
         role: 'user',
         content: [
+          { type: 'text', text: 'zero' },
           { type: 'text', text: 'one' },
           { type: 'text', text: '<system-reminder>\npersona: Mika\n</system-reminder>' },
           { type: 'text', text: 'two' },
+        ],
+      },
+    ]);
+  });
+
+  it('keeps a history that opens with the speaker’s own words (a greeting) after a note', () => {
+    const context = assembleContext({
+      system: 's',
+      history: [entry('assistant', 'Welcome, traveller!'), entry('user', 'thanks')],
+      reminders: [],
+      finalUserParts: [{ type: 'text', text: 'a room?' }],
+      budget: budget(1000),
+    });
+    expect(context.messages).toEqual([
+      { role: 'user', content: [{ type: 'text', text: CONVERSATION_OPENS }] },
+      { role: 'assistant', content: [{ type: 'text', text: 'Welcome, traveller!' }] },
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text: 'thanks' },
+          { type: 'text', text: 'a room?' },
         ],
       },
     ]);

@@ -76,12 +76,15 @@ export function assembleContext(options: {
   const history = chosen.flatMap((index) => options.history[index] ?? []);
   const used = fixedTokens + chosen.reduce((sum, index) => sum + (costs[index] ?? 0), 0);
   const messages = mergeConsecutive([...history.map(toMessage), finalMessage]);
+  // The note before a history that opens with the speaker's own words: a few tokens, counted.
+  const noted =
+    messages[0]?.content[0]?.type === 'text' && messages[0].content[0].text === CONVERSATION_OPENS;
   return {
     system,
     messages,
     includedHistory: history.length,
     availableHistory: options.history.length,
-    promptTokens: used,
+    promptTokens: used + (noted ? counter.countMessages([openingNote()]) : 0),
   };
 }
 
@@ -122,6 +125,15 @@ function mergeConsecutive(messages: ChatMessage[]): ChatMessage[] {
       merged.push({ ...message, content: [...message.content] } as ChatMessage);
     }
   }
-  while (merged[0]?.role === 'assistant') merged.shift();
+  // The history may open with the speaker's own words (a character's greeting, or the first
+  // kept message after trimming): kept, after a note, since the first message must be a user's.
+  if (merged[0]?.role === 'assistant') merged.unshift(openingNote());
   return merged;
 }
+
+function openingNote(): ChatMessage {
+  return { role: 'user', content: [{ type: 'text', text: CONVERSATION_OPENS }] };
+}
+
+/** The user message before a history that opens with the speaker's own words. */
+export const CONVERSATION_OPENS = '[Earlier in this channel, you said:]';

@@ -85,6 +85,83 @@ describe('toConversationEntries', () => {
     expect(asBot.map(({ role }) => role)).toEqual(['user', 'user', 'user']);
   });
 
+  it('labels stored replies beyond the window by the voice that spoke them', () => {
+    const storedTurns = [
+      {
+        content: 'Rooms are two silver.',
+        discordMessageIds: ['2'],
+        createdAt: 2,
+        status: 'complete' as const,
+        authorId: BOT,
+        authorName: 'Alice',
+        characterId: 'alice-id',
+      },
+      {
+        content: 'I am the bot.',
+        discordMessageIds: ['3'],
+        createdAt: 3,
+        status: 'complete' as const,
+        authorId: BOT,
+        authorName: 'Tomo',
+        characterId: null,
+      },
+    ];
+    const window = [message({ id: '9', content: 'later', createdAt: 9 })];
+    const asAlice = toConversationEntries({
+      botUserId: BOT,
+      speakerName: 'Alice',
+      window,
+      storedTurns,
+      after: undefined,
+    });
+    expect(asAlice.map(({ role, text }) => ({ role, text })).slice(0, 2)).toEqual([
+      { role: 'assistant', text: 'Rooms are two silver.' },
+      { role: 'user', text: '[Tomo (id 100, a bot)]: I am the bot.' },
+    ]);
+    const asBot = toConversationEntries({ botUserId: BOT, window, storedTurns, after: undefined });
+    expect(asBot.map(({ role, text }) => ({ role, text })).slice(0, 2)).toEqual([
+      { role: 'user', text: '[Alice (id 100, a bot)]: Rooms are two silver.' },
+      { role: 'assistant', text: 'I am the bot.' },
+    ]);
+  });
+
+  it('knows a character speaking through the bot (no webhook name) by its stored turn', () => {
+    const window = [
+      message({ id: '1', content: 'Alice, hello', createdAt: 1 }),
+      message({
+        id: '2',
+        authorId: BOT,
+        authorName: 'Tomo',
+        authorIsBot: true,
+        content: '**Alice**\nHello!',
+        createdAt: 2,
+      }),
+    ];
+    const storedTurns = [
+      {
+        content: 'Hello!',
+        discordMessageIds: ['2'],
+        createdAt: 2,
+        status: 'complete' as const,
+        authorName: 'Alice',
+        characterId: 'alice-id',
+      },
+    ];
+    const asBot = toConversationEntries({ botUserId: BOT, window, storedTurns, after: undefined });
+    expect(asBot.map(({ role, text }) => ({ role, text }))).toEqual([
+      { role: 'user', text: '[ann (id 200)]: Alice, hello' },
+      { role: 'user', text: '[Alice (id 100, a bot)]: **Alice**\nHello!' },
+    ]);
+    const asAlice = toConversationEntries({
+      botUserId: BOT,
+      speakerName: 'Alice',
+      window,
+      storedTurns,
+      after: undefined,
+    });
+    expect(asAlice.at(-1)).toMatchObject({ role: 'assistant', text: 'Hello!' });
+  });
+
   it('never turns member text into an assistant turn, whatever prefix it uses', () => {
     const entries = toConversationEntries({
       botUserId: BOT,

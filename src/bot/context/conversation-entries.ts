@@ -16,6 +16,8 @@ export interface StoredTurn {
   triggerMessageId?: string | null;
   /** Its end was never written (its process died mid-turn, or the write is on its way). */
   unfinished?: boolean;
+  /** The character that spoke a reply (`authorName` is its name); none: the bot itself. */
+  characterId?: string | null;
 }
 export type StoredAssistantTurn = StoredTurn;
 
@@ -69,15 +71,19 @@ export function toConversationEntries(options: {
     if (turn.createdAt >= windowStart) continue;
     if (options.after !== undefined && turn.createdAt <= options.after) continue;
     if (isReply(turn) && !shown(turn)) continue;
-    entries.push(storedEntry(turn));
+    const otherVoice = isReply(turn) && voiceOf(turn) !== options.speakerName;
+    entries.push(otherVoice ? otherVoiceEntry(turn, options.botUserId) : storedEntry(turn));
   }
   for (const message of options.window) {
     if (options.after !== undefined && message.createdAt <= options.after) continue;
     const turn = turnByMessageId.get(message.id);
     const ownWords = message.authorId === options.botUserId || message.characterName !== undefined;
-    if (ownWords && message.characterName !== options.speakerName) {
+    // A character speaking through the bot (a DM) shows no webhook name: its turn names it.
+    const voice = message.characterName ?? (turn === undefined ? undefined : voiceOf(turn));
+    if (ownWords && voice !== options.speakerName) {
       // Another of the bot's voices: what it said there is attributed to it, notices left out.
-      if (turn !== undefined) entries.push(voiceEntry(message));
+      if (turn !== undefined)
+        entries.push(voiceEntry({ ...message, authorName: voice ?? message.authorName }));
       continue;
     }
     if (ownWords) {
@@ -144,6 +150,30 @@ function voiceEntry(message: HistoryMessage): ConversationEntry {
     createdAt: message.createdAt,
     importance: REPLY_IMPORTANCE,
     pinned: false,
+  };
+}
+
+/** Which of the bot's voices spoke a stored reply: a character's name, or undefined (itself). */
+function voiceOf(turn: StoredTurn): string | undefined {
+  return turn.characterId === undefined || turn.characterId === null
+    ? undefined
+    : (turn.authorName ?? undefined);
+}
+
+/** A stored reply in another voice than the speaker's: that voice's words, labelled. */
+function otherVoiceEntry(turn: StoredTurn, botUserId: string): ConversationEntry {
+  return {
+    role: 'user',
+    text: labelled({
+      authorName: turn.authorName ?? 'someone',
+      authorId: turn.authorId ?? botUserId,
+      authorIsBot: true,
+      content: turn.content,
+      attachments: [],
+    }),
+    createdAt: turn.createdAt,
+    importance: turn.importance ?? REPLY_IMPORTANCE,
+    pinned: turn.pinned ?? false,
   };
 }
 

@@ -51,6 +51,8 @@ export function buildReminders(options: {
   personaName: string | undefined;
   serverMemories: readonly Memory[];
   personalMemories: readonly Memory[];
+  /** What the character speaking learned about the author itself (none when the bot speaks). */
+  characterMemories?: readonly Memory[];
   authorName: string;
   now: Date;
   timeZone: string | undefined;
@@ -65,13 +67,21 @@ export function buildReminders(options: {
       `${title}:\n${options.serverMemories.map((memory) => `- ${memory.content}`).join('\n')}`,
     );
   }
+  const own = options.characterMemories ?? [];
   if (options.personalMemories.length > 0) {
-    reminders.push(
-      `What you remember about ${options.authorName}:\n${options.personalMemories.map((memory) => `- ${memory.content}`).join('\n')}`,
-    );
+    // In a character's turn the bot's memories are what is known; the character's are its own.
+    const title = own.length > 0 ? 'What is known about' : 'What you remember about';
+    reminders.push(`${title} ${options.authorName}:\n${bullets(options.personalMemories)}`);
+  }
+  if (own.length > 0) {
+    reminders.push(`What you remember about ${options.authorName}:\n${bullets(own)}`);
   }
   reminders.push(`Current time: ${formatTime(options.now, options.timeZone)}.`);
   return reminders;
+}
+
+function bullets(memories: readonly Memory[]): string {
+  return memories.map((memory) => `- ${memory.content}`).join('\n');
 }
 
 /** One formatter per time zone (building one costs more than the rest of the prompt). */

@@ -119,6 +119,8 @@ export interface PrepareTurnOptions {
   hold?: <T>(read: () => Promise<T>) => Promise<T>;
   /** The character whose turn this is (undefined: the bot as itself). */
   speakerName?: string | undefined;
+  /** Its id: its own memories of the author enter the context. */
+  speakerId?: string | undefined;
 }
 
 /**
@@ -129,6 +131,9 @@ export interface PrepareTurnOptions {
 export async function prepareTurn(options: PrepareTurnOptions): Promise<PreparedTurn> {
   const last = options.messages.at(-1);
   if (last === undefined) throw new Error('a turn needs at least one message');
+  // In a scene the last lines may be characters' replies: memories are the member's.
+  const member = options.messages.findLast((message) => message.characterName === undefined);
+  const author = member ?? last;
   const { settings, model } = options;
   const unrecorded =
     (await options.unrecorded?.reconcile(last.channelId, (reply) =>
@@ -141,7 +146,8 @@ export async function prepareTurn(options: PrepareTurnOptions): Promise<Prepared
       turnStartOf(options.db, {
         channelId: last.channelId,
         scopeId: settings.scopeId,
-        authorId: last.authorId,
+        authorId: author.authorId,
+        characterId: options.speakerId,
       }),
     ),
     hold(() => contextTurnsSinceReset(options.db, last.channelId, STORED_TURNS)),
@@ -163,7 +169,8 @@ export async function prepareTurn(options: PrepareTurnOptions): Promise<Prepared
       personaName: settings.personaName,
       serverMemories: memories.server,
       personalMemories: memories.personal,
-      authorName: last.authorName,
+      characterMemories: memories.character,
+      authorName: author.authorName,
       now: options.now,
       timeZone: settings.timezone,
       isDM: last.isDM,
@@ -281,6 +288,7 @@ export function historyBefore(
         pinned: turn.pinned,
         triggerMessageId: turn.triggerMessageId,
         unfinished: turn.unfinished,
+        characterId: turn.characterId ?? null,
       })),
     after: read.resetAt?.getTime(),
   });

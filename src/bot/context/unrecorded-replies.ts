@@ -13,7 +13,10 @@ export interface UnrecordedReply {
   turnId: string;
   channelId: string;
   botUserId: string;
+  /** The name the reply was spoken under: the bot's, or its character's. */
   botName: string;
+  /** The character that spoke it, if one did. */
+  characterId?: string | undefined;
   triggerMessageId: string;
   startedAt: Date;
   end: AssistantTurnEnd;
@@ -63,6 +66,7 @@ function asContextTurn(reply: UnrecordedReply): ContextTurn {
     role: 'assistant',
     authorId: reply.botUserId,
     authorName: reply.botName,
+    characterId: reply.characterId ?? null,
     triggerMessageId: reply.triggerMessageId,
     discordMessageIds: [...reply.end.discordMessageIds],
     content: reply.end.content,

@@ -43,14 +43,21 @@ interface ListedWebhook {
  * (`forbidden` without Manage Webhooks).
  */
 export class ChannelWebhooks {
+  /**
+   * Where the webhooks' own routes go (execute, edit and delete of their messages): a REST that
+   * never retries by itself, since an execute carries no nonce (webhook-message-target.ts).
+   */
+  readonly webhookRest: REST;
   readonly #rest: REST;
   readonly #applicationId: string;
   readonly #logger: Logger;
   readonly #byChannel = new LruMap<string, Promise<ManagedWebhook>>(REMEMBERED_CHANNELS);
   readonly #channelOf = new LruMap<string, string>(REMEMBERED_CHANNELS);
 
-  constructor(options: { rest: REST; applicationId: string; logger: Logger }) {
+  /** `rest`: the bot's own (list and create); `webhookRest`: see above. */
+  constructor(options: { rest: REST; webhookRest: REST; applicationId: string; logger: Logger }) {
     this.#rest = options.rest;
+    this.webhookRest = options.webhookRest;
     this.#applicationId = options.applicationId;
     this.#logger = options.logger;
   }

@@ -8,20 +8,32 @@ import type { MessageEdit, MessageTarget, OutgoingMessage } from './message-targ
 export class NamedMessageTarget implements MessageTarget {
   readonly #inner: MessageTarget;
   readonly #heading: string;
+  readonly #onPosted: ((messageId: string) => void) | undefined;
   readonly characterName: string;
 
-  constructor(inner: MessageTarget, voice: CharacterVoice) {
+  /** `onPosted`: told the id of every message posted under the name (replies to it address it). */
+  constructor(
+    inner: MessageTarget,
+    voice: CharacterVoice,
+    options: { onPosted?: (messageId: string) => void } = {},
+  ) {
     this.#inner = inner;
     this.characterName = voice.name;
     this.#heading = `**${voice.name.replace(/[*_~`|\\]/g, '')}**\n`;
+    this.#onPosted = options.onPosted;
   }
 
   get channelId(): string {
     return this.#inner.channelId;
   }
 
-  send(message: OutgoingMessage, signal?: AbortSignal): Promise<string> {
-    return this.#inner.send({ ...message, content: this.#headed(message.content) }, signal);
+  async send(message: OutgoingMessage, signal?: AbortSignal): Promise<string> {
+    const id = await this.#inner.send(
+      { ...message, content: this.#headed(message.content) },
+      signal,
+    );
+    this.#onPosted?.(id);
+    return id;
   }
 
   edit(messageId: string, edit: MessageEdit): Promise<void> {

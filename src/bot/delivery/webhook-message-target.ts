@@ -1,4 +1,5 @@
 import { DiscordAPIError, RESTJSONErrorCodes, Routes, type REST } from 'discord.js';
+import type { Clock } from '../../core/clock.ts';
 import type { CharacterVoice } from './character-voice.ts';
 import {
   webhookBudgetKey,
@@ -14,9 +15,17 @@ import {
   type MessageTarget,
   type OutgoingMessage,
 } from './message-target.ts';
+import { UnsettledExecutes } from './unsettled-executes.ts';
 
 export interface WebhookMessageTargetOptions {
+  /** The bot's REST: the channel read that looks for a create whose answer was lost. */
   rest: REST;
+  /**
+   * The webhook's own routes (execute, edit, delete): a REST that never retries a request by
+   * itself, so a create whose answer is lost is looked for before it is sent again.
+   */
+  webhookRest: REST;
+  clock: Clock;
   webhooks: ChannelWebhooks;
   voice: CharacterVoice;
   /** Where the messages appear: the channel, or a thread of `webhookChannelId`. */
@@ -38,16 +47,26 @@ export interface WebhookMessageTargetOptions {
  * edit and delete, every body with explicit allowed_mentions. "Unknown Webhook" on a create
  * means someone deleted it: a new one is made and the create sent once more. Without Manage
  * Webhooks the character still speaks, through the bot, headed by its name. A webhook cannot
- * reply to a message: `replyTo` is left out. Writes draw from the webhook's budget.
+ * reply to a message: `replyTo` is left out. Writes draw from the webhook's budget. A create
+ * whose answer was lost (a 5xx, a cut connection) fails as transient; the retry first looks for
+ * it in the channel (UnsettledExecutes), since an execute carries no nonce.
  */
 export class WebhookMessageTarget implements MessageTarget {
   readonly #options: WebhookMessageTargetOptions;
   /** Messages the fallback posted: they are the bot's, edited and deleted through it. */
   readonly #postedByFallback = new Set<string>();
+  /** Messages this target posted through the webhook (a lost create is never one of them). */
+  readonly #posted = new Set<string>();
+  readonly #unsettled: UnsettledExecutes;
   #useFallback = false;
 
   constructor(options: WebhookMessageTargetOptions) {
     this.#options = options;
+    this.#unsettled = new UnsettledExecutes({
+      rest: options.rest,
+      clock: options.clock,
+      channelId: options.channelId,
+    });
   }
 
   get channelId(): string {
@@ -68,20 +87,59 @@ export class WebhookMessageTarget implements MessageTarget {
     const { webhooks, webhookChannelId } = this.#options;
     const webhook = await this.#webhook();
     if (webhook === undefined) return this.#sendThroughFallback(message, signal);
+    const found =
+      message.nonce === undefined
+        ? undefined
+        : await this.#unsettled.find(message.nonce, this.#posted);
+    if (found !== undefined) return this.#posting(found, message);
     let id: string;
     try {
-      id = await this.#execute(webhook, message, signal);
+      id = await this.#executeOnce(webhook, message, signal);
     } catch (error) {
-      if (!isUnknownWebhook(error)) throw classify(error, this.#request(WEBHOOK_ROUTES.execute));
+      if (!isUnknownWebhook(error)) throw error;
       webhooks.forget(webhookChannelId, webhook.id);
       const again = await this.#webhook();
       if (again === undefined) return this.#sendThroughFallback(message, signal);
-      id = await this.#execute(again, message, signal).catch((retried: unknown) => {
-        throw classify(retried, this.#request(WEBHOOK_ROUTES.execute));
-      });
+      id = await this.#executeOnce(again, message, signal);
     }
+    return this.#posting(id, message);
+  }
+
+  /** A create's message is known: remembered, and told to whoever routes replies to it. */
+  #posting(id: string, message: OutgoingMessage): string {
+    if (message.nonce !== undefined) this.#unsettled.settled(message.nonce);
+    this.#posted.add(id);
     this.#options.onPosted?.(id, this.#options.voice);
     return id;
+  }
+
+  /**
+   * One execute. Unknown Webhook is thrown as it came (the caller makes the webhook again);
+   * any other failure is classified, and one whose outcome is unknown is noted for the retry
+   * to look for — or, without a nonce to find it by, not retried at all.
+   */
+  async #executeOnce(
+    webhook: ManagedWebhook,
+    message: OutgoingMessage,
+    signal: AbortSignal | undefined,
+  ): Promise<string> {
+    const { nonce } = message;
+    if (nonce !== undefined) this.#unsettled.sending(nonce);
+    try {
+      return await this.#execute(webhook, message, signal);
+    } catch (error) {
+      if (isUnknownWebhook(error)) throw error;
+      const failure = classify(error, this.#request(WEBHOOK_ROUTES.execute));
+      if (failure.failure !== 'transient') throw failure;
+      if (nonce === undefined) {
+        throw new TargetWriteError('other', 'a webhook write may have been posted', {
+          ...this.#request(WEBHOOK_ROUTES.execute),
+          cause: failure,
+        });
+      }
+      this.#unsettled.lost(nonce, { webhookId: webhook.id, content: message.content });
+      throw failure;
+    }
   }
 
   async edit(messageId: string, edit: MessageEdit): Promise<void> {
@@ -92,17 +150,20 @@ export class WebhookMessageTarget implements MessageTarget {
     const webhook = await this.#webhook();
     if (webhook === undefined) throw gone(this.#request(WEBHOOK_ROUTES.edit, messageId));
     try {
-      await this.#options.rest.patch(Routes.webhookMessage(webhook.id, webhook.token, messageId), {
-        body: {
-          content: edit.content,
-          allowed_mentions: apiMentions(edit.allowedMentions),
-          ...(edit.components === undefined
-            ? {}
-            : { components: buttonRows(edit.components).map((row) => row.toJSON()) }),
+      await this.#options.webhookRest.patch(
+        Routes.webhookMessage(webhook.id, webhook.token, messageId),
+        {
+          body: {
+            content: edit.content,
+            allowed_mentions: apiMentions(edit.allowedMentions),
+            ...(edit.components === undefined
+              ? {}
+              : { components: buttonRows(edit.components).map((row) => row.toJSON()) }),
+          },
+          query: this.#threadQuery(),
+          auth: false,
         },
-        query: this.#threadQuery(),
-        auth: false,
-      });
+      );
     } catch (error) {
       throw classify(error, this.#request(WEBHOOK_ROUTES.edit, messageId));
     }
@@ -116,10 +177,13 @@ export class WebhookMessageTarget implements MessageTarget {
     const webhook = await this.#webhook();
     if (webhook === undefined) throw gone(this.#request(WEBHOOK_ROUTES.delete, messageId));
     try {
-      await this.#options.rest.delete(Routes.webhookMessage(webhook.id, webhook.token, messageId), {
-        query: this.#threadQuery(),
-        auth: false,
-      });
+      await this.#options.webhookRest.delete(
+        Routes.webhookMessage(webhook.id, webhook.token, messageId),
+        {
+          query: this.#threadQuery(),
+          auth: false,
+        },
+      );
     } catch (error) {
       throw classify(error, this.#request(WEBHOOK_ROUTES.delete, messageId));
     }
@@ -151,7 +215,7 @@ export class WebhookMessageTarget implements MessageTarget {
     const { voice } = this.#options;
     const query = this.#threadQuery();
     query.set('wait', 'true');
-    const sent = (await this.#options.rest.post(Routes.webhook(webhook.id, webhook.token), {
+    const sent = (await this.#options.webhookRest.post(Routes.webhook(webhook.id, webhook.token), {
       body: {
         content: message.content,
         username: voice.name,

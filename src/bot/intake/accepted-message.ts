@@ -44,6 +44,11 @@ export interface SceneCourse {
   turnsLeft: number;
   /** The scene's replies so far, oldest first: the next speaker answers them too. */
   spoken: readonly InboundMessage[];
+  /**
+   * Characters a member's stop named ("Alice, stop"): the scene hands to them no more. One set
+   * for every turn of the scene, filled by the stop (stops/), read when the next speaker is chosen.
+   */
+  silenced: Set<string>;
 }
 
 /**

@@ -1,9 +1,11 @@
 import type { REST } from 'discord.js';
 import type { Character } from '../../core/character.ts';
+import type { Clock } from '../../core/clock.ts';
 import type { ScopeSettings } from '../../core/settings.ts';
 import type { CharacterMessages } from '../cast/character-messages.ts';
 import type { ChannelWebhooks } from '../delivery/channel-webhooks.ts';
 import type { CharacterVoice } from '../delivery/character-voice.ts';
+import type { MessageTarget } from '../delivery/message-target.ts';
 import { NamedMessageTarget } from '../delivery/named-message-target.ts';
 import { WebhookMessageTarget } from '../delivery/webhook-message-target.ts';
 import { resolveLocale } from '../i18n/locale.ts';
@@ -16,11 +18,18 @@ import type { SceneCourse, TurnFacts, TurnPlace } from './accepted-message.ts';
  */
 export class CharacterSpeakers {
   readonly #rest: REST;
+  readonly #clock: Clock;
   readonly #webhooks: ChannelWebhooks;
   readonly #messages: CharacterMessages;
 
-  constructor(options: { rest: REST; webhooks: ChannelWebhooks; messages: CharacterMessages }) {
+  constructor(options: {
+    rest: REST;
+    clock: Clock;
+    webhooks: ChannelWebhooks;
+    messages: CharacterMessages;
+  }) {
     this.#rest = options.rest;
+    this.#clock = options.clock;
     this.#webhooks = options.webhooks;
     this.#messages = options.messages;
   }
@@ -33,32 +42,36 @@ export class CharacterSpeakers {
       ...bot,
       settings,
       locale: resolveLocale(settings.language, base.place.guildLocale),
-      speaker: { character, target: this.#targetFor(base.place, character) },
+      speaker: { character, target: this.targetFor(base.place, character) },
       scene,
     };
   }
 
-  #targetFor(place: TurnPlace, character: Character) {
+  /**
+   * Where `character`'s messages go in `place`: the channel's webhook under its name and avatar,
+   * else the bot headed by its name. Either way every message it posts is remembered as the
+   * character's (a reply to it addresses the character).
+   */
+  targetFor(place: TurnPlace, character: Character): MessageTarget {
     const voice: CharacterVoice = {
       characterId: character.id,
       name: character.name,
       avatarUrl: character.avatarUrl,
     };
-    const named = new NamedMessageTarget(place.target, voice);
+    const remember = (messageId: string) =>
+      this.#messages.remember({ messageId, channelId: place.channelId, characterId: character.id });
+    const named = new NamedMessageTarget(place.target, voice, { onPosted: remember });
     if (place.webhookChannelId === undefined) return named;
     return new WebhookMessageTarget({
       rest: this.#rest,
+      webhookRest: this.#webhooks.webhookRest,
+      clock: this.#clock,
       webhooks: this.#webhooks,
       voice,
       channelId: place.channelId,
       webhookChannelId: place.webhookChannelId,
       fallback: named,
-      onPosted: (messageId) =>
-        this.#messages.remember({
-          messageId,
-          channelId: place.channelId,
-          characterId: character.id,
-        }),
+      onPosted: remember,
     });
   }
 }

@@ -13,6 +13,7 @@ import {
 } from '../../db/claim-repository.ts';
 import type { Database } from '../../db/database.ts';
 import { ensureScope } from '../../db/scope-settings-repository.ts';
+import type { StopAddressee } from '../../stream/stop/stop-phrases.ts';
 import type { StopRegistry } from '../../stream/stop/stop-registry.ts';
 import type { Character } from '../../core/character.ts';
 import type { CharacterMessages } from '../cast/character-messages.ts';
@@ -320,8 +321,21 @@ export class MessageRouter {
     return this.memberStops.stopOrWithdraw({
       inbound: routed.inbound,
       addressForms: botAddressForms(routed.message, routed.settings.triggerWords),
+      addressees: this.onStage(routed.inbound.channelId),
       isModerator: author.isModerator,
     });
+  }
+
+  /**
+   * Who is on the channel's stage, as a stop may name them ("Alice, stop"): from the scene
+   * cache only (a channel with a scene turn live or waiting has its scene there).
+   */
+  private onStage(channelId: string): StopAddressee[] {
+    const scene = this.options.cast?.scenes.peek(channelId);
+    return (scene?.characters ?? []).map((character) => ({
+      id: character.id,
+      names: [character.name],
+    }));
   }
 
   /** Why the bot answers the message, if it does (mention, reply, DM, trigger word, …). */
@@ -339,16 +353,18 @@ export class MessageRouter {
   /**
    * Who is on the channel's stage and whom the message addresses: by replying to a character's
    * message, by name in its opening, by a trigger word. Members only (another bot's message
-   * stays with the loop guard), never in DMs. The scene is cached like the settings; a reply's
-   * character is read back only for a reply to a message that is not the bot's.
+   * stays with the loop guard); in a DM, the member's own characters put on its stage. The
+   * scene is cached like the settings; a reply's character is read back (remembered, else one
+   * read) — a reply to the bot's own message too: where no webhook carries a character (a DM),
+   * the bot posts its lines.
    */
   private async casting(routed: Routed): Promise<Casting> {
     const { cast } = this.options;
     const { inbound } = routed;
-    if (cast === undefined || inbound.authorIsBot || inbound.isDM) return NO_CASTING;
+    if (cast === undefined || inbound.authorIsBot) return NO_CASTING;
     const scene = await this.databaseStep(() => cast.scenes.get(inbound.channelId));
     if (scene.characters.length === 0) return NO_CASTING;
-    const repliedTo = inbound.repliesToBot ? undefined : inbound.replyToMessageId;
+    const repliedTo = inbound.replyToMessageId;
     const repliedCharacterId =
       repliedTo === undefined
         ? undefined
@@ -464,6 +480,7 @@ export class MessageRouter {
       waiting,
       turnsLeft: cast.turnLimit,
       spoken: [],
+      silenced: new Set(),
     });
   }
 
@@ -506,6 +523,7 @@ export class MessageRouter {
     return this.memberStops.stopLiveAtOnce({
       inbound,
       addressForms: botAddressForms(message, settings.triggerWords),
+      addressees: this.onStage(inbound.channelId),
       isModerator: standingOf(message, this.options).isModerator,
     });
   }

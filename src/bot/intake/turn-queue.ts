@@ -17,6 +17,8 @@ export interface TurnQueue<T> {
   submit(channelId: string, accepted: T, policy: ChannelPolicy): SubmitOutcome;
   /** Messages waiting in a channel (not counting the live turn). */
   waiting(channelId: string): number;
+  /** The messages waiting in a channel, in order: read only. */
+  waitingIn(channelId: string): readonly T[];
   /** Removes the waiting messages `matches` picks (they will not be answered) and returns them. */
   withdraw(channelId: string, matches: (waiting: T) => boolean): T[];
 }

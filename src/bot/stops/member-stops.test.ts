@@ -28,6 +28,7 @@ function memberStops(remote: CrossProcessMessageDecision | undefined) {
   const withdrawals: string[] = [];
   const queue: WaitingMessages<WaitingMessage> = {
     waiting: () => 1,
+    waitingIn: () => [],
     withdraw: (channelId: string) => {
       withdrawals.push(channelId);
       return [];
@@ -58,5 +59,53 @@ describe('MemberStops for a reply another process streams', () => {
     const { stopOrWithdraw, withdrawals } = memberStops(undefined);
     expect(await stopOrWithdraw()).toBe(false);
     expect(withdrawals).toEqual([CHANNEL]);
+  });
+});
+
+describe('MemberStops for a character named in a stop', () => {
+  /** A member's scene waiting in the queue, its next turn Bob's; nothing live here. */
+  function waitingScene(authorId: string) {
+    const silenced = new Set<string>();
+    const waiting = {
+      message: { id: '300000000000000002', authorId },
+      facts: { scene: { silenced } },
+    };
+    const withdrawals: string[] = [];
+    const stops = new MemberStops({
+      stops: new StopRegistry(),
+      queue: {
+        waiting: () => 1,
+        waitingIn: () => [waiting],
+        withdraw: (channelId: string) => {
+          withdrawals.push(channelId);
+          return [];
+        },
+      },
+      logger: silentLogger,
+    });
+    return { stops, silenced, withdrawals };
+  }
+
+  const bobStop = {
+    ...inbound,
+    content: 'Bob, stop',
+  };
+  const addressees = [{ id: 'bob-id', names: ['Bob'] }];
+
+  it('silences the character in the member’s waiting scene and withdraws nothing', async () => {
+    const { stops, silenced, withdrawals } = waitingScene(inbound.authorId);
+    const heard = { inbound: bobStop, addressForms: [], addressees, isModerator: false };
+    expect(await stops.stopOrWithdraw(heard)).toBe(true);
+    expect([...silenced]).toEqual(['bob-id']);
+    expect(withdrawals).toEqual([]);
+  });
+
+  it('leaves another member’s scene alone, unless a moderator says it', async () => {
+    const { stops, silenced } = waitingScene('200000000000000009');
+    const heard = { inbound: bobStop, addressForms: [], addressees, isModerator: false };
+    expect(await stops.stopOrWithdraw(heard)).toBe(false);
+    expect(silenced.size).toBe(0);
+    expect(await stops.stopOrWithdraw({ ...heard, isModerator: true })).toBe(true);
+    expect([...silenced]).toEqual(['bob-id']);
   });
 });

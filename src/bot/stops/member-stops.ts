@@ -1,16 +1,21 @@
 import type { Logger } from '../../core/logger.ts';
-import type { StopCandidate, StopRegistry } from '../../stream/stop/stop-registry.ts';
+import type { StopAddressee } from '../../stream/stop/stop-phrases.ts';
+import type { StopCandidate, StopDecision, StopRegistry } from '../../stream/stop/stop-registry.ts';
 import type { InboundMessage } from '../client/inbound-message.ts';
 import type { CrossProcessStops } from './cross-process-stops.ts';
 
 /** A member's message waiting in a channel for its turn, as far as a withdrawal reads it. */
 export interface WaitingMessage {
   message: Pick<InboundMessage, 'id' | 'authorId'>;
+  /** A character's turn of a scene: the characters a stop named, whom it hands to no more. */
+  facts?: { scene?: { silenced: Set<string> } | undefined };
 }
 
 /** The channel queue, as far as a member's "never mind" reaches it. */
 export interface WaitingMessages<T extends WaitingMessage> {
   waiting(channelId: string): number;
+  /** What waits in a channel, in order (to read, not to change the queue with). */
+  waitingIn(channelId: string): readonly T[];
   withdraw(channelId: string, matches: (waiting: T) => boolean): T[];
 }
 
@@ -29,6 +34,8 @@ export interface StopHeard {
   inbound: InboundMessage;
   /** How members address the bot here (its names, trigger words): "Tomodachi, stop". */
   addressForms: readonly string[];
+  /** The characters on stage here, who may be told to stop by name: "Alice, stop". */
+  addressees?: readonly StopAddressee[];
   isModerator: boolean;
 }
 
@@ -37,6 +44,9 @@ export interface StopHeard {
  * reply that answers them (any, for a moderator) — here or, over the control bus, in the process
  * that streams it; what they asked after it still waits and is answered. A member with no live
  * reply to stop withdraws instead their messages still waiting in the channel ("never mind").
+ * A stop that names characters on stage ("Alice, stop") stops only their turns: the one
+ * streaming, if it is theirs, and those of the member's scene still to come (silenced, skipped
+ * when their turn comes); it withdraws nothing else.
  */
 export class MemberStops<T extends WaitingMessage> {
   private readonly options: MemberStopsOptions<T>;
@@ -58,7 +68,7 @@ export class MemberStops<T extends WaitingMessage> {
     if (!stops.isStop(candidate)) return false;
     const decision = stops.consider(candidate);
     if (decision.stopped !== true) return false;
-    logger.info({ channelId, turnId: decision.request.turnId }, 'stopped by a member');
+    logDecision(logger, channelId, decision);
     return true;
   }
 
@@ -78,7 +88,7 @@ export class MemberStops<T extends WaitingMessage> {
       ? stops.consider(candidate)
       : await remoteStops?.considerElsewhere(candidate);
     if (decision?.stopped === true) {
-      logger.info({ channelId, turnId: decision.request.turnId }, 'stopped by a member');
+      logDecision(logger, channelId, decision);
       return true;
     }
     // Sent to the process streaming the reply, which has not answered yet: it applies the stop
@@ -93,6 +103,8 @@ export class MemberStops<T extends WaitingMessage> {
       (!hasLive || remoteStops?.stoppedFor(inbound.id) === true)
     )
       return true;
+    const named = stops.stopOf(candidate)?.named ?? [];
+    if (named.length > 0) return this.silenceWaiting(heard, named);
     const withdrawn = queue.withdraw(channelId, ownWaiting);
     if (withdrawn.length > 0) {
       this.options.settle?.(withdrawn.map((waiting) => waiting.message.id));
@@ -100,9 +112,46 @@ export class MemberStops<T extends WaitingMessage> {
     }
     return withdrawn.length > 0;
   }
+
+  /**
+   * A stop naming characters whose turns have not begun: the scenes of the member's messages
+   * waiting here (any member's, for a moderator) hand to them no more. True when one did.
+   */
+  private silenceWaiting(heard: StopHeard, named: readonly string[]): boolean {
+    const { inbound, isModerator } = heard;
+    let silenced = false;
+    for (const waiting of this.options.queue.waitingIn(inbound.channelId)) {
+      const scene = waiting.facts?.scene;
+      if (scene === undefined) continue;
+      if (waiting.message.authorId !== inbound.authorId && !isModerator) continue;
+      for (const id of named) scene.silenced.add(id);
+      silenced = true;
+    }
+    if (silenced) {
+      this.options.logger.info(
+        { channelId: inbound.channelId, characterIds: named },
+        'characters silenced by a member before their turn',
+      );
+    }
+    return silenced;
+  }
 }
 
-function stopCandidate({ inbound, addressForms, isModerator }: StopHeard): StopCandidate {
+/** One line per stop applied: the reply stopped, or only characters still to speak silenced. */
+function logDecision(
+  logger: Logger,
+  channelId: string,
+  decision: Extract<StopDecision, { stopped: true }>,
+): void {
+  const named = decision.request.characterIds;
+  logger.info(
+    { channelId, turnId: decision.request.turnId, ...(named ? { characterIds: named } : {}) },
+    decision.replyStopped === false ? 'characters silenced by a member' : 'stopped by a member',
+  );
+}
+
+function stopCandidate(heard: StopHeard): StopCandidate {
+  const { inbound, addressForms, addressees, isModerator } = heard;
   return {
     channelId: inbound.channelId,
     messageId: inbound.id,
@@ -111,5 +160,6 @@ function stopCandidate({ inbound, addressForms, isModerator }: StopHeard): StopC
     content: inbound.content,
     authorIsModerator: isModerator,
     addressForms,
+    ...(addressees === undefined ? {} : { addressees }),
   };
 }

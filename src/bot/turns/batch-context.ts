@@ -26,7 +26,7 @@ export function sharedPermissions(batch: readonly AcceptedMessage[]): string | u
 
 /**
  * What the tools of a turn act with: the last message's place and author, every author of the
- * batch, and only the permissions all of them hold.
+ * batch, only the permissions all of them hold, and the character speaking (its own memories).
  */
 export function batchToolContext(turn: {
   id: string;
@@ -35,7 +35,7 @@ export function batchToolContext(turn: {
   model: ResolvedModel;
 }): ToolContext {
   const { batch, last, model } = turn;
-  const { scope, settings, locale } = last.facts;
+  const { scope, settings, locale, speaker } = last.facts;
   return {
     scopeId: scope.id,
     guildId: last.message.guildId,
@@ -43,6 +43,9 @@ export function batchToolContext(turn: {
     userId: last.message.authorId,
     authors: batchAuthors(batch),
     messageId: last.message.id,
+    ...(speaker === undefined
+      ? {}
+      : { character: { id: speaker.character.id, name: speaker.character.name } }),
     turnId: turn.id,
     memberPermissions: sharedPermissions(batch),
     locale,

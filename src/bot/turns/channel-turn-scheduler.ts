@@ -115,6 +115,11 @@ export class ChannelTurnScheduler<T> implements TurnQueue<T> {
     return this.channels.get(channelId)?.pending.length ?? 0;
   }
 
+  /** The triggers waiting in a channel, in order (a copy). */
+  waitingIn(channelId: string): readonly T[] {
+    return [...(this.channels.get(channelId)?.pending ?? [])];
+  }
+
   /** Channels with a turn in progress, and triggers waiting behind them (for the metrics). */
   load(): { live: number; queued: number } {
     let queued = 0;

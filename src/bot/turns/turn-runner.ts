@@ -27,7 +27,13 @@ import { batchAuthors, batchToolContext } from './batch-context.ts';
 import { TURN_START_RETRY_MS } from './database-turn-journal.ts';
 import type { ScheduledTurn } from './channel-turn-scheduler.ts';
 import { streamWithOverflowRetry, type FinalAttempt } from './overflow-retry.ts';
-import { nextSceneTurn } from './scene-turns.ts';
+import {
+  isSilencedTurn,
+  nextSceneTurn,
+  NOTHING_SAID,
+  sceneCast,
+  stoppedByName,
+} from './scene-turns.ts';
 import { acknowledgeStop } from './stop-acknowledgement.ts';
 import { accountTurn, accountUsage } from './turn-accounting.ts';
 import { NO_TOOLS, streamTurn } from './turn-stream.ts';
@@ -111,12 +117,17 @@ export class TurnRunner {
     let live: LiveTurn | undefined;
     let stopTimer: (() => void) | undefined;
     try {
+      if (isSilencedTurn(last)) {
+        this.skipSilenced(last, logger);
+        return;
+      }
       // Stoppable from here on, by every member the batch answers: a stop or /reset while the
       // context is still being assembled is honoured, not lost.
       live = this.options.stops.begin({
         channelId: turn.channelId,
         turnId: turn.id,
         requesterIds: batchAuthors(turn.batch).map((author) => author.id),
+        cast: sceneCast(facts),
       });
       stopTimer = timeStop({ ...this.options, signal: live.signal });
       const signal = AbortSignal.any([
@@ -169,6 +180,20 @@ export class TurnRunner {
     const tools = model.info.tools ? this.options.tools : NO_TOOLS;
     const attempt = await this.streamReply(turn, { model, tools, toolContext, recorded });
     if (attempt !== undefined) await this.settle(turn, { model, toolContext, attempt });
+    // Stopped by name before its reply began: the others of the scene still speak.
+    else this.continueScene(turn, NOTHING_SAID);
+  }
+
+  /** A scene turn whose character a member's stop named while it waited: it hands on. */
+  private skipSilenced(last: AcceptedMessage, logger: Logger): void {
+    logger.info(
+      { speaker: last.facts.speaker?.character.name },
+      'a stop named this character: its scene turn is skipped',
+    );
+    const next =
+      this.options.scenes &&
+      nextSceneTurn(last, NOTHING_SAID, this.options.scenes.speakers, { stoppedByName: true });
+    if (next !== undefined) this.options.scenes?.submit(next);
   }
 
   /**
@@ -223,28 +248,7 @@ export class TurnRunner {
     const { model, tools, toolContext } = step;
     const { logger, signal, facts } = turn;
     try {
-      const prepared = await prepareTurn({
-        ...this.options,
-        settings: facts.settings,
-        model,
-        // In a scene, the replies spoken since the member's message are answered too.
-        messages: [
-          ...turn.batch.map((accepted) => accepted.message),
-          ...(facts.scene?.spoken ?? []),
-        ],
-        speakerName: facts.speaker?.character.name,
-        place: facts.place.persona,
-        now: new Date(this.options.clock.now()),
-        logger,
-        signal,
-        // A database restart under a turn is waited out, not told as a failure.
-        hold: (read) =>
-          retryTransient(read, {
-            clock: this.options.clock,
-            signal,
-            maxElapsedMs: TURN_START_RETRY_MS,
-          }),
-      });
+      const prepared = await this.prepare(turn, model);
       await step.recorded;
       const attempt = await streamWithOverflowRetry({
         prepared,
@@ -290,6 +294,31 @@ export class TurnRunner {
       await this.tellFailure(turn, error);
       return undefined;
     }
+  }
+
+  /** The turn's context: what the speaker sees of the channel, its memories and persona. */
+  private prepare(turn: RunningTurn, model: ResolvedModel): Promise<PreparedTurn> {
+    const { logger, signal, facts } = turn;
+    return prepareTurn({
+      ...this.options,
+      settings: facts.settings,
+      model,
+      // In a scene, the replies spoken since the member's message are answered too.
+      messages: [...turn.batch.map((accepted) => accepted.message), ...(facts.scene?.spoken ?? [])],
+      speakerName: facts.speaker?.character.name,
+      speakerId: facts.speaker?.character.id,
+      place: facts.place.persona,
+      now: new Date(this.options.clock.now()),
+      logger,
+      signal,
+      // A database restart under a turn is waited out, not told as a failure.
+      hold: (read) =>
+        retryTransient(read, {
+          clock: this.options.clock,
+          signal,
+          maxElapsedMs: TURN_START_RETRY_MS,
+        }),
+    });
   }
 
   /**
@@ -344,11 +373,19 @@ export class TurnRunner {
     this.continueScene(turn, outcome);
   }
 
-  /** A scene goes on with its next character, queued behind this turn in the channel. */
-  private continueScene(turn: RunningTurn, outcome: FinalAttempt['outcome']): void {
+  /**
+   * A scene goes on with its next character, queued behind this turn in the channel — also
+   * after a stop that named this turn's character ("Alice, stop"), never after any other stop.
+   */
+  private continueScene(
+    turn: RunningTurn,
+    outcome: Pick<FinalAttempt['outcome'], 'status' | 'content' | 'messageIds'>,
+  ): void {
     const { scenes } = this.options;
-    if (scenes === undefined || turn.signal.aborted) return;
-    const next = nextSceneTurn(turn.last, outcome, scenes.speakers);
+    const byName = stoppedByName(turn.signal);
+    if (scenes === undefined || (turn.signal.aborted && !byName)) return;
+    if (this.options.shutdownSignal.aborted) return;
+    const next = nextSceneTurn(turn.last, outcome, scenes.speakers, { stoppedByName: byName });
     if (next === undefined) return;
     turn.logger.debug({ speaker: next.facts.speaker?.character.name }, 'the scene goes on');
     scenes.submit(next);

@@ -70,6 +70,30 @@ describe('stop phrases', () => {
     expect(matcher.isStandalone('@Tomodachi how do I cancel my order?', ADDRESS)).toBe(false);
   });
 
+  it('tells whom a stop names among those on stage, and names none for a plain stop', () => {
+    const stage = {
+      ...ADDRESS,
+      addressees: [
+        { id: 'alice', names: ['Alice'] },
+        { id: 'bob', names: ['Bob'] },
+        { id: 'arisu', names: ['アリス'] },
+        { id: 'plus', names: ['C++'] },
+      ],
+    };
+    expect(matcher.stopOf('Alice, stop', stage)).toEqual({ named: ['alice'] });
+    expect(matcher.stopOf('okay Alice, that’s enough!', stage)).toEqual({ named: ['alice'] });
+    expect(matcher.stopOf('stop it, Bob', stage)).toEqual({ named: ['bob'] });
+    expect(matcher.stopOf('Bob stop Alice stop', stage)).toEqual({ named: ['alice', 'bob'] });
+    expect(matcher.stopOf('アリス、止めて', stage)).toEqual({ named: ['arisu'] });
+    expect(matcher.stopOf('アリス止めてください', stage)).toEqual({ named: ['arisu'] });
+    expect(matcher.stopOf('c++ stop', stage)).toEqual({ named: ['plus'] });
+    expect(matcher.stopOf('stop', stage)).toEqual({ named: [] });
+    expect(matcher.stopOf('@Tomodachi stop', stage)).toEqual({ named: [] });
+    expect(matcher.stopOf('Alice, how do I stop the music?', stage)).toBeUndefined();
+    expect(matcher.stopOf('Cara, stop', stage)).toBeUndefined();
+    expect(matcher.stopOf('Alice, stop')).toBeUndefined();
+  });
+
   it('treats custom phrases as literals, so symbols neither break nor widen anything', () => {
     const custom = createStopPhraseMatcher(['c++', 'a.b', '(halt)', '[x]', '\\', '.*']);
     expect(custom.isStandalone('c++')).toBe(true);

@@ -17,6 +17,22 @@ export interface StopPhraseMatcher {
    * the bot ("@Tomodachi" as the message shows the mention, trigger words): they count as filler.
    */
   isStandalone(text: string, options?: { addressForms?: readonly string[] }): boolean;
+  /**
+   * The stop a message is, if it is one, and whom it names: `addressees` are others who may be
+   * told to stop by name (the characters on stage: "Alice, stop", 「アリス、止めて」). `named`
+   * holds the ids of those it names, in no order; empty for a stop that names none of them (a
+   * stop for everyone). Undefined when the message is no stop.
+   */
+  stopOf(
+    text: string,
+    options?: { addressForms?: readonly string[]; addressees?: readonly StopAddressee[] },
+  ): { named: string[] } | undefined;
+}
+
+/** Someone a stop may name: an id, and the names that call them. */
+export interface StopAddressee {
+  id: string;
+  names: readonly string[];
 }
 
 /** A stop is short; anything longer is a message (and the search stays cheap). */
@@ -27,12 +43,16 @@ type Kind = keyof StopLexicon | 'address';
 interface Entry {
   text: string;
   kind: Kind;
+  /** Set for an addressee's name: who the stop names by it. */
+  addressee?: string;
 }
 
 interface State {
   position: number;
   sawPhrase: boolean;
   isRequest: boolean;
+  /** The addressees named on the way here, sorted. */
+  named: readonly string[];
 }
 
 export function createStopPhraseMatcher(
@@ -42,15 +62,27 @@ export function createStopPhraseMatcher(
     phrases === DEFAULT_STOP_PHRASES
       ? (defaultEntries ??= entriesOf(DEFAULT_STOP_LEXICON))
       : entriesOf({ ...DEFAULT_STOP_LEXICON, phrases });
+  const stopOf: StopPhraseMatcher['stopOf'] = (text, options = {}) => {
+    const normalized = normalizeForStop(text);
+    if (normalized === '' || normalized.length > MAX_STOP_LENGTH) return undefined;
+    const addresses: Entry[] = (options.addressForms ?? []).map((form) => ({
+      text: normalizeForStop(form),
+      kind: 'address',
+    }));
+    const addressees: Entry[] = (options.addressees ?? []).flatMap((addressee) =>
+      addressee.names.map((name) => ({
+        text: normalizeForStop(name),
+        kind: 'address' as const,
+        addressee: addressee.id,
+      })),
+    );
+    const entries = [...lexicon, ...addresses, ...addressees].filter((entry) => entry.text !== '');
+    const found = splitIntoStop(normalized, entries, isQuestion(text));
+    return found === undefined ? undefined : { named: [...found.named] };
+  };
   return {
-    isStandalone(text, options = {}) {
-      const normalized = normalizeForStop(text);
-      if (normalized === '' || normalized.length > MAX_STOP_LENGTH) return false;
-      const addresses = (options.addressForms ?? [])
-        .map((form) => ({ text: normalizeForStop(form), kind: 'address' as const }))
-        .filter((entry) => entry.text !== '');
-      return splitsIntoStop(normalized, [...lexicon, ...addresses], isQuestion(text));
-    },
+    isStandalone: (text, options = {}) => stopOf(text, options) !== undefined,
+    stopOf,
   };
 }
 
@@ -65,47 +97,57 @@ function entriesOf(lexicon: StopLexicon): Entry[] {
 }
 
 /** What each kind of entry does to the search state; undefined where it may not stand. */
-function advance(state: State, kind: Kind): Omit<State, 'position'> | undefined {
+function advance(state: State, entry: Entry): Omit<State, 'position'> | undefined {
   const { sawPhrase, isRequest } = state;
-  switch (kind) {
+  const named =
+    entry.addressee === undefined || state.named.includes(entry.addressee)
+      ? state.named
+      : [...state.named, entry.addressee].sort();
+  switch (entry.kind) {
     case 'phrases':
-      return { sawPhrase: true, isRequest };
+      return { sawPhrase: true, isRequest, named };
     case 'anywhere':
     case 'address':
-      return { sawPhrase, isRequest };
+      return { sawPhrase, isRequest, named };
     case 'leading':
-      return sawPhrase ? undefined : { sawPhrase, isRequest };
+      return sawPhrase ? undefined : { sawPhrase, isRequest, named };
     case 'requestOpeners':
-      return sawPhrase ? undefined : { sawPhrase, isRequest: true };
+      return sawPhrase ? undefined : { sawPhrase, isRequest: true, named };
     case 'trailing':
-      return sawPhrase ? { sawPhrase, isRequest } : undefined;
+      return sawPhrase ? { sawPhrase, isRequest, named } : undefined;
     case 'requestEndings':
-      return sawPhrase ? { sawPhrase, isRequest: true } : undefined;
+      return sawPhrase ? { sawPhrase, isRequest: true, named } : undefined;
   }
 }
 
-function splitsIntoStop(text: string, entries: readonly Entry[], isQuestion: boolean): boolean {
+/** The first way `text` splits into a stop, with whom it names; undefined when none does. */
+function splitIntoStop(
+  text: string,
+  entries: readonly Entry[],
+  isQuestion: boolean,
+): State | undefined {
   const seen = new Set<string>();
-  const pending: State[] = [{ position: 0, sawPhrase: false, isRequest: false }];
+  const pending: State[] = [{ position: 0, sawPhrase: false, isRequest: false, named: [] }];
   for (let state = pending.pop(); state !== undefined; state = pending.pop()) {
     const position = text[state.position] === ' ' ? state.position + 1 : state.position;
     if (position >= text.length) {
-      if (state.sawPhrase && (state.isRequest || !isQuestion)) return true;
+      if (state.sawPhrase && (state.isRequest || !isQuestion)) return state;
       continue;
     }
     for (const entry of entries) {
       if (!text.startsWith(entry.text, position)) continue;
       const end = position + entry.text.length;
       if (isWordCharacter(text.at(end - 1)) && isWordCharacter(text[end])) continue;
-      const next = advance(state, entry.kind);
+      const next = advance(state, entry);
       if (next === undefined) continue;
-      const key = `${end}:${next.sawPhrase}:${next.isRequest}`;
+      // Few names are ever on stage (a scene holds at most 8): the states stay few.
+      const key = `${end}:${next.sawPhrase}:${next.isRequest}:${next.named.join(',')}`;
       if (seen.has(key)) continue;
       seen.add(key);
       pending.push({ position: end, ...next });
     }
   }
-  return false;
+  return undefined;
 }
 
 /** A question mark asks, unless it only loudens an exclamation ("STOP?!"). */

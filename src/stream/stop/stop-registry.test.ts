@@ -215,3 +215,71 @@ describe('StopRegistry', () => {
     expect(second.signal.aborted).toBe(true);
   });
 });
+
+describe('StopRegistry in a scene of characters', () => {
+  const STAGE = [
+    { id: 'id-alice', name: 'Alice' },
+    { id: 'id-bob', name: 'Bob' },
+  ];
+
+  function sceneTurn(registry: StopRegistry, speakerId: string) {
+    const silenced: string[] = [];
+    const live = registry.begin({
+      channelId: 'channel-1',
+      turnId: 'turn-1',
+      requesterIds: ['mika'],
+      cast: { speakerId, stage: STAGE, silence: (ids) => silenced.push(...ids) },
+    });
+    return { live, silenced };
+  }
+
+  it('stops only the turn of the character a stop names, and silences it for the scene', () => {
+    const registry = new StopRegistry();
+    const { live, silenced } = sceneTurn(registry, 'id-alice');
+    const decision = registry.consider(message({ authorId: 'mika', content: 'Alice, stop' }));
+    expect(decision).toMatchObject({ stopped: true, request: { characterIds: ['id-alice'] } });
+    expect(live.signal.aborted).toBe(true);
+    expect(silenced).toEqual(['id-alice']);
+  });
+
+  it('lets the speaking character go on when the stop names one still to speak: silenced', () => {
+    const registry = new StopRegistry();
+    const { live, silenced } = sceneTurn(registry, 'id-alice');
+    const decision = registry.consider(message({ authorId: 'mika', content: 'ボブ、止めて' }));
+    expect(decision).toEqual({ stopped: false, reason: 'not-a-stop' });
+    const named = registry.consider(message({ authorId: 'mika', content: 'Bob, stop please' }));
+    expect(named).toMatchObject({ stopped: true, replyStopped: false });
+    expect(live.signal.aborted).toBe(false);
+    expect(silenced).toEqual(['id-bob']);
+  });
+
+  it('stops a character’s turn with a plain stop, and only for the member or a moderator', () => {
+    const registry = new StopRegistry();
+    const { live, silenced } = sceneTurn(registry, 'id-bob');
+    expect(registry.consider(message({ authorId: 'ren', content: 'Bob, stop' }))).toEqual({
+      stopped: false,
+      reason: 'not-requester',
+    });
+    expect(silenced).toEqual([]);
+    expect(registry.consider(message({ authorId: 'mika', content: 'stop' }))).toMatchObject({
+      stopped: true,
+    });
+    expect(live.signal.aborted).toBe(true);
+    expect(live.signal.reason).not.toHaveProperty('characterIds');
+  });
+
+  it('is no stop of the bot’s own turn when it names a character', () => {
+    const registry = new StopRegistry();
+    const live = registry.begin({
+      channelId: 'channel-1',
+      turnId: 'turn-1',
+      requesterIds: ['mika'],
+    });
+    const addressees = [{ id: 'id-alice', names: ['Alice'] }];
+    expect(registry.isStop(message({ content: 'Alice, stop', addressees }))).toBe(true);
+    expect(
+      registry.consider(message({ authorId: 'mika', content: 'Alice, stop', addressees })),
+    ).toEqual({ stopped: false, reason: 'not-a-stop' });
+    expect(live.signal.aborted).toBe(false);
+  });
+});

@@ -1,4 +1,8 @@
-import { createStopPhraseMatcher, type StopPhraseMatcher } from './stop-phrases.ts';
+import {
+  createStopPhraseMatcher,
+  type StopAddressee,
+  type StopPhraseMatcher,
+} from './stop-phrases.ts';
 
 /**
  * Why a turn was stopped: carried as the abort reason of the turn's signal, and kept in the
@@ -14,6 +18,11 @@ export interface StopRequest {
   readonly authorId: string;
   readonly authorName: string;
   readonly content: string;
+  /**
+   * The characters the stop named ("Alice, stop"); absent for a stop of everything. Only their
+   * turns stop: the scene goes on with the others.
+   */
+  readonly characterIds?: readonly string[];
 }
 
 export function isStopRequest(value: unknown): value is StopRequest {
@@ -55,14 +64,37 @@ export interface StopCandidate {
    * order?" is a message to answer, and so is "@Bob stop" (said to someone else).
    */
   addressForms: readonly string[];
+  /** Characters on stage, who may be told to stop by name ("Alice, stop"). */
+  addressees?: readonly StopAddressee[];
 }
 
 export type StopDecision =
-  | { stopped: true; request: StopRequest }
+  | {
+      stopped: true;
+      request: StopRequest;
+      /**
+       * False when the stop named only characters still to speak: they are silenced, and the
+       * reply that streams goes on. Absent: the reply was stopped.
+       */
+      replyStopped?: boolean;
+    }
   | {
       stopped: false;
       reason: 'no-live-turn' | 'not-requester' | 'not-a-stop' | 'already-stopping';
     };
+
+/**
+ * A live turn one of the bot's characters speaks in a scene: a stop may name it, or another
+ * character of the scene still to speak.
+ */
+export interface LiveCast {
+  /** The character speaking the turn. */
+  speakerId: string;
+  /** Everyone on stage, who may be named. */
+  stage: readonly { id: string; name: string }[];
+  /** The scene hands to these characters no more (for the member message it answers). */
+  silence(characterIds: readonly string[]): void;
+}
 
 /** A registered live turn; `signal` aborts (reason: a StopRequest) when it is stopped. */
 export interface LiveTurn {
@@ -77,6 +109,7 @@ interface Entry {
   /** Everyone whose message the turn answers (a coalesced batch has several). */
   requesterIds: ReadonlySet<string>;
   controller: AbortController;
+  cast: LiveCast | undefined;
 }
 
 /**
@@ -99,11 +132,18 @@ export class StopRegistry {
    * context is assembled), so a stop at any point of it is honoured. Every member it answers
    * may stop it.
    */
-  begin(turn: { channelId: string; turnId: string; requesterIds: readonly string[] }): LiveTurn {
+  begin(turn: {
+    channelId: string;
+    turnId: string;
+    requesterIds: readonly string[];
+    /** Set when a character of a scene speaks the turn. */
+    cast?: LiveCast | undefined;
+  }): LiveTurn {
     const entry: Entry = {
       turnId: turn.turnId,
       requesterIds: new Set(turn.requesterIds),
       controller: new AbortController(),
+      cast: turn.cast,
     };
     this.live.set(turn.channelId, entry);
     return {
@@ -125,19 +165,43 @@ export class StopRegistry {
   }
 
   /** Whether the message asks to stop at all, whoever wrote it and whatever is live. */
-  isStop(message: Pick<StopCandidate, 'content' | 'addressForms'>): boolean {
-    return this.matcher.isStandalone(message.content, { addressForms: message.addressForms });
+  isStop(
+    message: Pick<StopCandidate, 'channelId' | 'content' | 'addressForms' | 'addressees'>,
+  ): boolean {
+    return this.stopOf(message) !== undefined;
   }
 
-  /** Decides whether `message` stops the channel's live turn, and stops it if so. */
+  /**
+   * The stop a message is, and the characters it names (none: a stop for everyone) — among the
+   * message's addressees and those on the channel's live stage. Undefined when it is no stop.
+   */
+  stopOf(
+    message: Pick<StopCandidate, 'channelId' | 'content' | 'addressForms' | 'addressees'>,
+  ): { named: string[] } | undefined {
+    const stage = this.live.get(message.channelId)?.cast?.stage ?? [];
+    return this.matcher.stopOf(message.content, {
+      addressForms: message.addressForms,
+      addressees: [
+        ...(message.addressees ?? []),
+        ...stage.map((character) => ({ id: character.id, names: [character.name] })),
+      ],
+    });
+  }
+
+  /**
+   * Decides whether `message` stops the channel's live turn, and stops it if so. A stop that
+   * names characters ("Alice, stop") stops the live turn only if its character is named, and
+   * silences the named ones still to speak in its scene; said while the bot speaks as itself,
+   * it is not a stop of its turn.
+   */
   consider(message: StopCandidate): StopDecision {
     const entry = this.live.get(message.channelId);
     if (entry === undefined) return { stopped: false, reason: 'no-live-turn' };
     if (!entry.requesterIds.has(message.authorId) && !message.authorIsModerator) {
       return { stopped: false, reason: 'not-requester' };
     }
-    if (!this.isStop(message)) return { stopped: false, reason: 'not-a-stop' };
-    if (entry.controller.signal.aborted) return { stopped: false, reason: 'already-stopping' };
+    const stop = this.stopOf(message);
+    if (stop === undefined) return { stopped: false, reason: 'not-a-stop' };
     const request: StopRequest = {
       kind: 'stop-request',
       turnId: entry.turnId,
@@ -146,7 +210,17 @@ export class StopRegistry {
       authorId: message.authorId,
       authorName: message.authorName,
       content: message.content,
+      ...(stop.named.length === 0 ? {} : { characterIds: stop.named }),
     };
+    if (stop.named.length > 0) {
+      const { cast } = entry;
+      if (cast === undefined) return { stopped: false, reason: 'not-a-stop' };
+      cast.silence(stop.named);
+      if (!stop.named.includes(cast.speakerId)) {
+        return { stopped: true, request, replyStopped: false };
+      }
+    }
+    if (entry.controller.signal.aborted) return { stopped: false, reason: 'already-stopping' };
     entry.controller.abort(request);
     return { stopped: true, request };
   }

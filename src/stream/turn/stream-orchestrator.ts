@@ -98,6 +98,7 @@ export class StreamOrchestrator {
         scopeId: turn.toolContext.scopeId,
         channelId: turn.toolContext.channelId,
         triggerMessageId: turn.toolContext.messageId,
+        speaker: turn.toolContext.character,
       });
       return undefined;
     } catch (error) {

@@ -8,6 +8,8 @@ export interface TurnJournalStart {
   channelId: string;
   /** The member message being answered. */
   triggerMessageId: string;
+  /** The character speaking the turn (the reply is recorded under its name); none: the bot. */
+  speaker?: { id: string; name: string } | undefined;
 }
 
 export interface TurnJournalEnd {

@@ -50,7 +50,9 @@ const scopeField = z
  * other name is refused), so text in a message cannot make the bot write into the profile of
  * someone who did not ask. Memories live in the scope they were made in: a DM's
  * never reach a guild, one guild's never reach another. In a DM the scope "server" is refused
- * (there is no server to share with) rather than quietly stored as something else.
+ * (there is no server to share with) rather than quietly stored as something else. When one of
+ * the bot's characters speaks (`context.character`), a personal fact it learns is its own:
+ * stored under it, seen only in its turns; it still sees (and may forget) the bot's.
  */
 export function createMemoryTools(options: {
   db: Database;
@@ -83,7 +85,7 @@ function rememberFactTool({ db, limits }: MemoryStore): ToolDefinition {
     availability: { enabledByDefault: true },
     async execute(input, { context }) {
       const member = actingMember(context, input.member);
-      const owner = ownerFor(input.scope, context, member.id);
+      const [owner = { kind: 'server' }] = ownersFor(input.scope, context, member.id);
       const result = await addMemory(db, {
         scope: scopeOfContext(context),
         owner,
@@ -91,7 +93,7 @@ function rememberFactTool({ db, limits }: MemoryStore): ToolDefinition {
         content: oneLine(input.fact),
         limit: limitOf(limits, owner),
       });
-      const label = labelOf(owner);
+      const label = labelOf(owner, context);
       switch (result.status) {
         case 'added': {
           const used = await countMemories(db, context.scopeId, owner);
@@ -126,11 +128,16 @@ function forgetFactTool({ db }: MemoryStore): ToolDefinition {
     availability: { enabledByDefault: true },
     async execute(input, { context }) {
       const member = actingMember(context, input.member);
-      const owner = ownerFor(input.scope, context, member.id);
-      const memory = await findMemory(db, { scopeId: context.scopeId, owner, id: input.memoryId });
-      if (memory === undefined) {
-        throw new ToolError('memory_not_found', `There is no ${labelOf(owner)} with that id.`);
+      const owners = ownersFor(input.scope, context, member.id);
+      const found = await findOwned(db, { scopeId: context.scopeId, owners, id: input.memoryId });
+      if (found === undefined) {
+        const [first = { kind: 'server' }] = owners;
+        throw new ToolError(
+          'memory_not_found',
+          `There is no ${labelOf(first, context)} with that id.`,
+        );
       }
+      const { memory, owner } = found;
       if (owner.kind === 'server' && !mayForgetServerMemory(memory, context, member.id)) {
         throw new ToolError(
           'memory_forbidden',
@@ -160,33 +167,56 @@ function listMemoriesTool({ db, limits }: MemoryStore): ToolDefinition {
       const sections: string[] = [];
       const inGuild = context.guildId !== undefined;
       if (inGuild && input.scope !== 'user') {
-        sections.push(await listed(context, `Server memories`, { kind: 'server' }));
+        sections.push(await listed(context, 'Server memories', { kind: 'server' }));
       }
       if (input.scope !== 'server') {
         const ownerId = actingMember(context, input.member).id;
-        sections.push(
-          await listed(context, 'Personal memories of the person you are answering', {
-            kind: 'user',
-            ownerId,
-          }),
-        );
+        for (const owner of ownersFor('user', context, ownerId).reverse()) {
+          sections.push(await listed(context, titleOf(owner, context), owner));
+        }
       }
-      if (sections.length === 0) ownerFor('server', context, context.userId); // the DM explanation
+      if (sections.length === 0) ownersFor('server', context, context.userId); // the DM explanation
       return sections.join('\n\n');
     },
   });
 }
 
-function ownerFor(scope: 'server' | 'user', context: ToolContext, memberId: string): MemoryOwner {
+/**
+ * Whose memories a scope means here, the one written to first: "user" is the member's — in a
+ * character's turn its own memories of them, then the bot's — and "server" the scope's.
+ */
+function ownersFor(
+  scope: 'server' | 'user',
+  context: ToolContext,
+  memberId: string,
+): MemoryOwner[] {
   scopeOfContext(context);
-  if (scope === 'user') return { kind: 'user', ownerId: memberId };
+  if (scope === 'user') {
+    const shared: MemoryOwner = { kind: 'user', ownerId: memberId };
+    const { character } = context;
+    return character === undefined
+      ? [shared]
+      : [{ kind: 'user', ownerId: memberId, characterId: character.id }, shared];
+  }
   if (context.guildId === undefined) {
     throw new ToolError(
       'memory_scope',
       'In a direct message there is no server to share memories with: use scope "user".',
     );
   }
-  return { kind: 'server' };
+  return [{ kind: 'server' }];
+}
+
+/** The first of `owners` holding the memory `id`. */
+async function findOwned(
+  db: Database,
+  options: { scopeId: string; owners: readonly MemoryOwner[]; id: string },
+): Promise<{ memory: Memory; owner: MemoryOwner } | undefined> {
+  for (const owner of options.owners) {
+    const memory = await findMemory(db, { scopeId: options.scopeId, owner, id: options.id });
+    if (memory !== undefined) return { memory, owner };
+  }
+  return undefined;
 }
 
 /** The member who taught it, or Manage Server held by every member being answered. */
@@ -194,10 +224,22 @@ function mayForgetServerMemory(memory: Memory, context: ToolContext, memberId: s
   return memory.authorId === memberId || holdsPermissions(context.memberPermissions, MANAGE_GUILD);
 }
 
-function labelOf(owner: MemoryOwner): string {
-  return owner.kind === 'server'
-    ? 'server memory'
-    : 'personal memory of the person you are answering';
+function labelOf(owner: MemoryOwner, context: ToolContext): string {
+  if (owner.kind === 'server') return 'server memory';
+  if (owner.characterId !== undefined) {
+    return `memory of your own (as ${context.character?.name ?? 'this character'}) about the person you are answering`;
+  }
+  return 'personal memory of the person you are answering';
+}
+
+function titleOf(owner: MemoryOwner, context: ToolContext): string {
+  if (owner.kind === 'server') return 'Server memories';
+  if (owner.characterId !== undefined) {
+    return `Your own memories of the person you are answering (only you, ${context.character?.name ?? 'this character'}, see these)`;
+  }
+  return context.character === undefined
+    ? 'Personal memories of the person you are answering'
+    : 'What is known about the person you are answering (shared with the bot and every character)';
 }
 
 function section(title: string, memories: Memory[], limit: number): string {

@@ -12,6 +12,7 @@ export type FailureStatus = 403 | 404 | 500 | 502 | 503 | 504;
 
 export type Fault =
   | { kind: 'server-error'; status: FailureStatus }
+  | { kind: 'server-error-after-write'; status: FailureStatus }
   | { kind: 'refusal'; code: 50001 | 50013 }
   | { kind: 'malformed'; body: unknown }
   | {
@@ -41,6 +42,15 @@ export class FaultInjector {
    */
   failRoute(target: FaultTarget & { status?: FailureStatus }): void {
     this.#add(target, { kind: 'server-error', status: target.status ?? 500 });
+  }
+
+  /**
+   * Handles matching requests as usual — the write takes effect (the message is posted, its
+   * MESSAGE_CREATE dispatched) — then answers with a 5xx instead of the result, as an edge that
+   * lost the response does: the client cannot tell whether its write happened.
+   */
+  failAfterWrite(target: FaultTarget & { status?: FailureStatus }): void {
+    this.#add(target, { kind: 'server-error-after-write', status: target.status ?? 500 });
   }
 
   /**

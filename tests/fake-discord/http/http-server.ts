@@ -137,7 +137,10 @@ export class HttpServer {
       await context.world.clock.sleep(injected.delayMs);
       fault = 'delay';
     }
-    const failing = faults.find((item) => item.kind !== 'delay');
+    const afterWrite = faults.find((item) => item.kind === 'server-error-after-write');
+    const failing = faults.find(
+      (item) => item.kind !== 'delay' && item.kind !== 'server-error-after-write',
+    );
     if (failing !== undefined) {
       // What was sent is recorded even when a fault answers it (a retry's body can be compared).
       entry.body = await parseRequestBody(input.request.headers['content-type'], input.raw).then(
@@ -199,6 +202,16 @@ export class HttpServer {
         files: parsed.files,
         headers: input.request.headers,
       });
+      if (afterWrite !== undefined) {
+        // The write stands; only its answer is lost.
+        return faultReply({
+          fault: afterWrite,
+          route,
+          entry,
+          timeScale: context.rateLimiter.timeScale,
+          now: context.world.clock.now(),
+        });
+      }
       return {
         status: result.status,
         body: result.body,

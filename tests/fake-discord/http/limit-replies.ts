@@ -45,12 +45,12 @@ export function faultReply(input: {
   now: number;
 }): Reply {
   const { fault, route } = input;
-  if (fault.kind === 'server-error') {
+  if (fault.kind === 'server-error' || fault.kind === 'server-error-after-write') {
     return {
       status: fault.status,
       body: FAILURE_BODIES[fault.status] ?? { message: `${fault.status}: Server Error`, code: 0 },
       headers: {},
-      fault: 'server-error',
+      fault: fault.kind,
     };
   }
   if (fault.kind === 'refusal') {

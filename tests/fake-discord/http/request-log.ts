@@ -22,7 +22,14 @@ export interface RequestLogEntry {
   endedAt: number;
   durationMs: number;
   /** Set when an injected fault produced or delayed the response. */
-  fault: 'server-error' | 'refusal' | 'malformed' | 'rate-limit-storm' | 'delay' | null;
+  fault:
+    | 'server-error'
+    | 'server-error-after-write'
+    | 'refusal'
+    | 'malformed'
+    | 'rate-limit-storm'
+    | 'delay'
+    | null;
 }
 
 /** Every request in arrival order; filters for the common questions tests ask. */

@@ -1,6 +1,5 @@
 import type { Download } from '../../context/trigger-attachments.ts';
 import { listCharacters } from '../../../db/character-repository.ts';
-import { requireGuild } from '../config/guild-only.ts';
 import type { SlashCommand } from '../slash-command.ts';
 import { cardSubcommands } from './character-card-subcommands.ts';
 import { characterDefinition } from './character-definition.ts';
@@ -9,8 +8,9 @@ import { CHARACTER_SUBCOMMANDS } from './character-subcommands.ts';
 const MAX_CHOICES = 25;
 
 /**
- * `/character`: the server's characters (guilds only). Anyone may list, show and export them;
- * create, edit, remove and import need Manage Server, as `/config` does.
+ * `/character`: the server's characters — or, in a DM, the member's own private ones. Anyone
+ * may list, show and export them; create, edit, remove and import need Manage Server, as
+ * `/config` does (in a DM the member administers their own scope).
  */
 export function characterCommand(options: { download?: Download } = {}): SlashCommand {
   const subcommands = { ...CHARACTER_SUBCOMMANDS, ...cardSubcommands(options.download) };
@@ -18,7 +18,6 @@ export function characterCommand(options: { download?: Download } = {}): SlashCo
     definition: characterDefinition(),
     category: 'config',
     async execute(interaction, context) {
-      requireGuild(context);
       const handler = subcommands[interaction.options.getSubcommand()];
       if (handler !== undefined) await handler(interaction, context);
     },

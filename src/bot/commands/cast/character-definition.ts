@@ -15,12 +15,13 @@ const OPTION_TEXT_LIMIT = 6_000;
 
 /**
  * `/character create | edit | list | show | remove | import | export`. Listed for everyone: any
- * member may see the cast; changing it needs Manage Server, checked when it runs.
+ * member may see the cast; changing it needs Manage Server, checked when it runs. In a DM with
+ * the bot it is the member's own, private cast (their DM scope, which they administer).
  */
 export function characterDefinition(): RESTPostAPIChatInputApplicationCommandsJSONBody {
   const builder = text
     .describe(new SlashCommandBuilder().setName('character'), 'description')
-    .setContexts(InteractionContextType.Guild)
+    .setContexts(InteractionContextType.Guild, InteractionContextType.BotDM)
     .setIntegrationTypes(ApplicationIntegrationType.GuildInstall)
     .addSubcommand((sub) =>
       fieldOptions(

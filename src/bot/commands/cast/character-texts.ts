@@ -3,10 +3,10 @@ import { commandText } from '../command-text.ts';
 /** `/character`'s texts, en and ja side by side. */
 export const characterText = commandText({
   en: {
-    description: 'Characters of this server: personas members can talk with',
+    description: 'Characters here (a server’s, or in a DM your own): personas to talk with',
     'create.description': 'Create a character',
     'edit.description': 'Change a character (only the options you give)',
-    'list.description': 'The characters of this server',
+    'list.description': 'The characters here',
     'show.description': 'Show a character',
     'remove.description': 'Delete a character',
     'import.description': 'Import a SillyTavern character card (PNG or JSON)',
@@ -31,11 +31,11 @@ export const characterText = commandText({
     removed: 'Deleted **{name}**.',
     imported: 'Imported **{name}** from a {spec} card.',
     exported: 'The card of **{name}**.',
-    none: 'This server has no characters yet. Create one with `/character create`.',
+    none: 'There are no characters here yet. Create one with `/character create`.',
     listTitle: 'Characters ({count}/{max})',
     missing: 'There is no character named `{name}` here.',
     taken: 'There is already a character named `{name}`.',
-    full: 'This server has {max} characters already; delete one first.',
+    full: 'There are {max} characters here already; delete one first.',
     badName:
       'A character’s name needs a letter or a digit, at most {max} characters, and cannot contain “discord” or “clyde”.',
     badAvatar: 'The avatar must be an http(s) image URL or an uploaded image.',
@@ -53,10 +53,10 @@ export const characterText = commandText({
     serverDefault: 'the server’s',
   },
   ja: {
-    description: 'このサーバーのキャラクター：メンバーが話せるペルソナ',
+    description: 'ここのキャラクター（サーバーの、またはDMではあなた専用）：話せるペルソナ',
     'create.description': 'キャラクターを作る',
     'edit.description': 'キャラクターを変更する（指定した項目だけ）',
-    'list.description': 'このサーバーのキャラクター',
+    'list.description': 'ここのキャラクター',
     'show.description': 'キャラクターを表示する',
     'remove.description': 'キャラクターを削除する',
     'import.description': 'SillyTavernのキャラクターカード（PNGかJSON）を取り込む',
@@ -81,11 +81,11 @@ export const characterText = commandText({
     removed: '**{name}** を削除しました。',
     imported: '{spec}カードから **{name}** を取り込みました。',
     exported: '**{name}** のカードです。',
-    none: 'このサーバーにはまだキャラクターがいません。`/character create` で作れます。',
+    none: 'ここにはまだキャラクターがいません。`/character create` で作れます。',
     listTitle: 'キャラクター（{count}/{max}）',
     missing: '`{name}` という名前のキャラクターはいません。',
     taken: '`{name}` という名前のキャラクターはすでにいます。',
-    full: 'このサーバーにはすでに{max}人のキャラクターがいます。先に1人削除してください。',
+    full: 'ここにはすでに{max}人のキャラクターがいます。先に1人削除してください。',
     badName:
       'キャラクターの名前には文字か数字が必要で、{max}文字までです。「discord」「clyde」は含められません。',
     badAvatar: 'アバターは http(s) の画像URLか、アップロードした画像にしてください。',

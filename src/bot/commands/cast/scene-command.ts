@@ -12,7 +12,6 @@ import { addToScene, loadScene, removeFromScene } from '../../../db/scene-reposi
 import { CommandRefusal } from '../../i18n/member-text.ts';
 import { requirePermission } from '../command-access.ts';
 import { deferIfSlow, respond } from '../command-replies.ts';
-import { requireGuild } from '../config/guild-only.ts';
 import type { CommandContext, SlashCommand } from '../slash-command.ts';
 import { namedCharacter } from './character-subcommands.ts';
 import { sceneText as text } from './scene-texts.ts';
@@ -22,8 +21,9 @@ const MAX_CHOICES = 25;
 type Handler = (interaction: ChatInputCommandInteraction, context: CommandContext) => Promise<void>;
 
 /**
- * `/scene add | remove | list`: who is on stage in this channel or thread (guilds only).
- * Anyone may look; bringing characters on or off needs Manage Server, as `/config` does.
+ * `/scene add | remove | list`: who is on stage in this channel or thread — or in a DM with the
+ * bot, among the member's own characters (there they speak through the bot, headed by their
+ * name). Anyone may look; bringing characters on or off needs Manage Server, as `/config` does.
  */
 export function sceneCommand(): SlashCommand {
   const nameOption = (sub: SlashCommandSubcommandBuilder, autocomplete: boolean) =>
@@ -32,7 +32,7 @@ export function sceneCommand(): SlashCommand {
     );
   const builder = text
     .describe(new SlashCommandBuilder().setName('scene'), 'description')
-    .setContexts(InteractionContextType.Guild)
+    .setContexts(InteractionContextType.Guild, InteractionContextType.BotDM)
     .setIntegrationTypes(ApplicationIntegrationType.GuildInstall)
     .addSubcommand((sub) => nameOption(text.describe(sub.setName('add'), 'add.description'), true))
     .addSubcommand((sub) =>
@@ -44,7 +44,6 @@ export function sceneCommand(): SlashCommand {
     definition: builder.toJSON(),
     category: 'config',
     async execute(interaction, context) {
-      requireGuild(context);
       const handler = handlers[interaction.options.getSubcommand()];
       if (handler !== undefined) await handler(interaction, context);
     },
@@ -80,12 +79,20 @@ const add: Handler = async (interaction, context) => {
     throw new CommandRefusal(text.refusal('full', { max: CHARACTER_LIMITS.charactersPerScene }));
   }
   await rememberScene(interaction, context);
-  const added = text.get(context.locale, 'added', { name: character.name });
+  const greeted = await context.services.greet?.({
+    channelId: interaction.channelId,
+    scopeId: context.scope.id,
+    character,
+  });
+  const lines = [text.get(context.locale, 'added', { name: character.name })];
   const canManage = interaction.appPermissions?.has(PermissionFlagsBits.ManageWebhooks) ?? false;
-  await respond(
-    interaction,
-    canManage ? added : `${added}\n${text.get(context.locale, 'noWebhooks')}`,
-  );
+  // A DM has no webhooks: characters always speak there through the bot, by design.
+  if (!canManage && context.scope.kind === 'guild')
+    lines.push(text.get(context.locale, 'noWebhooks'));
+  if (greeted === 'failed') {
+    lines.push(text.get(context.locale, 'greetingFailed', { name: character.name }));
+  }
+  await respond(interaction, lines.join('\n'));
 };
 
 const remove: Handler = async (interaction, context) => {

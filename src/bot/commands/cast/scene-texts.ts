@@ -19,6 +19,7 @@ export const sceneText = commandText({
       'Nobody is on stage here. Bring a character with `/scene add` (create one with `/character create`).',
     noWebhooks:
       'I cannot manage webhooks here, so characters will speak through me with their name shown. Give me **Manage Webhooks** for their own names and avatars.',
+    greetingFailed: '**{name}** could not say its greeting here (Discord refused the message).',
   },
   ja: {
     description: 'このチャンネルの登場人物：ここでメンバーと話せるキャラクター',
@@ -37,5 +38,7 @@ export const sceneText = commandText({
       'ここには誰も登場していません。`/scene add` で登場させられます（作成は `/character create`）。',
     noWebhooks:
       'ここではウェブフックを管理できないため、キャラクターは名前を添えて私から話します。専用の名前とアバターには **ウェブフックの管理** 権限をください。',
+    greetingFailed:
+      '**{name}** はここで挨拶できませんでした（Discord がメッセージを拒否しました）。',
   },
 });

@@ -147,4 +147,16 @@ describe('the export of importance, pins and the rolling summary', () => {
     const markdown = renderConversationExport({ ...options, format: 'markdown' }).body;
     expect(markdown).toContain('## Summary of earlier messages\n\nAnn wants answers in French.');
   });
+
+  it('names a character’s reply as the character’s, in Markdown and in JSON', () => {
+    const alice = turn(1, { authorName: 'Alice', characterId: 'c-1' });
+    const markdown = renderConversationExport({ ...base, format: 'markdown', turns: [alice] });
+    expect(markdown.body).toContain('### Alice (character, id 100)');
+    const json = renderConversationExport({ ...base, format: 'json', turns: [alice, turn(3)] });
+    const parsed = JSON.parse(json.body) as { turns: Array<{ author: Record<string, unknown> }> };
+    expect(parsed.turns.map((item) => item.author)).toEqual([
+      { id: '100', name: 'Alice', characterId: 'c-1' },
+      { id: '100', name: 'Tomo' },
+    ]);
+  });
 });

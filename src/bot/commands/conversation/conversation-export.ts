@@ -10,6 +10,8 @@ export interface ExportedTurn {
   role: 'user' | 'assistant';
   authorId: string;
   authorName: string | null;
+  /** Set for a reply one of the bot's characters spoke (`authorName` is its name). */
+  characterId?: string | null;
   status: TurnStatus;
   content: string;
   createdAt: Date;
@@ -78,7 +80,7 @@ interface Renderer {
 const renderMarkdown: Renderer = {
   turn(turn) {
     const who = turn.authorName ?? turn.authorId;
-    const role = turn.role === 'assistant' ? 'assistant' : 'user';
+    const role = turn.role !== 'assistant' ? 'user' : isCharacter(turn) ? 'character' : 'assistant';
     const status = turn.status === 'complete' ? '' : ` · ${turn.status}`;
     return `### ${who} (${role}, id ${turn.authorId}) — ${turn.createdAt.toISOString()}${status}\n\n${turn.content}\n`;
   },
@@ -103,7 +105,11 @@ const renderJson: Renderer = {
   turn(turn) {
     return JSON.stringify({
       role: turn.role,
-      author: { id: turn.authorId, name: turn.authorName },
+      author: {
+        id: turn.authorId,
+        name: turn.authorName,
+        ...(isCharacter(turn) ? { characterId: turn.characterId } : {}),
+      },
       createdAt: turn.createdAt.toISOString(),
       status: turn.status,
       content: turn.content,
@@ -124,6 +130,10 @@ const renderJson: Renderer = {
     return `${head},\n  "turns": [${turns.length === 0 ? '' : `\n    ${turns.join(',\n    ')}\n  `}]\n}\n`;
   },
 };
+
+function isCharacter(turn: ExportedTurn): boolean {
+  return turn.role === 'assistant' && turn.characterId !== undefined && turn.characterId !== null;
+}
 
 function byteLength(text: string): number {
   return Buffer.byteLength(text, 'utf8');

@@ -7,11 +7,14 @@ import {
   type RESTPostAPIChatInputApplicationCommandsJSONBody,
   type SlashCommandStringOption,
 } from 'discord.js';
+import { findCharacter, listCharacters } from '../../../db/character-repository.ts';
 import {
   addMemory,
   deleteMemory,
   findMemory,
+  listCharacterMemories,
   listMemories,
+  type CharacterMemory,
   type Memory,
   type MemoryOwner,
 } from '../../../db/memory-repository.ts';
@@ -57,6 +60,11 @@ const text = commandText({
       'Only the member who taught this server memory or a member with **Manage Server** can make me forget it.',
     kindServer: 'server',
     kindPersonal: 'personal',
+    character: 'Only what this character remembers (about you; about everyone with Manage Server)',
+    charactersTitle: 'What the characters remember about you',
+    characterTitle: 'What {name} remembers about you ({count}/{limit} each)',
+    characterAllTitle: 'What {name} remembers about members',
+    noCharacter: 'There is no character named **{name}** here.',
     summary: 'Show my rolling summary of this channel’s older conversation',
     summaryTitle: 'What I keep of this channel’s older conversation',
     summaryCovers: 'Covers {turns} turns; updated',
@@ -87,6 +95,12 @@ const text = commandText({
       'このサーバーの記憶を忘れさせられるのは、それを教えたメンバーか **サーバー管理** 権限を持つメンバーだけです。',
     kindServer: 'サーバー',
     kindPersonal: '個人',
+    character:
+      'このキャラクターが覚えていることだけ（あなたについて。サーバー管理があれば全員について）',
+    charactersTitle: 'キャラクターたちがあなたについて覚えていること',
+    characterTitle: '{name}があなたについて覚えていること（各{count}/{limit}）',
+    characterAllTitle: '{name}がメンバーについて覚えていること',
+    noCharacter: 'ここには **{name}** という名前のキャラクターはいません。',
     summary: 'このチャンネルの古い会話の要約を表示',
     summaryTitle: 'このチャンネルの古い会話について覚えていること',
     summaryCovers: '{turns}件のやりとりを要約。更新',
@@ -104,11 +118,16 @@ function memoryDefinition(maxFactChars: number): RESTPostAPIChatInputApplication
     text
       .describe(option.setName('scope'), 'scope')
       .addChoices(text.choice('server', 'server'), text.choice('personal', 'personal'));
+  const characterOption = (option: SlashCommandStringOption) =>
+    text.describe(option.setName('character'), 'character').setAutocomplete(true);
   const builder = new SlashCommandBuilder()
     .setName('memory')
     .setContexts(InteractionContextType.Guild, InteractionContextType.BotDM)
     .addSubcommand((list) =>
-      text.describe(list.setName('list'), 'list').addStringOption(scopeOption),
+      text
+        .describe(list.setName('list'), 'list')
+        .addStringOption(scopeOption)
+        .addStringOption(characterOption),
     )
     .addSubcommand((add) =>
       text
@@ -127,7 +146,8 @@ function memoryDefinition(maxFactChars: number): RESTPostAPIChatInputApplication
         .addStringOption((memory) =>
           text.describe(memory.setName('memory').setRequired(true).setAutocomplete(true), 'memory'),
         )
-        .addStringOption(scopeOption),
+        .addStringOption(scopeOption)
+        .addStringOption(characterOption),
     )
     .addSubcommand((summary) => text.describe(summary.setName('summary'), 'summary'));
   return text.describe(builder, 'description').toJSON();
@@ -141,6 +161,8 @@ function memoryDefinition(maxFactChars: number): RESTPostAPIChatInputApplication
  * - Server memories: everyone here may list them (the bot uses them in every member's replies
  *   anyway); adding needs Manage Server; forgetting needs Manage Server or having taught it
  *   (the memory tools' rule). DMs have personal memories only.
+ * - What each character learned about a member (its own memories): the member sees and forgets
+ *   those about themselves; Manage Server sees and forgets any (`character` picks one).
  */
 export function memoryCommand(options: { limits?: Partial<MemoryLimits> } = {}): SlashCommand {
   const limits = { ...MEMORY_LIMITS, ...options.limits };
@@ -156,7 +178,18 @@ export function memoryCommand(options: { limits?: Partial<MemoryLimits> } = {}):
       else await subcommands.list(interaction, context);
     },
     async autocomplete(interaction, context) {
-      const typed = String(interaction.options.getFocused()).toLowerCase();
+      const focused = interaction.options.getFocused(true);
+      const typed = String(focused.value).toLowerCase();
+      if (focused.name === 'character') {
+        const characters = await listCharacters(context.services.db, context.scope.id);
+        await interaction.respond(
+          characters
+            .filter((character) => character.name.toLowerCase().includes(typed))
+            .slice(0, MAX_CHOICES)
+            .map((character) => ({ name: character.name, value: character.name })),
+        );
+        return;
+      }
       const choices = (await forgettable(interaction, context))
         .filter(({ memory }) => memory.content.toLowerCase().includes(typed))
         .slice(0, MAX_CHOICES)
@@ -179,7 +212,12 @@ class MemorySubcommands {
 
   async list(interaction: ChatInputCommandInteraction, context: CommandContext): Promise<void> {
     const scope = chosenScope(interaction, context);
+    const characterName = interaction.options.getString('character') ?? undefined;
     await deferIfSlow(interaction);
+    if (characterName !== undefined) {
+      await this.listOneCharacter(interaction, context, characterName);
+      return;
+    }
     const owners: MemoryOwner[] = [];
     if (scope !== 'personal' && context.scope.kind === 'guild') owners.push({ kind: 'server' });
     if (scope !== 'server') owners.push({ kind: 'user', ownerId: interaction.user.id });
@@ -193,7 +231,44 @@ class MemorySubcommands {
       });
       sections.push(`**${heading}**\n${bulletList(memories, context)}`);
     }
+    if (scope !== 'server') {
+      const held = await listCharacterMemories(context.services.db, {
+        scopeId: context.scope.id,
+        ownerId: interaction.user.id,
+      });
+      if (held.length > 0) {
+        const heading = text.get(context.locale, 'charactersTitle');
+        sections.push(`**${heading}**\n${characterBullets(held)}`);
+      }
+    }
     const embed = new EmbedBuilder().setDescription(fit(sections.join('\n\n'), 4_000));
+    await respond(interaction, { embeds: [embed] });
+  }
+
+  /** One character's memories: about the caller, or (Manage Server) about every member. */
+  private async listOneCharacter(
+    interaction: ChatInputCommandInteraction,
+    context: CommandContext,
+    name: string,
+  ): Promise<void> {
+    const { db } = context.services;
+    const character = await findCharacter(db, context.scope.id, name);
+    if (character === undefined) throw new CommandRefusal(text.refusal('noCharacter', { name }));
+    const everyone = holdsPermission(interaction, context, 'ManageGuild');
+    const held = await listCharacterMemories(db, {
+      scopeId: context.scope.id,
+      characterId: character.id,
+      ...(everyone ? {} : { ownerId: interaction.user.id }),
+    });
+    const heading = everyone
+      ? text.get(context.locale, 'characterAllTitle', { name: character.name })
+      : text.get(context.locale, 'characterTitle', {
+          name: character.name,
+          count: held.length,
+          limit: this.limits.personalMemoriesPerMember,
+        });
+    const body = everyone ? memberBullets(held, context) : bulletList(held, context);
+    const embed = new EmbedBuilder().setDescription(fit(`**${heading}**\n${body}`, 4_000));
     await respond(interaction, { embeds: [embed] });
   }
 
@@ -229,6 +304,11 @@ class MemorySubcommands {
     const owners: MemoryOwner[] = [];
     if (scope !== 'server') owners.push(ownerOf('personal', interaction.user.id));
     if (scope !== 'personal' && context.scope.kind === 'guild') owners.push({ kind: 'server' });
+    if (scope !== 'server') {
+      const held = await characterMemoriesOf(interaction, context);
+      const own = held.find((memory) => memory.id === id);
+      if (own !== undefined) owners.push(characterOwner(own));
+    }
     for (const owner of owners) {
       const memory = await findMemory(db, { scopeId: context.scope.id, owner, id });
       if (memory === undefined) continue;
@@ -296,7 +376,36 @@ async function forgettable(
         .map((memory) => ({ memory, icon: '🏠' })),
     );
   }
+  if (scope !== 'server') {
+    const held = await characterMemoriesOf(interaction, context);
+    found.push(...held.map((memory) => ({ memory, icon: `🎭 ${memory.characterName}:` })));
+  }
   return found;
+}
+
+/**
+ * The character memories the caller may see and forget: those about themselves, or with
+ * Manage Server any — of the character the `character` option names, or of every character.
+ */
+async function characterMemoriesOf(
+  interaction: ChatInputCommandInteraction | AutocompleteInteraction,
+  context: CommandContext,
+): Promise<CharacterMemory[]> {
+  const { db } = context.services;
+  const name = interaction.options.getString('character') ?? undefined;
+  const character =
+    name === undefined ? undefined : await findCharacter(db, context.scope.id, name);
+  if (name !== undefined && character === undefined) return [];
+  const everyone = holdsPermission(interaction, context, 'ManageGuild');
+  return listCharacterMemories(db, {
+    scopeId: context.scope.id,
+    ...(character === undefined ? {} : { characterId: character.id }),
+    ...(everyone ? {} : { ownerId: interaction.user.id }),
+  });
+}
+
+function characterOwner(memory: CharacterMemory): MemoryOwner {
+  return { kind: 'user', ownerId: memory.ownerId ?? '', characterId: memory.characterId };
 }
 
 function chosenScope(
@@ -326,6 +435,21 @@ function mayForgetServerMemory(
 function bulletList(memories: readonly Memory[], context: CommandContext): string {
   if (memories.length === 0) return text.get(context.locale, 'none');
   return memories.map((memory) => `• ${fit(memory.content, 200)}`).join('\n');
+}
+
+/** Each memory under its character's name. */
+function characterBullets(memories: readonly CharacterMemory[]): string {
+  return memories
+    .map((memory) => `• **${memory.characterName}**: ${fit(memory.content, 200)}`)
+    .join('\n');
+}
+
+/** One character's memories, each with the member it is about. */
+function memberBullets(memories: readonly CharacterMemory[], context: CommandContext): string {
+  if (memories.length === 0) return text.get(context.locale, 'none');
+  return memories
+    .map((memory) => `• <@${memory.ownerId ?? ''}>: ${fit(memory.content, 200)}`)
+    .join('\n');
 }
 
 /** Cuts at a line (or character) boundary with an ellipsis so Discord's limit is never hit. */

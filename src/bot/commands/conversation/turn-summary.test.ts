@@ -72,4 +72,16 @@ describe('summarizeTurn', () => {
     expect(field.value.length).toBeLessThan(1024);
     expect(field.value).toContain('+35');
   });
+
+  it('names the character that spoke a reply, and leaves the bot’s own unnamed', () => {
+    const base = { status: 'complete' as const, content: 'Rooms are two silver.', metrics };
+    const createdAt = new Date(1_767_268_800_000);
+    const character = summarizeTurn(
+      { ...base, createdAt, authorName: 'Alice', characterId: 'c-1' },
+      'ja',
+    );
+    expect(character.name).toBe('✅ 完了 · Alice');
+    const own = summarizeTurn({ ...base, createdAt, authorName: 'Tomo', characterId: null }, 'en');
+    expect(own.name).toBe('✅ complete');
+  });
 });

@@ -23,6 +23,9 @@ export function readMetrics(metrics: unknown): StoredMetrics | undefined {
 
 export interface TurnSummaryInput {
   status: TurnStatus;
+  /** Set when one of the bot's characters spoke the reply (`authorName` is then its name). */
+  characterId?: string | null;
+  authorName?: string | null;
   content: string;
   createdAt: Date;
   metrics: unknown;
@@ -89,7 +92,17 @@ export function summarizeTurn(
     );
   }
   lines.push(`> ${excerpt(turn.content) || text.get(locale, 'empty')}`);
-  return { name: text.get(locale, turn.status), value: lines.join('\n') };
+  const status = text.get(locale, turn.status);
+  const speaker = isCharacterTurn(turn) ? turn.authorName : undefined;
+  return {
+    name: speaker === undefined || speaker === null ? status : `${status} · ${speaker}`,
+    value: lines.join('\n'),
+  };
+}
+
+/** A reply one of the bot's characters spoke. */
+export function isCharacterTurn(turn: Pick<TurnSummaryInput, 'characterId'>): boolean {
+  return turn.characterId !== undefined && turn.characterId !== null;
 }
 
 /** `current_time` ×2, `search__web` (1 not ok): names in code so markdown in them is inert. */
