@@ -41,6 +41,8 @@ export interface DiscordClientOptions {
   identifyThrottler?: ((maxConcurrency: number) => IIdentifyThrottler) | undefined;
   /** The memory bounds of discord.js's caches (DISCORD_CACHE_*); default DEFAULT_CACHE_LIMITS. */
   caches?: CacheLimits | undefined;
+  /** Voice channels on (VOICE_CHANNELS): voice state events and their cache. */
+  voiceChannels?: boolean | undefined;
 }
 
 /** Interaction callbacks and their webhooks: not in the bot's global budget, and due in 3 s. */
@@ -77,6 +79,7 @@ export function createDiscordClient(options: DiscordClientOptions): Client {
       GatewayIntentBits.GuildMessageReactions,
       GatewayIntentBits.GuildEmojisAndStickers,
       GatewayIntentBits.DirectMessages,
+      ...(options.voiceChannels === true ? [GatewayIntentBits.GuildVoiceStates] : []),
     ],
     partials: [Partials.Channel, Partials.Message],
     rest: {
@@ -90,7 +93,9 @@ export function createDiscordClient(options: DiscordClientOptions): Client {
       },
     },
     allowedMentions: { parse: [], repliedUser: false },
-    makeCache: discordCacheFactory(options.caches ?? DEFAULT_CACHE_LIMITS),
+    makeCache: discordCacheFactory(options.caches ?? DEFAULT_CACHE_LIMITS, {
+      voiceStates: options.voiceChannels === true,
+    }),
     sweepers: discordSweepers(),
     ...(options.shards === undefined
       ? {}

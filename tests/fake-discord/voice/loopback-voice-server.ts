@@ -303,7 +303,7 @@ export class LoopbackVoiceServer {
     connection.ssrc = this.#nextSsrc += 1;
     connection.dave.maxProtocolVersion = Number(data['max_dave_protocol_version'] ?? 0);
     this.#identified.push({ grant, dave: connection.dave, at: Date.now() });
-    const port = (this.#udp.address()).port;
+    const port = this.#udp.address().port;
     this.#send(connection, OP.ready, {
       ssrc: connection.ssrc,
       ip: '127.0.0.1',
