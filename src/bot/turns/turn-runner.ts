@@ -31,7 +31,7 @@ import { nextSceneTurn } from './scene-turns.ts';
 import { acknowledgeStop } from './stop-acknowledgement.ts';
 import { accountTurn, accountUsage } from './turn-accounting.ts';
 import { NO_TOOLS, streamTurn } from './turn-stream.ts';
-import { hearTurn, spokenLiveFor, spokenReplyFor } from './turn-speech.ts';
+import { hearTurn, speechOf } from './turn-speech.ts';
 import { recordUserTurns } from './user-turn-recording.ts';
 
 /** A batch of accepted messages in one channel, answered as one turn. */
@@ -265,8 +265,7 @@ export class TurnRunner {
             signal,
             stoppable: true,
             logger,
-            voice: spokenReplyFor(this.options, turn),
-            ...liveSpeech(spokenLiveFor(this.options, turn)),
+            ...speechOf(this.options, turn),
           });
         },
         countOverflowed: (outcome) =>
@@ -364,13 +363,6 @@ export class TurnRunner {
       logger: turn.logger,
     });
   }
-}
-
-/** The live speech accounting as an optional option (absent outside voice channels). */
-function liveSpeech(spokenLive: ((characters: number) => Promise<void>) | undefined): {
-  spokenLive?: (characters: number) => Promise<void>;
-} {
-  return spokenLive === undefined ? {} : { spokenLive };
 }
 
 function describeAbort(reason: unknown): string {

@@ -95,6 +95,19 @@ export function spokenLiveFor(
   };
 }
 
+/** How the turn's reply is spoken: as voice messages, live in a voice channel, or not at all. */
+export function speechOf(
+  options: TurnSpeechOptions,
+  turn: SpeakingTurn,
+): { voice?: SpokenReplyOptions; spokenLive?: (characters: number) => Promise<void> } {
+  const voice = spokenReplyFor(options, turn);
+  const spokenLive = spokenLiveFor(options, turn);
+  return {
+    ...(voice === undefined ? {} : { voice }),
+    ...(spokenLive === undefined ? {} : { spokenLive }),
+  };
+}
+
 /** Speech of the turn against its scope and the member it answers. */
 function countSpeech(
   options: AccountingOptions,

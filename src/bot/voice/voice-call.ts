@@ -188,6 +188,7 @@ export class VoiceCall implements LiveVoice {
         },
         AbortSignal.timeout(60_000),
       );
+      await intake.scopeReady(this.#channel.guild.id);
       await this.#countHeard(member, seconds);
       const text = transcript.text.trim();
       logger.info(

@@ -6,8 +6,9 @@ import { SPOKEN_CHARACTERS_PER_REPLY } from '../delivery/voice-reply.ts';
 const NOTHING_WRITTEN: DeliveryResult = { messageIds: [], failure: undefined };
 
 /**
- * A reply in a voice channel: its sentences go to the speech queue as each completes (the
- * first is heard while the model still writes), and its text to the text chat's sink when the
+ * A reply in a voice channel: the model's text is heard as it streams (hearText), and each
+ * sentence goes to the speech queue as soon as it is complete — the first is spoken while the
+ * model still writes — and its text to the text chat's sink when the
  * exchange is posted there too. Flushing waits until the reply has been spoken — the turn holds
  * the channel meanwhile, so the next member's question waits for the bot to finish or be
  * stopped — and reports the characters spoken.
@@ -18,7 +19,6 @@ export class VoiceChannelSink implements DeliverySink {
   readonly #played: Promise<void>;
   readonly #spoken: (characters: number) => Promise<void>;
   readonly #splitter = new SentenceSplitter();
-  #heardLength = 0;
   #characters = 0;
 
   constructor(options: {
@@ -34,21 +34,21 @@ export class VoiceChannelSink implements DeliverySink {
     this.#spoken = options.spoken;
   }
 
+  /** Heard as the model writes it: a sentence is spoken once complete, not once its paragraph is. */
+  hearText(text: string): void {
+    for (const sentence of this.#splitter.push(text)) this.#say(sentence);
+  }
+
   pushMessage(chunk: string): void {
     this.#text?.pushMessage(chunk);
-    this.#hear(`${chunk}\n`);
   }
 
   updateCurrent(content: string): void {
     this.#text?.updateCurrent(content);
-    if (content.length > this.#heardLength) this.#hear(content.slice(this.#heardLength));
-    this.#heardLength = Math.max(this.#heardLength, content.length);
   }
 
   sealCurrent(): void {
     this.#text?.sealCurrent();
-    this.#hear('\n');
-    this.#heardLength = 0;
   }
 
   setTyping(active: boolean): void {
@@ -77,10 +77,6 @@ export class VoiceChannelSink implements DeliverySink {
     await this.#played;
     await this.#spoken(this.#queue.spoken.characters);
     return delivered;
-  }
-
-  #hear(text: string): void {
-    for (const sentence of this.#splitter.push(text)) this.#say(sentence);
   }
 
   #say(sentence: string): void {

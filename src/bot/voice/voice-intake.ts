@@ -6,6 +6,7 @@ import {
 } from 'discord.js';
 import { applyChannelOverrides } from '../../core/channel-settings.ts';
 import type { Clock } from '../../core/clock.ts';
+import { LruMap } from '../../core/lru-map.ts';
 import type { Logger } from '../../core/logger.ts';
 import type { ScopeSettings } from '../../core/settings.ts';
 import { timeOrderedId } from '../../core/time-ordered-id.ts';
@@ -61,11 +62,22 @@ export interface VoiceIntakeOptions {
  * said in its call. The utterance gets a snowflake id of its own (it is no Discord message):
  * its user turn, claim and place in the channel's window are kept under it.
  */
+/** Guilds whose scope row is known to exist (usage rows refer to it). */
+const KNOWN_SCOPES = 10_000;
+
 export class VoiceIntake {
   readonly #options: VoiceIntakeOptions;
+  readonly #knownScopes = new LruMap<string, true>(KNOWN_SCOPES);
 
   constructor(options: VoiceIntakeOptions) {
     this.#options = options;
+  }
+
+  /** The guild's scope exists in the database (before its usage is counted or a turn recorded). */
+  async scopeReady(guildId: string): Promise<void> {
+    if (this.#knownScopes.has(guildId)) return;
+    await this.#options.databaseStep(() => ensureScope(this.#options.db, guildId, 'guild'));
+    this.#knownScopes.set(guildId, true);
   }
 
   /** Takes one utterance; resolves once it is queued, stopped a reply, or was refused (told). */
@@ -175,7 +187,7 @@ export class VoiceIntake {
       this.#options.settle([inbound.id]);
       return undefined;
     }
-    await databaseStep(() => ensureScope(db, scopeId, 'guild'));
+    await this.scopeReady(scopeId);
     const overrides = await databaseStep(() =>
       this.#options.channelSettings.get(inbound.channelId),
     );

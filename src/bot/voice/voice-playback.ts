@@ -21,7 +21,7 @@ export class VoicePlayback {
   readonly #library: VoiceLibrary;
   readonly #player: AudioPlayer;
   readonly #logger: Logger;
-  #current: { queue: SpeechQueue; done: Promise<void> } | undefined;
+  #current: { queue: SpeechQueue; done: Promise<void>; audible: boolean } | undefined;
 
   constructor(options: { library: VoiceLibrary; connection: VoiceConnection; logger: Logger }) {
     this.#library = options.library;
@@ -33,9 +33,12 @@ export class VoicePlayback {
     options.connection.subscribe(this.#player);
   }
 
-  /** Whether a reply is being spoken. */
+  /**
+   * Whether a reply is being heard: its first audio has gone out and it has not ended. (A reply
+   * still being thought about is not: talking then is a new utterance, not talking over the bot.)
+   */
   get speaking(): boolean {
-    return this.#current !== undefined;
+    return this.#current?.audible === true;
   }
 
   /**
@@ -45,7 +48,10 @@ export class VoicePlayback {
   play(queue: SpeechQueue, firstAudio?: () => void): Promise<void> {
     this.stop();
     const { AudioPlayerStatus, StreamType, createAudioResource } = this.#library;
-    const stream = opusStream(queue, firstAudio);
+    const stream = opusStream(queue, () => {
+      if (this.#current?.queue === queue) this.#current.audible = true;
+      firstAudio?.();
+    });
     const resource = createAudioResource(stream, { inputType: StreamType.Opus });
     const done = new Promise<void>((resolve) => {
       const settle = (): void => {
@@ -56,7 +62,7 @@ export class VoicePlayback {
       };
       this.#player.on(AudioPlayerStatus.Idle, settle);
     });
-    this.#current = { queue, done };
+    this.#current = { queue, done, audible: false };
     this.#player.play(resource);
     return done;
   }
