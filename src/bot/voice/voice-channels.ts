@@ -124,6 +124,10 @@ export class VoiceChannels {
     const guildId = state.guild.id;
     const call = this.#calls.get(guildId);
     const botId = state.client.user.id;
+    this.#options.logger.debug(
+      { guildId, userId: state.id, from: previous.channelId, to: state.channelId },
+      'voice state changed',
+    );
     if (state.id === botId) {
       if (call !== undefined && state.channel !== null && state.channel.id !== call.channel.id) {
         call.followChannel(state.channel);

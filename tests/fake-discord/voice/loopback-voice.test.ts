@@ -139,6 +139,16 @@ describe('loopback voice server with the real @discordjs/voice', () => {
     expect(moved.identified()).toHaveLength(1);
   });
 
+  it('tells the client when a member leaves voice (VOICE_STATE_UPDATE)', async () => {
+    const left = new Promise<[string | null, string | null]>((resolve) =>
+      client.once('voiceStateUpdate', (previous, state) =>
+        resolve([previous.channelId, state.channelId]),
+      ),
+    );
+    discord.voice.leave({ userId: aliceId, guildId });
+    expect(await left).toEqual([voiceChannelId, null]);
+  });
+
   it('leaves: op 4 without a channel', async () => {
     connection!.destroy();
     connection = undefined;
