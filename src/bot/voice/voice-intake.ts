@@ -180,7 +180,7 @@ export class VoiceIntake {
     },
   ): Promise<AcceptedMessage | undefined> {
     const { inbound, settings: scopeSettings } = heard;
-    const { databaseStep, db } = this.#options;
+    const { databaseStep } = this.#options;
     const place = placeOf(request.channel);
     const scopeId = request.channel.guild.id;
     if (place === undefined) {
