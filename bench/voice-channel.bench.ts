@@ -20,6 +20,7 @@ import { recordedSpeechPcm } from '../tests/support/llm-stand-in/recorded-speech
 import { textScript } from '../tests/support/llm-stand-in/script.ts';
 import { standInSpeechPcm } from '../tests/support/llm-stand-in/speech-wire.ts';
 import { startHarness, type BotHarness } from '../tests/bot/support/bot-harness.ts';
+import { updateScopeSettings } from '../src/db/scope-settings-repository.ts';
 import { percentile, type BenchRow } from './bench-kit.ts';
 import { processTreeCpuMs } from './support/bot-fleet.ts';
 
@@ -72,6 +73,13 @@ async function startVoiceHarness(): Promise<BotHarness<World>> {
       discord.addMember({ guildId: guild.id, userId: alice });
       return { guildId: guild.id, lounge: lounge.id, alice };
     },
+    // One member talks for minutes on end: no member rate limit (it would refuse the 11th a minute).
+    seed: (db, world) =>
+      updateScopeSettings(
+        db,
+        { id: world.guildId, kind: 'guild' },
+        { memberTurnsPerMinute: 0 },
+      ).then(() => undefined),
   });
   harness.llm.handleSpeech({
     transcribe: async (call) => {

@@ -401,3 +401,69 @@ describe('talking with the bot in a voice channel', { timeout: TEST_TIMEOUT_MS }
     expect(botPings(discord)).toEqual([]);
   });
 });
+
+describe('following members into voice (VOICE_AUTO_JOIN)', { timeout: TEST_TIMEOUT_MS }, () => {
+  let harness: BotHarness<VoiceWorld & { general: string; quiet: string }>;
+
+  beforeAll(async () => {
+    harness = await startHarness({
+      env: {
+        SPEECH_PROVIDER: 'openai',
+        VOICE_CHANNELS: 'on',
+        VOICE_AUTO_JOIN: 'on',
+        NODE_EXTRA_CA_CERTS: LOOPBACK_VOICE_CA,
+      },
+      setup: (discord) => {
+        const guild = discord.createGuild({ name: 'Voice' });
+        const ids = {
+          guildId: guild.id,
+          general: discord.createChannel({ guildId: guild.id, name: 'general' }).id,
+          lounge: discord.createChannel({ guildId: guild.id, name: 'Lounge', kind: 'voice' }).id,
+          quiet: discord.createChannel({ guildId: guild.id, name: 'Quiet', kind: 'voice' }).id,
+          alice: '',
+          bob: '',
+          carol: '',
+        };
+        for (const name of ['alice', 'bob', 'carol'] as const) {
+          ids[name] = discord.createUser({ username: name }).id;
+          discord.addMember({ guildId: guild.id, userId: ids[name] });
+        }
+        return ids;
+      },
+    });
+    await commandsRegistered(harness.discord, harness.bot);
+  }, TEST_TIMEOUT_MS);
+  afterAll(async () => {
+    await harness?.dispose();
+  });
+
+  it('joins the voice channel of a member who just talked with it, not of one who did not, and leaves when they go', async () => {
+    const { discord, llm, world } = harness;
+    llm.enqueue(textScript('Hi alice!'));
+    const reply = discord.waits.message({ channelId: world.general, authorId: discord.botUserId });
+    discord.postMessage({
+      authorId: world.alice,
+      channelId: world.general,
+      content: `<@${discord.botUserId}> hello`,
+    });
+    await reply;
+    discord.voice.join({ userId: world.bob, channelId: world.quiet });
+    discord.voice.join({ userId: world.alice, channelId: world.lounge });
+    await discord.voice.until(
+      () =>
+        discord.voice.channelOf(world.guildId, discord.botUserId) === world.lounge
+          ? true
+          : undefined,
+      WAIT_MS,
+      'the bot following alice',
+    );
+    expect(discord.voice.botRequests().map((request) => request.channelId)).toEqual([world.lounge]);
+    discord.voice.leave({ userId: world.alice, guildId: world.guildId });
+    await discord.voice.until(
+      () =>
+        discord.voice.channelOf(world.guildId, discord.botUserId) === undefined ? true : undefined,
+      WAIT_MS,
+      'the bot leaving with her',
+    );
+  });
+});

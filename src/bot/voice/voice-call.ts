@@ -71,6 +71,7 @@ export class VoiceCall implements LiveVoice {
       library,
       connection,
       logger,
+      clock,
       onLost: () => this.end(),
     });
   }
@@ -138,6 +139,11 @@ export class VoiceCall implements LiveVoice {
     return new VoiceChannelSink({ text: reply.text, queue, played, spoken: reply.spoken });
   }
 
+  /** A member left the channel: they are no longer listened to. */
+  memberLeft(userId: string): void {
+    this.#listener.forget(userId);
+  }
+
   /** Leaves the channel; idempotent. */
   end(): void {
     if (this.#ended) return;
@@ -162,7 +168,8 @@ export class VoiceCall implements LiveVoice {
     const decision = this.#options.stops.stopByCommand({
       channelId: this.#channel.id,
       authorId: userId,
-      authorIsModerator: member?.permissionsIn(this.#channel).has('ManageMessages') ?? false,
+      authorIsModerator:
+        member !== undefined && this.#options.intake.standing(member, this.#channel).isModerator,
     });
     if (!decision.stopped) return;
     this.#playback.stop();

@@ -136,6 +136,7 @@ export class VoiceChannels {
     }
     if (call !== undefined) {
       if (previous.channelId === call.channel.id && state.channelId !== call.channel.id) {
+        call.memberLeft(state.id);
         this.#leaveIfAlone(guildId, call);
       }
       return;

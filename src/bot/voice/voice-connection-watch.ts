@@ -1,4 +1,5 @@
 import type { VoiceConnection, VoiceConnectionState } from '@discordjs/voice';
+import type { Clock } from '../../core/clock.ts';
 import type { Logger } from '../../core/logger.ts';
 import type { VoiceLibrary } from './voice-library.ts';
 
@@ -8,6 +9,13 @@ const RECONNECT_GRACE_MS = 5_000;
 const STUCK_MS = 20_000;
 /** Rejoins in a row before the call is given up (the bot was removed, the channel is gone). */
 const MAX_REJOINS = 5;
+/**
+ * Disconnections within a minute past which the call is given up: a connection that comes up
+ * and drops again and again (the reconnect loop reported with DAVE on @discordjs/voice 0.19)
+ * is left, not retried forever.
+ */
+const MAX_DROPS_PER_MINUTE = 5;
+const DROP_WINDOW_MS = 60_000;
 /** The voice gateway's close code for "you were disconnected" (kicked, channel deleted, moved). */
 const REMOVED_CLOSE_CODE = 4014;
 
@@ -22,11 +30,13 @@ export function watchConnection(options: {
   library: VoiceLibrary;
   connection: VoiceConnection;
   logger: Logger;
+  clock: Clock;
   onLost(): void;
 }): () => void {
   const { library, connection, logger } = options;
   const { VoiceConnectionStatus, entersState } = library;
   let stuck: ReturnType<typeof setTimeout> | undefined;
+  const drops: number[] = [];
   const clearStuck = (): void => {
     if (stuck !== undefined) clearTimeout(stuck);
     stuck = undefined;
@@ -48,6 +58,17 @@ export function watchConnection(options: {
       return;
     }
     if (state.status === VoiceConnectionStatus.Disconnected) {
+      const now = options.clock.now();
+      drops.push(now);
+      while ((drops[0] ?? now) < now - DROP_WINDOW_MS) drops.shift();
+      if (drops.length > MAX_DROPS_PER_MINUTE) {
+        logger.warn(
+          { drops: drops.length },
+          'voice connection keeps dropping: leaving the channel',
+        );
+        options.onLost();
+        return;
+      }
       // 4014: removed from the channel — unless a move follows at once, the call is over.
       const removed =
         state.reason === library.VoiceConnectionDisconnectReason.WebSocketClose &&

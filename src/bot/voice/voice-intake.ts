@@ -84,7 +84,7 @@ export class VoiceIntake {
   async hear(request: SpokenRequest, voice: LiveVoice): Promise<void> {
     const inbound = spokenInbound(request);
     const scope = { id: request.channel.guild.id, kind: 'guild' as const };
-    const author = this.#standing(request);
+    const author = this.standing(request.member, request.channel);
     if (this.#stopped(request, inbound, author)) return;
     const { databaseStep } = this.#options;
     const settings = await databaseStep(() => this.#options.settings.get(scope.id));
@@ -102,12 +102,13 @@ export class VoiceIntake {
     this.#submit(request, accepted);
   }
 
-  #standing(request: SpokenRequest): MemberStanding {
-    const permissions = request.member.permissionsIn(request.channel);
+  /** What a member may do in the voice channel: a bot owner or Manage Messages moderates. */
+  standing(member: GuildMember, channel: VoiceBasedChannel): MemberStanding {
+    const permissions = member.permissionsIn(channel);
     return {
       permissions: permissions.bitfield.toString(),
       isModerator:
-        this.#options.ownerIds.includes(request.member.id) ||
+        this.#options.ownerIds.includes(member.id) ||
         permissions.has(PermissionFlagsBits.ManageMessages),
     };
   }

@@ -64,6 +64,12 @@ export class VoiceListener {
     for (const speaker of this.#speakers.values()) this.#drop(speaker);
   }
 
+  /** Stops listening to a member (they left the call): their decoder's memory is freed. */
+  forget(userId: string): void {
+    const speaker = this.#speakers.get(userId);
+    if (speaker !== undefined) this.#drop(speaker);
+  }
+
   #listen(userId: string): void {
     if (this.#closed || this.#speakers.has(userId) || this.#options.isBot(userId)) return;
     const { EndBehaviorType } = this.#options.library;
