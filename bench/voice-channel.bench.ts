@@ -10,7 +10,7 @@
  *  - the bot process's CPU per minute of conversation, and its resident memory over the run
  *    (exchanges back to back, real time: VOICE_BENCH_EXCHANGES, default 40, ≈ 6 s each).
  */
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { setTimeout as delay } from 'node:timers/promises';
 import {
   LOOPBACK_VOICE_CA,
@@ -36,6 +36,7 @@ const INTERRUPTION = standInSpeechPcm('Wait, wait, let me say something here.');
 const REPLY = ['Sure. ', 'It is sunny and warm. ', 'Take a hat with you.'];
 const LONG_REPLY = Array.from({ length: 10 }, (_, index) => `Here is sentence ${index + 1}. `);
 const EXCHANGES = Number(process.env['VOICE_BENCH_EXCHANGES'] ?? 40);
+const WARM_UP = 2;
 
 interface World {
   guildId: string;
@@ -50,6 +51,18 @@ export async function rows(): Promise<BenchRow[]> {
     const conversation = await converse(harness);
     const bargeIns = await bargeInSamples(harness, 5);
     return report(conversation, bargeIns);
+  } catch (error) {
+    const logFile = process.env['VOICE_BENCH_LOG_FILE'];
+    if (logFile !== undefined) {
+      writeFileSync(
+        logFile,
+        harness.bot
+          .logs()
+          .map((line) => line.text)
+          .join('\n'),
+      );
+    }
+    throw error;
   } finally {
     await harness.dispose();
   }
@@ -161,8 +174,9 @@ async function converse(harness: BotHarness<World>): Promise<Conversation> {
       .slice(from)
       .filter((packet) => !packet.silence);
     const first = voiced[0];
-    if (first !== undefined) firstAudioMs.push(first.at - stoppedAt);
-    gapsMs.push(longestGap(voiced));
+    // The first exchanges load the voice stack and warm the codecs: not counted.
+    if (exchange >= WARM_UP && first !== undefined) firstAudioMs.push(first.at - stoppedAt);
+    if (exchange >= WARM_UP) gapsMs.push(longestGap(voiced));
     if (exchange % 5 === 0 || exchange === EXCHANGES - 1) rssMb.push(residentMb(pid));
   }
   const minutes = (Date.now() - started) / 60_000;

@@ -351,6 +351,28 @@ describe('talking with the bot in a voice channel', { timeout: TEST_TIMEOUT_MS }
     await turnFinished('complete');
   });
 
+  it('rejoins when its voice session is dropped for good, and answers again', async () => {
+    const { discord, llm, world } = harness;
+    const server = discord.voice.server(world.guildId)!;
+    const identifies = server.identified().length;
+    // 4006 "session no longer valid": no resume; the bot must join again (op 4 → a new session).
+    server.closeConnections(4006);
+    await server.until(
+      () =>
+        server.identified().length > identifies && server.connected(world.guildId)
+          ? true
+          : undefined,
+      WAIT_MS,
+      'the bot identifying again',
+    );
+    llm.enqueue(textScript(`${ANSWER} `));
+    const from = packetCount();
+    const finished = turnFinished('complete');
+    await speak(world.alice, SPEECH.question);
+    await finished;
+    expect(packetsSince(from).filter((packet) => !packet.silence).length).toBe(framesOf(ANSWER));
+  });
+
   it('leaves with /voice leave, and on its own when left alone', async () => {
     const { discord, world } = harness;
     for (const member of [world.alice, world.bob]) {
