@@ -140,6 +140,27 @@ async function untilTurns(harness: BotHarness<World>, count: number): Promise<vo
   await harness.bot.waitForLog(() => turnsFinished(harness) >= count, { timeoutMs: 120_000 });
 }
 
+let mode: 'conversation' | 'barge-in' = 'conversation';
+
+/**
+ * The stand-in model: the short reply (after its fixed first-token time) in the conversation; a
+ * long reply to the question and a short one to the interruption in the barge-in runs (the
+ * newest transcript in the request says which); a summary for the rolling summarizer's calls.
+ */
+function replies() {
+  return async (request: { systemText: string; body: unknown }) => {
+    if (/summari[sz]e/i.test(request.systemText))
+      return textScript('They talked about the weather.');
+    const body = JSON.stringify(request.body);
+    const interrupted =
+      body.lastIndexOf('Wait, let me say something.') >
+      body.lastIndexOf('What is the weather like?');
+    if (mode === 'barge-in') return interrupted ? textScript('Go on.') : textScript(...LONG_REPLY);
+    await delay(FIRST_TOKEN_MS);
+    return textScript(...REPLY);
+  };
+}
+
 interface Conversation {
   firstAudioMs: number[];
   gapsMs: number[];
@@ -151,10 +172,7 @@ interface Conversation {
 /** Exchanges back to back: the member asks, the bot answers in three sentences. */
 async function converse(harness: BotHarness<World>): Promise<Conversation> {
   const { llm, discord, world, bot } = harness;
-  llm.handle(async () => {
-    await delay(FIRST_TOKEN_MS);
-    return textScript(...REPLY);
-  });
+  llm.handle(replies());
   const pid = bot.pid ?? 0;
   const firstAudioMs: number[] = [];
   const gapsMs: number[] = [];
@@ -191,14 +209,10 @@ async function converse(harness: BotHarness<World>): Promise<Conversation> {
 
 /** The member who asked talks over a long reply: from their first packet to the bot's last. */
 async function bargeInSamples(harness: BotHarness<World>, runs: number): Promise<number[]> {
-  const { llm, discord, world } = harness;
+  const { discord, world } = harness;
   const samples: number[] = [];
+  mode = 'barge-in';
   for (let run = 0; run < runs; run += 1) {
-    llm.handle((request) =>
-      request.lastUserText.includes('Wait, let me')
-        ? textScript('Go on.')
-        : textScript(...LONG_REPLY),
-    );
     const turns = turnsFinished(harness);
     const from = botPackets(harness).length;
     await discord.voice.speak({ userId: world.alice, guildId: world.guildId, speech: QUESTION });

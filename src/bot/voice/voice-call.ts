@@ -127,6 +127,16 @@ export class VoiceCall implements LiveVoice {
       signal: reply.signal,
       onError: (error) => reply.logger.warn({ err: error }, 'could not speak the reply'),
     });
+    if (this.#ended) {
+      // The bot left the call while this turn waited: the reply is text only (if any).
+      queue.cancel();
+      return new VoiceChannelSink({
+        text: reply.text,
+        queue,
+        played: Promise.resolve(),
+        spoken: reply.spoken,
+      });
+    }
     const started = this.#options.clock.now();
     const played = this.#playback.play(queue, () =>
       reply.logger.debug({ afterMs: this.#options.clock.now() - started }, 'reply audio began'),

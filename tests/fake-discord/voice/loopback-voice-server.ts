@@ -26,11 +26,14 @@ import type { AddressInfo } from 'node:net';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { discoveryAnswer, openRtp, sealRtp, TRANSPORT_MODE } from './rtp-packets.ts';
 import { untilEvent } from './until-event.ts';
-import { encodeMemberSpeech, OPUS_SILENCE } from './voice-audio.ts';
+import { encodeMemberSpeech, OPUS_SILENCE, speechLevel } from './voice-audio.ts';
 
 const TLS_DIR = new URL('../../fixtures/voice-tls/', import.meta.url);
 /** The certificate the bot must trust (NODE_EXTRA_CA_CERTS) to reach the loopback server. */
 export const LOOPBACK_VOICE_CA = new URL('cert.pem', TLS_DIR).pathname;
+
+/** A frame this loud (RMS of full scale) has voice in it: the bot's own threshold. */
+const AUDIBLE_LEVEL = 0.01;
 
 const OP = {
   identify: 0,
@@ -181,7 +184,7 @@ export class LoopbackVoiceServer {
   /**
    * A member speaks: SPEAKING on the bot's connection, then their speech as 20 ms RTP packets
    * paced in real time (the bot judges pauses by time), then five Opus silence frames. Resolves
-   * with the time the last voiced packet was sent.
+   * with the time the last packet with voice in it (not the recording's quiet tail) was sent.
    */
   async speak(userId: string, speech: Uint8Array): Promise<number> {
     const member = this.#members.get(userId);
@@ -197,7 +200,9 @@ export class LoopbackVoiceServer {
       const due = started + index * 20 - performance.now();
       if (due > 0) await new Promise((resolve) => setTimeout(resolve, due));
       this.#sendMedia(connection, member, packet);
-      if (index < packets.length) lastVoiced = Date.now();
+      // "Stopped speaking" is the last frame with voice in it, not the recording's quiet tail.
+      const frame = speech.subarray(index * 960, (index + 1) * 960);
+      if (index < packets.length && speechLevel(frame) >= AUDIBLE_LEVEL) lastVoiced = Date.now();
     }
     return lastVoiced;
   }
