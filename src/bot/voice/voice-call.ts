@@ -205,8 +205,10 @@ export class VoiceCall implements LiveVoice {
         },
         AbortSignal.timeout(60_000),
       );
-      await intake.scopeReady(this.#channel.guild.id);
-      await this.#countHeard(member, seconds);
+      // Counted beside the turn, not before it: a usage write is not on the way to the answer.
+      void this.#countHeard(member, seconds).catch((error: unknown) =>
+        logger.warn({ err: error }, 'could not count the seconds heard'),
+      );
       const text = transcript.text.trim();
       logger.info(
         { userId: member.id, seconds: Math.round(seconds * 10) / 10, characters: text.length },
@@ -225,9 +227,10 @@ export class VoiceCall implements LiveVoice {
     }
   }
 
-  #countHeard(member: GuildMember, seconds: number): Promise<void> {
-    const { speech, accounting } = this.#options;
-    return accountSpeech(accounting, {
+  async #countHeard(member: GuildMember, seconds: number): Promise<void> {
+    const { speech, accounting, intake } = this.#options;
+    await intake.scopeReady(this.#channel.guild.id);
+    await accountSpeech(accounting, {
       scopeId: this.#channel.guild.id,
       memberId: member.id,
       model: speech.transcriptionModel,

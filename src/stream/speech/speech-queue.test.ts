@@ -97,6 +97,19 @@ describe('SpeechQueue', () => {
     expect(queue.spoken).toEqual({ characters: 8, bytes: 10 });
   });
 
+  it('starts the next sentence’s synthesis before the current one’s ends, hiding its first-audio time', () => {
+    const synthesis = new ScriptedSynthesis();
+    const queue = new SpeechQueue({
+      ...synthesis,
+      frameBytes: 4,
+      signal: new AbortController().signal,
+    });
+    queue.say('One.');
+    queue.say('Two.');
+    queue.say('Three.');
+    expect(synthesis.started).toEqual(['One.', 'Two.']);
+  });
+
   it('runs the synthesis only a few sentences ahead of what plays', async () => {
     const synthesis = new ScriptedSynthesis();
     const queue = new SpeechQueue({
@@ -129,8 +142,9 @@ describe('SpeechQueue', () => {
     await settle();
     queue.cancel();
     queue.say('Three.');
+    await settle();
     expect(queue.read()).toBe('done');
-    expect(synthesis.started).toEqual(['One.']);
+    expect(synthesis.started).toEqual(['One.', 'Two.']);
   });
 
   it('speaks nothing after a sentence whose synthesis failed, and tells why', async () => {

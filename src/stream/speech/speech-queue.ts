@@ -1,6 +1,6 @@
 /**
  * The sentences of a reply spoken live, in order and without gaps: each sentence is synthesized
- * as soon as it is said (one request at a time, running ahead of playback by a few sentences),
+ * as soon as it is said (two requests at a time, running ahead of playback by a few sentences),
  * and the player reads the audio back in fixed frames as it arrives — the first sentence starts
  * playing with its first chunk, and the next one is ready before the current one ends. A stop
  * cancels the synthesis and drops what is not played.
@@ -13,6 +13,11 @@ export interface SpeechQueueOptions {
   frameBytes: number;
   /** Sentences synthesized ahead of the one playing (default 2): bounds memory on long replies. */
   ahead?: number;
+  /**
+   * Syntheses at once (default 2): the next sentence's synthesis does not wait for the current
+   * one's to end, so a speech server's time to first audio is hidden behind what is playing.
+   */
+  parallel?: number;
   /** The reply's signal: aborting it cancels the queue. */
   signal: AbortSignal;
   /** A sentence could not be synthesized; nothing after it is spoken. */
@@ -37,10 +42,9 @@ export class SpeechQueue {
   readonly #sentences: QueuedSentence[] = [];
   /** Index of the next sentence to synthesize. */
   #next = 0;
-  #synthesizing = false;
+  #inFlight = 0;
   #ended = false;
   #failed = false;
-  #wake: (() => void) | undefined;
   #characters = 0;
   #bytes = 0;
   /** Told when audio arrives (the player may have found the queue waiting). */
@@ -75,7 +79,6 @@ export class SpeechQueue {
     this.#sentences.length = 0;
     this.#next = 0;
     this.#cancel.abort();
-    this.#wake?.();
   }
 
   /** The next frame to play (the last one of a sentence padded with silence). */
@@ -88,31 +91,24 @@ export class SpeechQueue {
     if (!current.synthesized) return 'waiting';
     this.#sentences.shift();
     this.#next -= 1;
-    this.#wake?.();
+    this.#pump();
     return this.read();
   }
 
+  /** Starts the syntheses due: sentences within reach of playback, a few at a time. */
   #pump(): void {
-    if (this.#synthesizing) return;
-    this.#synthesizing = true;
-    void this.#synthesizeQueued().finally(() => {
-      this.#synthesizing = false;
-    });
-  }
-
-  async #synthesizeQueued(): Promise<void> {
     const ahead = this.#options.ahead ?? 2;
-    while (!this.#signal.aborted && !this.#failed) {
+    const parallel = this.#options.parallel ?? 2;
+    // The sentence playing is index 0: synthesis runs at most `ahead` sentences past it.
+    while (!this.#signal.aborted && !this.#failed && this.#inFlight < parallel) {
       const sentence = this.#sentences[this.#next];
-      if (sentence === undefined) return;
-      // The sentence playing counts as index 0: wait until it is within reach.
-      if (this.#next > ahead) {
-        await new Promise<void>((resolve) => (this.#wake = resolve));
-        this.#wake = undefined;
-        continue;
-      }
+      if (sentence === undefined || this.#next > ahead) return;
       this.#next += 1;
-      await this.#synthesize(sentence);
+      this.#inFlight += 1;
+      void this.#synthesize(sentence).finally(() => {
+        this.#inFlight -= 1;
+        this.#pump();
+      });
     }
   }
 
@@ -126,10 +122,12 @@ export class SpeechQueue {
         this.onAudio?.();
       }
     } catch (error) {
-      if (this.#signal.aborted) return;
+      if (this.#signal.aborted || this.#failed) return;
       this.#failed = true;
       // What was not synthesized of this sentence, and every later one, is not spoken.
-      this.#sentences.splice(this.#sentences.indexOf(sentence) + 1);
+      const at = this.#sentences.indexOf(sentence);
+      if (at >= 0) this.#sentences.splice(at + 1);
+      this.#next = Math.min(this.#next, this.#sentences.length);
       this.#options.onError?.(error);
     } finally {
       sentence.synthesized = true;
