@@ -163,7 +163,10 @@ function replies() {
 
 interface Conversation {
   firstAudioMs: number[];
+  /** Per reply, the longest run of Opus silence between its voiced packets: the queue ran dry. */
   gapsMs: number[];
+  /** Per reply, the longest time between two consecutive packets (the bot's timing, any kind). */
+  jitterMs: number[];
   cpuMsPerMinute: number;
   rssMb: number[];
   minutes: number;
@@ -176,6 +179,7 @@ async function converse(harness: BotHarness<World>): Promise<Conversation> {
   const pid = bot.pid ?? 0;
   const firstAudioMs: number[] = [];
   const gapsMs: number[] = [];
+  const jitterMs: number[] = [];
   const rssMb: number[] = [];
   const cpuBefore = processTreeCpuMs(pid);
   const started = Date.now();
@@ -194,13 +198,20 @@ async function converse(harness: BotHarness<World>): Promise<Conversation> {
     const first = voiced[0];
     // The first exchanges load the voice stack and warm the codecs: not counted.
     if (exchange >= WARM_UP && first !== undefined) firstAudioMs.push(first.at - stoppedAt);
-    if (exchange >= WARM_UP) gapsMs.push(longestGap(voiced));
+    if (exchange >= WARM_UP) {
+      const reply = botPackets(harness).slice(from);
+      gapsMs.push(starvedMs(reply));
+      jitterMs.push(
+        longestGap(reply.slice(reply.indexOf(voiced[0]!), reply.lastIndexOf(voiced.at(-1)!) + 1)),
+      );
+    }
     if (exchange % 5 === 0 || exchange === EXCHANGES - 1) rssMb.push(residentMb(pid));
   }
   const minutes = (Date.now() - started) / 60_000;
   return {
     firstAudioMs,
     gapsMs,
+    jitterMs,
     cpuMsPerMinute: (processTreeCpuMs(pid) - cpuBefore) / minutes,
     rssMb,
     minutes,
@@ -244,6 +255,19 @@ async function bargeInSamples(harness: BotHarness<World>, runs: number): Promise
     samples.push((last?.at ?? interruptedAt) - interruptedAt);
   }
   return samples;
+}
+
+/** The longest run of silence frames between voiced packets, in ms (20 ms each). */
+function starvedMs(reply: readonly BotPacket[]): number {
+  const first = reply.findIndex((packet) => !packet.silence);
+  const last = reply.findLastIndex((packet) => !packet.silence);
+  let longest = 0;
+  let run = 0;
+  for (const packet of reply.slice(first, last + 1)) {
+    run = packet.silence ? run + 1 : 0;
+    longest = Math.max(longest, run);
+  }
+  return longest * 20;
 }
 
 function longestGap(voiced: readonly BotPacket[]): number {
@@ -290,11 +314,16 @@ function report(conversation: Conversation, bargeIns: number[]): BenchRow[] {
       pass: bargeIn <= BARGE_IN_TARGET_MS,
     },
     {
-      name: `voice channel: longest gap between voiced packets inside a reply (${n} replies of 3 sentences)`,
+      name: `voice channel: longest silence between queued sentences inside a reply (the queue ran dry; ${n} replies of 3 sentences)`,
       value: gap,
       unit: 'ms',
       target: `≤ ${GAP_TARGET_MS} ms`,
       pass: gap <= GAP_TARGET_MS,
+    },
+    {
+      name: `voice channel: longest time between two consecutive packets inside a reply (timer and event-loop jitter; p50 / max over ${n} replies: ${percentile(conversation.jitterMs, 50).toFixed(0)} / ${Math.max(...conversation.jitterMs).toFixed(0)} ms)`,
+      value: Math.max(...conversation.jitterMs),
+      unit: 'ms',
     },
     {
       name: `voice channel: bot process CPU per minute of conversation (${conversation.minutes.toFixed(1)} min, ${n} exchanges)`,
