@@ -78,6 +78,8 @@ export class VoiceChannels {
       const call = await pending;
       this.#calls.set(guildId, call);
       this.#options.logger.info({ guildId, channelId: channel.id }, 'joined a voice channel');
+      // Everyone may have left while the connection came up (no event reaches a call not yet made).
+      this.#leaveIfAlone(guildId, call);
       return current === undefined ? 'joined' : 'moved';
     } finally {
       this.#joining.delete(guildId);
