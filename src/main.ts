@@ -184,6 +184,7 @@ async function runBot(app: App, startedAt: number): Promise<void> {
     delivery: discord.delivery,
     caches: config.caches,
     speech,
+    voiceChannels: config.voiceChannels,
   });
   bot.attach();
   await announceWhenReady(app, { client: discord.client, phases, reminders: tools.reminders });

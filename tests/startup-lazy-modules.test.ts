@@ -56,6 +56,9 @@ describe('what a bot process loads at start-up', () => {
       '@mozilla/readability',
       '@modelcontextprotocol/sdk',
       'pino-pretty',
+      '@discordjs/voice',
+      '@snazzah/davey',
+      'prism-media',
     ]) {
       expect(loaded, `${lazy} was loaded at start-up`).not.toContain(lazy);
     }

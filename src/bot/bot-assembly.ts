@@ -54,6 +54,8 @@ import { DatabaseTurnJournal } from './turns/database-turn-journal.ts';
 import { tellOverdue } from './turns/overdue-messages.ts';
 import { SceneGreetings } from './turns/scene-greeting.ts';
 import { TurnRunner } from './turns/turn-runner.ts';
+import { VoiceChannels } from './voice/voice-channels.ts';
+import { VoiceIntake } from './voice/voice-intake.ts';
 
 /**
  * A cached setting is re-read in the background after this: a backstop only, since another
@@ -99,7 +101,9 @@ export interface BotParts {
   /** Messages a delivered reply answered in passing: settled at shutdown, not handed back. */
   inPassing: AnsweredInPassing;
   settle(messageIds: readonly string[]): void;
-  /** Stops following the other processes (the control bus subscriptions). */
+  /** The bot's voice calls, when voice channels are on (VOICE_CHANNELS). */
+  voice: VoiceChannels | undefined;
+  /** Stops following the other processes (the control bus subscriptions); leaves voice calls. */
   close(): void;
 }
 
@@ -138,7 +142,12 @@ export function assembleBot(
 ): BotParts {
   const state = sharedState(options, lifetime);
   const cast = castParts(options, { identity, lifetime, scenes: state.scenes });
-  const { router, scheduler } = turnPath(options, state, { identity, lifetime, cast });
+  const { router, scheduler, rateLimiter } = turnPath(options, state, {
+    identity,
+    lifetime,
+    cast,
+  });
+  const voice = voiceChannels(options, state, { scheduler, rateLimiter });
   const commands = options.commands ?? createCommands();
   const commandRouter = new CommandRouter({
     commands,
@@ -148,6 +157,7 @@ export function assembleBot(
       tools: options.toolCatalog,
       stops: state.crossProcessStops,
       greet: greeter(options, { identity, lifetime, speakers: cast.speakers }),
+      voice,
       charactersChanged: () => {
         state.scenes.clear();
         announcer({ bus: state.bus, logger: options.logger })(CONTROL_TOPICS.scene, {
@@ -176,10 +186,12 @@ export function assembleBot(
     commandRouter,
     webhooks: cast.webhooks,
     ...state,
+    voice,
     close: () => {
       unfollow();
       unhear();
       state.crossProcessStops.close();
+      voice?.close();
     },
   };
 }
@@ -301,7 +313,11 @@ function turnPath(
   options: DiscordBotOptions,
   state: SharedState,
   { identity, lifetime, cast }: { identity: BotIdentity; lifetime: BotLifetime; cast: IntakeCast },
-): { router: MessageRouter; scheduler: ChannelTurnScheduler<AcceptedMessage> } {
+): {
+  router: MessageRouter;
+  scheduler: ChannelTurnScheduler<AcceptedMessage>;
+  rateLimiter: MemberRateLimiter;
+} {
   const { db, clock, logger } = options;
   // A reply members saw whose record failed is held here for the channel's next turn.
   const unrecorded = new UnrecordedReplies();
@@ -360,17 +376,47 @@ function turnPath(
     },
   });
   state.metrics.observeTurnLoad(() => scheduler.load());
+  const rateLimiter = new MemberRateLimiter((request) => takeMemberTurn(db, request));
   const router = new MessageRouter({
     ...options,
     ...state,
     detector: new TriggerDetector(identity.id, options.caches ?? DEFAULT_CACHE_LIMITS),
     remoteStops: state.crossProcessStops,
     queue: scheduler,
-    rateLimiter: new MemberRateLimiter((request) => takeMemberTurn(db, request)),
+    rateLimiter,
     botUserId: identity.id,
     cast,
   });
-  return { router, scheduler };
+  return { router, scheduler, rateLimiter };
+}
+
+/**
+ * Voice calls, when the operator turned them on and speech is set up: what members say there
+ * goes through VoiceIntake into the same turn queue as their messages.
+ */
+function voiceChannels(
+  options: DiscordBotOptions,
+  state: SharedState,
+  turns: { scheduler: ChannelTurnScheduler<AcceptedMessage>; rateLimiter: MemberRateLimiter },
+): VoiceChannels | undefined {
+  const { voiceChannels: config, speech, clock } = options;
+  if (config === undefined || speech === undefined) return undefined;
+  const logger = options.logger.child({ component: 'voice' });
+  return new VoiceChannels({
+    config,
+    speech,
+    stops: state.stops,
+    accounting: { dailyBudget: state.dailyBudget, metrics: state.metrics, logger },
+    clock,
+    logger,
+    intake: new VoiceIntake({
+      ...options,
+      ...state,
+      queue: turns.scheduler,
+      rateLimiter: turns.rateLimiter,
+      logger,
+    }),
+  });
 }
 
 /**

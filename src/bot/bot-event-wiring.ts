@@ -16,6 +16,7 @@ import type { DatabaseStep } from './intake/outage-hold.ts';
 import { handleInteraction } from './interaction-handler.ts';
 import { attachSessionBackfill } from './recovery/session-backfill-wiring.ts';
 import type { CrossProcessStops } from './stops/cross-process-stops.ts';
+import type { VoiceChannels } from './voice/voice-channels.ts';
 
 const MESSAGE_ROUTE = /^\/channels\/(\d+)\/messages(?:\/\d+)?$/;
 /** A webhook's execute or message route (the token after the id is never read or logged). */
@@ -41,6 +42,8 @@ export interface BotEventWiring {
   databaseStep: DatabaseStep;
   /** Aborted at shutdown. */
   shutdown: AbortSignal;
+  /** Voice calls (VOICE_CHANNELS): voice state changes, and who talked with the bot. */
+  voice?: VoiceChannels | undefined;
 }
 
 /** What the bot's shutdown still needs from the wiring. */
@@ -61,6 +64,19 @@ export interface AttachedBotEvents {
 export function attachBotEvents(wiring: BotEventWiring): AttachedBotEvents {
   const { client, logger, router, history } = wiring;
   client.on('messageCreate', (message) => router.onMessageCreate(message));
+  const { voice } = wiring;
+  if (voice !== undefined) {
+    client.on(
+      'messageCreate',
+      guardEvent('messageCreate', logger, (message) => voice.noteMessage(message)),
+    );
+    client.on(
+      'voiceStateUpdate',
+      guardEvent('voiceStateUpdate', logger, (previous, state) =>
+        voice.onVoiceStateUpdate(previous, state),
+      ),
+    );
+  }
   // A payload our handlers cannot read (a compatible server's nulls) costs that event only.
   client.on(
     'messageUpdate',

@@ -15,6 +15,7 @@ import type { SlashCommand } from './commands/slash-command.ts';
 import type { DeliveryPort } from './delivery/delivery-port.ts';
 import type { ProcessShards } from './sharding/channel-ownership.ts';
 import type { Download } from './context/trigger-attachments.ts';
+import type { VoiceChannelSettings } from './voice/voice-channels.ts';
 
 /** What the composition root (src/main.ts) hands the bot. */
 export interface DiscordBotOptions {
@@ -63,4 +64,6 @@ export interface DiscordBotOptions {
   caches?: CacheLimits | undefined;
   /** Voice messages in and out (SPEECH_*); undefined: voice messages are not listened to. */
   speech?: SpeechService | undefined;
+  /** Conversation in voice channels (VOICE_*, needs `speech`); undefined: off. */
+  voiceChannels?: VoiceChannelSettings | undefined;
 }

@@ -1,3 +1,4 @@
+import type { LoopbackVoiceOptions } from './voice/loopback-voice-server.ts';
 import { GatewayIntentBits } from 'discord-api-types/v10';
 import { systemClock, type Clock } from '../../src/core/clock.ts';
 import { DEFAULT_WAIT_TIMEOUT_MS } from './events/event-hub.ts';
@@ -68,6 +69,8 @@ export interface FakeDiscordOptions {
    * separate bot process on a busy machine give it more (a ceiling, never a sleep).
    */
   waitTimeoutMs?: number;
+  /** The loopback voice servers' behaviour (DAVE offered or not, heartbeat interval). */
+  voice?: LoopbackVoiceOptions;
 }
 
 export interface ResolvedOptions {
@@ -89,6 +92,7 @@ export interface ResolvedOptions {
   globalLimitTimeScale: number;
   dispatchDirectMessageChannelCreate: boolean;
   waitTimeoutMs: number;
+  voice: LoopbackVoiceOptions;
 }
 
 const HOUR_MS = 3_600_000;
@@ -129,6 +133,7 @@ export function resolveOptions(options: FakeDiscordOptions = {}): ResolvedOption
   };
   return {
     rateLimitTimeScale: options.rateLimitTimeScale ?? 1,
+    voice: options.voice ?? {},
     clock: options.clock ?? systemClock,
     heartbeatIntervalMs: options.heartbeatIntervalMs ?? 41_250,
     token: options.token ?? DEFAULT_TOKEN,

@@ -51,6 +51,7 @@ import { WorldBuilder } from './services/world-builder.ts';
 import type { WebhookRecord } from './state/records.ts';
 import { SnowflakeFactory } from './state/snowflake-factory.ts';
 import { World } from './state/world.ts';
+import { FakeVoice } from './voice/fake-voice.ts';
 
 export { FakeDiscordUsageError };
 
@@ -77,6 +78,11 @@ export class FakeDiscord {
   /** Gateway faults and observations: close codes, RECONNECT, INVALID_SESSION, heartbeats. */
   readonly gateway: GatewayControl;
   readonly options: ResolvedOptions;
+  /**
+   * Voice channels: the bot's op 4 answered with voice state and server updates, a loopback
+   * voice server per guild (voice/loopback-voice-server.ts), members joining and speaking.
+   */
+  readonly voice: FakeVoice;
 
   readonly #context: FakeDiscordContext;
   readonly #gatewayServer: GatewayServer;
@@ -115,6 +121,7 @@ export class FakeDiscord {
       hub,
       heartbeatIntervalMs: options.heartbeatIntervalMs,
       origin: () => this.#origin.replace(/^http/, 'ws'),
+      voiceStateUpdate: (sessionId, data) => this.voice.botVoiceStateUpdate(sessionId, data),
     });
     this.gateway = this.#gatewayServer;
     const payloads = { world, origin: '' };
@@ -133,6 +140,7 @@ export class FakeDiscord {
       payloads,
     };
     const context = this.#context;
+    this.voice = new FakeVoice(context, options.voice);
     const messages = new MessageService(context);
     const reactions = new ReactionService(context);
     this.#typing = new TypingService(context);
@@ -323,6 +331,7 @@ export class FakeDiscord {
   }
 
   async close(): Promise<void> {
+    await this.voice.close();
     await this.#gatewayServer.close();
     await this.#http.close();
   }

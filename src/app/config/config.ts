@@ -25,6 +25,11 @@ import {
 } from './rest-budget-settings.ts';
 import { parseSpeech, speechEnvironmentSchema, type SpeechConfig } from './speech-config.ts';
 import {
+  parseVoiceChannels,
+  voiceChannelEnvironmentSchema,
+  type VoiceChannelConfig,
+} from './voice-channel-config.ts';
+import {
   parseSharding,
   shardingEnvironmentSchema,
   type ShardingConfig,
@@ -85,6 +90,8 @@ export interface Config {
   caches: CacheLimits;
   /** Voice messages in and out (SPEECH_*); undefined: speech is off. */
   speech: SpeechConfig | undefined;
+  /** Conversation in voice channels (VOICE_*); undefined: off, and no voice module is loaded. */
+  voiceChannels: VoiceChannelConfig | undefined;
 }
 
 export const DEFAULT_SHUTDOWN_GRACE_MS = 15_000;
@@ -166,6 +173,7 @@ const environmentSchema = z.object({
   ...shardingEnvironmentSchema,
   ...cacheLimitsEnvironmentSchema,
   ...speechEnvironmentSchema,
+  ...voiceChannelEnvironmentSchema,
 });
 
 /**
@@ -226,6 +234,8 @@ export function parseConfig(environment: Environment): Config {
   }
   const { sharding, problems: shardingProblems } = parseSharding(values);
   problems.push(...shardingProblems);
+  const { voiceChannels, problems: voiceProblems } = parseVoiceChannels(values);
+  problems.push(...voiceProblems);
   if (problems.length > 0) throw new ConfigError(problems);
 
   return {
@@ -270,6 +280,7 @@ export function parseConfig(environment: Environment): Config {
     sharding,
     caches: parseCacheLimits(values),
     speech: parseSpeech(values),
+    voiceChannels,
   };
 }
 

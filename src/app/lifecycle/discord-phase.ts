@@ -57,6 +57,7 @@ export async function createDiscordPhase(options: {
     observeGateway: (manager) => monitor.observe(manager),
     shards,
     caches: config.caches,
+    voiceChannels: config.voiceChannels !== undefined,
     identifyThrottler:
       shards === undefined
         ? undefined

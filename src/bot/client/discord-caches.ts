@@ -22,16 +22,21 @@ function isTheBot(entry: HasClient): boolean {
  * whole (the bot resolves every message's channel and guild from them, and they grow with
  * servers, not traffic); messages, members and users are capped and swept; caches the bot never
  * reads (presences, voice states, invites, bans, scheduled events, thread members, stage
- * instances) keep nothing. Whatever is dropped is fetched again where the bot needs it.
+ * instances) keep nothing. Whatever is dropped is fetched again where the bot needs it. With
+ * voice channels on, voice states are kept (who is in a channel with the bot): one per member
+ * in a voice channel, gone when they leave.
  */
-export function discordCacheFactory(limits: CacheLimits): CacheFactory {
+export function discordCacheFactory(
+  limits: CacheLimits,
+  options: { voiceStates?: boolean } = {},
+): CacheFactory {
   return Options.cacheWithLimits({
     ...Options.DefaultMakeCacheSettings,
     MessageManager: limits.discordMessagesPerChannel,
     GuildMemberManager: { maxSize: limits.discordMembersPerGuild, keepOverLimit: isTheBot },
     UserManager: { maxSize: limits.discordUsers, keepOverLimit: isTheBot },
     PresenceManager: 0,
-    VoiceStateManager: 0,
+    ...(options.voiceStates === true ? {} : { VoiceStateManager: 0 }),
     GuildInviteManager: 0,
     GuildBanManager: 0,
     GuildScheduledEventManager: 0,

@@ -42,6 +42,8 @@ export interface DiscordClientOptions {
   identifyThrottler?: ((maxConcurrency: number) => IIdentifyThrottler) | undefined;
   /** The memory bounds of discord.js's caches (DISCORD_CACHE_*); default DEFAULT_CACHE_LIMITS. */
   caches?: CacheLimits | undefined;
+  /** Voice channels on (VOICE_CHANNELS): voice state events and their cache. */
+  voiceChannels?: boolean | undefined;
 }
 
 /** Interaction callbacks and their webhooks: not in the bot's global budget, and due in 3 s. */
@@ -78,6 +80,7 @@ export function createDiscordClient(options: DiscordClientOptions): Client {
       GatewayIntentBits.GuildMessageReactions,
       GatewayIntentBits.GuildEmojisAndStickers,
       GatewayIntentBits.DirectMessages,
+      ...(options.voiceChannels === true ? [GatewayIntentBits.GuildVoiceStates] : []),
     ],
     partials: [Partials.Channel, Partials.Message],
     rest: {
@@ -91,7 +94,9 @@ export function createDiscordClient(options: DiscordClientOptions): Client {
       },
     },
     allowedMentions: { parse: [], repliedUser: false },
-    makeCache: discordCacheFactory(options.caches ?? DEFAULT_CACHE_LIMITS),
+    makeCache: discordCacheFactory(options.caches ?? DEFAULT_CACHE_LIMITS, {
+      voiceStates: options.voiceChannels === true,
+    }),
     sweepers: discordSweepers(),
     ...(options.shards === undefined
       ? {}

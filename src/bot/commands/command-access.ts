@@ -7,6 +7,7 @@ import { CommandRefusal } from '../i18n/member-text.ts';
 const PERMISSION_NAMES = {
   ManageGuild: { en: 'Manage Server', ja: 'サーバー管理' },
   ManageMessages: { en: 'Manage Messages', ja: 'メッセージの管理' },
+  MoveMembers: { en: 'Move Members', ja: 'メンバーを移動' },
 } as const satisfies Record<string, Record<Locale, string>>;
 
 type NamedPermission = keyof typeof PERMISSION_NAMES;

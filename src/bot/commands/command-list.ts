@@ -13,6 +13,7 @@ import { doctorCommand } from './diagnostics/doctor-command.ts';
 import { helpCommand } from './info/help-command.ts';
 import type { SlashCommand } from './slash-command.ts';
 import { usageCommand } from './usage/usage-command.ts';
+import { voiceCommand } from './voice/voice-command.ts';
 
 /** Every slash command the bot registers, in the order `/help` lists them. */
 export function createCommands(): SlashCommand[] {
@@ -25,6 +26,7 @@ export function createCommands(): SlashCommand[] {
   commands.push(sceneCommand());
   commands.push(resetCommand());
   commands.push(stopCommand());
+  commands.push(voiceCommand());
   commands.push(historyCommand());
   commands.push(exportCommand());
   commands.push(memoryCommand());

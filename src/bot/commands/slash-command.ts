@@ -20,6 +20,7 @@ import type { SceneCache } from '../cast/scene-cache.ts';
 import type { Locale } from '../i18n/locale.ts';
 import type { ChannelSettingsCache, ScopeSettingsCache } from '../settings/settings-cache.ts';
 import type { CrossProcessStops } from '../stops/cross-process-stops.ts';
+import type { VoiceChannels } from '../voice/voice-channels.ts';
 
 /** Cooldowns are kept per user and category, so a burst of /config edits does not block /help. */
 export type CommandCategory = 'config' | 'conversation' | 'info' | 'diagnostics';
@@ -56,6 +57,8 @@ export interface CommandServices {
   instanceId?: string;
   /** The operator's speech service (SPEECH_*), when there is one. */
   speech?: SpeechService | undefined;
+  /** The bot's voice calls, when voice channels are on (VOICE_CHANNELS). */
+  voice?: VoiceChannels | undefined;
 }
 
 /** The settings scope of an interaction: the guild, or in DMs the user (isolated from guilds). */

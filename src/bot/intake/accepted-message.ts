@@ -12,6 +12,7 @@ import type { PersonaContext } from '../context/persona.ts';
 import { DiscordMessageTarget } from '../delivery/discord-message-target.ts';
 import type { MessageTarget } from '../delivery/message-target.ts';
 import type { Locale } from '../i18n/locale.ts';
+import type { LiveVoice } from './live-voice.ts';
 import type { TriggerReason } from './trigger-detector.ts';
 
 /** Where a turn is delivered: resolved once, at intake, from the message's own channel. */
@@ -70,6 +71,8 @@ export interface TurnFacts {
   speaker?: CharacterSpeaker;
   /** Set when characters answer the message: the scene's course. */
   scene?: SceneCourse;
+  /** Set when a member asked by voice in a voice channel: the reply is spoken there. */
+  voice?: LiveVoice;
 }
 
 /** What an author may do where they wrote, read from Discord when the message was accepted. */
@@ -83,8 +86,11 @@ export interface MemberStanding {
 /** A member's message the bot accepted to answer: claimed, counted, and given its facts. */
 export interface AcceptedMessage {
   message: InboundMessage;
-  /** `scene`: the next character's turn in answer to a message already answered once. */
-  reason: TriggerReason | 'retry' | 'scene';
+  /**
+   * `scene`: the next character's turn in answer to a message already answered once; `voice`:
+   * something a member said in the voice channel the bot is in.
+   */
+  reason: TriggerReason | 'retry' | 'scene' | 'voice';
   author: MemberStanding;
   /**
    * The id its user turn is stored under, minted at acceptance: ids are time-ordered, so the

@@ -37,7 +37,7 @@ import {
 import { acknowledgeStop } from './stop-acknowledgement.ts';
 import { accountTurn, accountUsage } from './turn-accounting.ts';
 import { NO_TOOLS, streamTurn } from './turn-stream.ts';
-import { hearTurn, spokenReplyFor } from './turn-speech.ts';
+import { hearTurn, speechOf } from './turn-speech.ts';
 import { recordUserTurns } from './user-turn-recording.ts';
 
 /** A batch of accepted messages in one channel, answered as one turn. */
@@ -269,7 +269,7 @@ export class TurnRunner {
             signal,
             stoppable: true,
             logger,
-            voice: spokenReplyFor(this.options, turn),
+            ...speechOf(this.options, turn),
           });
         },
         countOverflowed: (outcome) =>

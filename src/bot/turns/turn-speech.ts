@@ -51,6 +51,8 @@ export function spokenReplyFor(
   turn: SpeakingTurn,
 ): SpokenReplyOptions | undefined {
   const { speech } = options;
+  // A turn in a voice channel is spoken there, live (spokenLiveFor), not as voice messages.
+  if (turn.facts.voice !== undefined) return undefined;
   if (speech === undefined || !wantsVoiceReply(turn.batch, turn.facts)) return undefined;
   return {
     speech,
@@ -72,6 +74,37 @@ export function spokenReplyFor(
         cost: speech.speechCost(reply.characters),
       });
     },
+  };
+}
+
+/** A reply spoken live in a voice channel: its characters counted once it has been spoken. */
+export function spokenLiveFor(
+  options: TurnSpeechOptions,
+  turn: SpeakingTurn,
+): ((characters: number) => Promise<void>) | undefined {
+  const { speech } = options;
+  if (speech === undefined || turn.facts.voice === undefined) return undefined;
+  return async (characters) => {
+    turn.logger.info({ characters }, 'reply spoken in the voice channel');
+    if (characters === 0) return;
+    await countSpeech(options, turn, {
+      model: speech.speechModel,
+      characters,
+      cost: speech.speechCost(characters),
+    });
+  };
+}
+
+/** How the turn's reply is spoken: as voice messages, live in a voice channel, or not at all. */
+export function speechOf(
+  options: TurnSpeechOptions,
+  turn: SpeakingTurn,
+): { voice?: SpokenReplyOptions; spokenLive?: (characters: number) => Promise<void> } {
+  const voice = spokenReplyFor(options, turn);
+  const spokenLive = spokenLiveFor(options, turn);
+  return {
+    ...(voice === undefined ? {} : { voice }),
+    ...(spokenLive === undefined ? {} : { spokenLive }),
   };
 }
 

@@ -15,6 +15,7 @@ import type { DeliveryPort } from '../delivery/delivery-port.ts';
 import { translate } from '../i18n/messages.ts';
 import type { TurnFacts } from '../intake/accepted-message.ts';
 import { ALLOW_USER_MENTIONS_FLAG, isSwitchOn } from '../settings/reply-switches.ts';
+import { personaVoiceOf } from '../settings/voice-settings.ts';
 import { stopButtonId } from '../stops/stop-button.ts';
 import { usageEstimatorFor } from './turn-accounting.ts';
 
@@ -49,6 +50,8 @@ export interface TurnStreamOptions {
   logger: Logger;
   /** Also speak the reply, as voice messages beside the text. */
   voice?: SpokenReplyOptions | undefined;
+  /** In a voice channel: the characters spoken live, counted once the reply has been spoken. */
+  spokenLive?: (characters: number) => Promise<void>;
 }
 
 export interface SpokenReplyOptions {
@@ -90,23 +93,33 @@ export function streamTurn(
       : {}),
   });
   const { voice } = options;
+  const live = facts.voice;
   const sink =
-    voice === undefined
-      ? text
-      : new SpokenSink({
-          inner: text,
-          voice: new VoiceReply({
-            writer,
-            speech: voice.speech,
-            voice: voice.voice,
-            replyTo: options.replyTo,
-            allowedMentions,
-            logger: options.logger,
-            signal: options.signal,
-            failureNote: translate(facts.locale, 'note.voice_failed'),
-          }),
-          spoken: (reply) => voice.spoken(reply),
-        });
+    live !== undefined
+      ? live.speak({
+          text: live.textChat ? text : undefined,
+          turnId: options.turnId,
+          voice: personaVoiceOf(facts.settings),
+          signal: options.signal,
+          logger: options.logger,
+          spoken: options.spokenLive ?? (() => Promise.resolve()),
+        })
+      : voice === undefined
+        ? text
+        : new SpokenSink({
+            inner: text,
+            voice: new VoiceReply({
+              writer,
+              speech: voice.speech,
+              voice: voice.voice,
+              replyTo: options.replyTo,
+              allowedMentions,
+              logger: options.logger,
+              signal: options.signal,
+              failureNote: translate(facts.locale, 'note.voice_failed'),
+            }),
+            spoken: (reply) => voice.spoken(reply),
+          });
   return dependencies.orchestrator.run({
     turnId: options.turnId,
     model: options.model.chatModel,

@@ -36,6 +36,12 @@ export interface DeliverySink {
   updateCurrent(content: string): void;
   /** Edit-in-place mode: the current message is final; the next update starts a new one. */
   sealCurrent(): void;
+  /**
+   * The model's text as it streams, before it is cut into blocks and messages (and before the
+   * humanizer): for a sink that speaks the reply as it is written, a sentence at a time, rather
+   * than a paragraph at a time. Optional; never called after a stop.
+   */
+  hearText?(text: string): void;
   /** Typing indicator wanted on/off (the sink keeps it alive while on). */
   setTyping(active: boolean): void;
   /** Live tool status line ("searching…"), or undefined to clear it. */

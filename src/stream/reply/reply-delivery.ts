@@ -95,6 +95,11 @@ export class ReplyDelivery {
     this.growing.preview(pending());
   }
 
+  /** The model's text as it streams, for a sink that speaks it (DeliverySink.hearText). */
+  streamed(text: string): void {
+    if (!this.stopped) this.options.sink.hearText?.(text);
+  }
+
   /** A new model step begins (after tool calls). */
   nextStep(): void {
     this.growing?.separateNext();

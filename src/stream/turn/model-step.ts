@@ -176,6 +176,7 @@ class StepOutput {
     metrics.textCharacters += text.length;
     this.text.push(text);
     this.builder.addText(text);
+    delivery.streamed(text);
     for (const block of buffer.push(text)) delivery.accept(block);
     delivery.preview(() => buffer.preview());
   }

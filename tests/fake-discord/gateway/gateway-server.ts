@@ -28,6 +28,8 @@ export interface GatewayServerOptions {
   heartbeatIntervalMs: number;
   /** `ws://127.0.0.1:PORT`, known once the HTTP server listens. */
   origin: () => string;
+  /** A session's op 4 VOICE_STATE_UPDATE (the bot joining or leaving a voice channel). */
+  voiceStateUpdate?: (sessionId: string, data: unknown) => void;
 }
 
 /** The part of the gateway a test steers: faults and observations. */
@@ -274,8 +276,12 @@ export class GatewayServer implements GatewayControl {
         if (this.#requireAuthenticated(connection)) this.#requestMembers(connection, payload.d);
         return;
       case GatewayOpcodes.PresenceUpdate:
-      case GatewayOpcodes.VoiceStateUpdate:
         this.#requireAuthenticated(connection);
+        return;
+      case GatewayOpcodes.VoiceStateUpdate:
+        if (this.#requireAuthenticated(connection) && connection.session !== null) {
+          this.#options.voiceStateUpdate?.(connection.session.id, payload.d);
+        }
         return;
       default:
         this.#closeFromServer(connection, GatewayCloseCodes.UnknownOpcode, 'Unknown opcode.');
