@@ -54,6 +54,7 @@ const OP = {
   davePrepareEpoch: 24,
   daveExternalSender: 25,
   daveKeyPackage: 26,
+  daveProposals: 27,
   daveInvalidCommitWelcome: 31,
 } as const;
 
@@ -83,6 +84,8 @@ export interface DaveRecord {
   keyPackage: Buffer | undefined;
   transitionsReady: number[];
   downgraded: boolean;
+  /** Transitions the client declared invalid (op 31): its way back from a message it could not use. */
+  invalidated: number[];
 }
 
 interface Connection {
@@ -215,6 +218,22 @@ export class LoopbackVoiceServer {
     });
   }
 
+  /**
+   * A fault: MLS proposals (binary op 27) that are not a valid MLS message, as a voice server
+   * with a bug (or a protocol change) might send them.
+   */
+  sendMalformedProposals(guildId: string): void {
+    for (const connection of this.#connectionsOf(guildId)) {
+      // optype 0 (append), then bytes that are no MLSMessage.
+      this.#sendBinary(connection, OP.daveProposals, Buffer.from([0, 0xff, 0x00, 0x13, 0x37]));
+    }
+  }
+
+  /** What the server saw of the DAVE handshake on the guild's current connections. */
+  dave(guildId: string): DaveRecord[] {
+    return this.#connectionsOf(guildId).map((connection) => connection.dave);
+  }
+
   /** Whether the bot holds a gateway connection for the guild. */
   connected(guildId: string): boolean {
     return this.#connectionsOf(guildId).some((connection) => connection.udp !== undefined);
@@ -250,6 +269,7 @@ export class LoopbackVoiceServer {
         keyPackage: undefined,
         transitionsReady: [],
         downgraded: false,
+        invalidated: [],
       },
     };
     this.#connections.add(connection);
@@ -284,8 +304,10 @@ export class LoopbackVoiceServer {
       case OP.daveTransitionReady:
         this.#transitionReady(connection, Number(packet.d['transition_id']));
         break;
-      case OP.speaking:
       case OP.daveInvalidCommitWelcome:
+        connection.dave.invalidated.push(Number(packet.d['transition_id']));
+        break;
+      case OP.speaking:
         break;
       default:
         connection.socket.close(4001, 'Unknown opcode');
