@@ -181,20 +181,27 @@ export async function finishAssistantTurn(
 }
 
 /**
- * What members saw of a reply a crash cut off (its messages as they stand in the channel), kept
- * as the turn's content, `failed`: its process never wrote the end. Only a turn with nothing
+ * What members saw of a reply whose process died before writing its end (its messages as they
+ * stand in the channel), kept as the turn's content: `failed` when the crash cut the reply,
+ * `complete` when the reply had ended and only its record was missing. Only a turn with nothing
  * recorded is filled, so a reply whose end was written keeps what its process knew.
  */
 export async function recordCutReply(
   db: Database,
-  cut: { triggerMessageId: string; content: string; discordMessageIds: readonly string[] },
+  cut: {
+    triggerMessageId: string;
+    content: string;
+    discordMessageIds: readonly string[];
+    /** The reply had ended (only its record was missing): complete, not cut. */
+    ended?: boolean;
+  },
 ): Promise<number> {
   const recorded = await db
     .update(conversationTurns)
     .set({
       content: cut.content,
       discordMessageIds: [...cut.discordMessageIds],
-      status: 'failed',
+      status: cut.ended === true ? 'complete' : 'failed',
       importance: importanceOf('assistant', cut.content),
       completedAt: new Date(),
     })

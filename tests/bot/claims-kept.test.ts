@@ -158,4 +158,44 @@ describe('claims kept across the bot’s own end', { timeout: 240_000 }, () => {
     });
     expect(discord.message(cut.id)?.components ?? []).toEqual([]);
   });
+  it('a reply delivered whole just before a SIGKILL is recorded as it stands, and its member is not told it was cut', async () => {
+    const { discord, llm, bot, world } = harness;
+    const place = channel('delivered-then-killed');
+    llm.enqueue(textScript('All of it, delivered.'));
+    // The post takes effect but its answer is lost, again and again: the bot is still retrying
+    // (its turn's end unwritten) when it is killed, with the whole reply in the channel.
+    discord.faults.failAfterWrite({ method: 'POST', route: '/channels/:channelId/messages' });
+    const delivered = discord.waits.message({ channelId: place, authorId: discord.botUserId });
+    const trigger = discord.postMessage({
+      authorId: world.bob.id,
+      channelId: place,
+      content: `<@${discord.botUserId}> a short one`,
+    });
+    const reply = await delivered;
+    expect(reply.components ?? []).toEqual([]);
+    await bot.kill();
+    discord.faults.clear();
+    llm.handle(() => textScript('Next answer.'));
+    bot.restart();
+    await bot.waitUntilConnected();
+    await bot.waitForLog(
+      (line) =>
+        line.json?.['msg'] === 'a reply delivered before a restart: recorded as it stands' &&
+        line.json['messageId'] === trigger.id,
+    );
+    const next = discord.postMessage({
+      authorId: world.bob.id,
+      channelId: place,
+      content: `<@${discord.botUserId}> and then?`,
+    });
+    await waitForTurn(bot, next.id);
+    const toTrigger = botMessagesIn(discord, place).filter(
+      (message) => message.message_reference?.message_id === trigger.id,
+    );
+    expect(toTrigger.map((message) => message.content)).toEqual(['All of it, delivered.']);
+    // The next turn's model saw the reply as a reply, not as one cut off.
+    const seen = JSON.stringify(llm.requests.at(-1)?.body ?? {});
+    expect(seen).toContain('All of it, delivered.');
+    expect(seen).not.toContain('cut off here');
+  });
 });

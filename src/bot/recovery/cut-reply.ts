@@ -19,11 +19,11 @@ export interface CutReplyOptions {
 }
 
 /**
- * A reply cut by a crash stays in the channel as its process left it: what members read of it
- * is recorded as the turn's content (its process never wrote the end), so the next turns' model
- * sees what members saw instead of the question unanswered; and the Stop button it streamed
- * with — a live-looking button on a reply no process writes — is taken away, through the one
- * write path. Best effort: a failure is logged, never thrown.
+ * A reply whose process died before writing its end stays in the channel as that process left
+ * it: what members read of it is recorded as the turn's content, so the next turns' model sees
+ * what members saw instead of the question unanswered; and the Stop button it streamed with — a
+ * live-looking button on a reply no process writes — is taken away, through the one write path.
+ * Best effort: a failure is logged, never thrown.
  */
 export async function settleCutReply(
   trigger: Message,
@@ -37,11 +37,23 @@ export async function settleCutReply(
       triggerMessageId: trigger.id,
       content: messages.map((message) => message.content).join('\n\n'),
       discordMessageIds: messages.map((message) => message.id),
+      ended: replyEnded(messages),
     });
     await disarm(trigger, messages.filter(hasStopButton), options);
   } catch (error) {
     options.logger.debug({ err: error }, 'could not settle the messages of a cut reply');
   }
+}
+
+/**
+ * Whether a reply standing in the channel had ended before its process died: a reply carries
+ * its Stop button on its first message from its create until its end (a reply whose end came
+ * before its first write never gets one), so none left means the end was delivered — only its
+ * record is missing. A button still there means the reply was cut (or its end was, before the
+ * button's removal: told as cut, the safe side).
+ */
+export function replyEnded(messages: readonly Message[]): boolean {
+  return messages.length > 0 && !messages.some(hasStopButton);
 }
 
 /**

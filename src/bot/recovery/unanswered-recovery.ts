@@ -16,7 +16,7 @@ import type { DeliveryPort } from '../delivery/delivery-port.ts';
 import { DiscordMessageTarget, isGoneOrClosed } from '../delivery/discord-message-target.ts';
 import { postFailureNotice } from '../delivery/failure-notice.ts';
 import { resolveLocale } from '../i18n/locale.ts';
-import { cutReplyMessages, settleCutReply } from './cut-reply.ts';
+import { cutReplyMessages, replyEnded, settleCutReply } from './cut-reply.ts';
 
 /** How far back a message is still owed an answer after a restart. */
 export const RECOVERY_WINDOW_MS = 10 * 60_000;
@@ -143,32 +143,48 @@ async function recoverOne(
     await settleClaims(options.db, [claim.messageId]);
     return true;
   }
-  const message = found;
+  await answerOrSettle(found, claim, options);
+  return true;
+}
+
+/**
+ * What stands in the channel is the truth: a reply delivered just before a crash may have no
+ * record of its turn yet, and answering again would answer twice. No reply and no turn: it is
+ * answered. A reply that had ended: recorded as it stands, nothing to tell. A reply cut off:
+ * recorded, and its member told (with Retry) instead of repeating it.
+ */
+async function answerOrSettle(
+  message: Message,
+  claim: UnsettledClaim,
+  options: UnansweredRecoveryOptions,
+): Promise<void> {
   const botUserId = options.client.user?.id;
-  // What stands in the channel is the truth: a reply delivered just before a crash may have no
-  // record of its turn yet, and answering again would answer twice.
   const standing = botUserId === undefined ? [] : await cutReplyMessages(message, botUserId);
   if (standing.length === 0 && !(await turnStartedFor(options.db, claim.messageId))) {
     options.answer(message);
-    return true;
+    return;
   }
-  // Part of a reply may already stand in the channel: say what happened instead of repeating it.
-  if (!message.channel.isSendable()) return true;
-  options.logger.info(
-    { messageId: claim.messageId, channelId: claim.channelId },
-    'a reply was cut off by a restart: the member is told, with a Retry button',
-  );
+  // Read before settling: settling takes the Stop button away.
+  const ended = replyEnded(standing);
   if (botUserId !== undefined) await settleCutReply(message, { ...options, botUserId }, standing);
-  await postFailureNotice({
-    error: new UserFacingError('note.restarted', {}, { retryable: true }),
-    replyTo: message.id,
-    writer: options.delivery.to(new DiscordMessageTarget(message.channel)),
-    locale: resolveLocale(undefined, message.guild?.preferredLocale),
-    logger: options.logger,
-    logAsFailure: false,
-  });
+  const where = { messageId: claim.messageId, channelId: claim.channelId };
+  if (ended) {
+    options.logger.info(where, 'a reply delivered before a restart: recorded as it stands');
+  } else if (message.channel.isSendable()) {
+    options.logger.info(
+      where,
+      'a reply was cut off by a restart: the member is told, with a Retry button',
+    );
+    await postFailureNotice({
+      error: new UserFacingError('note.restarted', {}, { retryable: true }),
+      replyTo: message.id,
+      writer: options.delivery.to(new DiscordMessageTarget(message.channel)),
+      locale: resolveLocale(undefined, message.guild?.preferredLocale),
+      logger: options.logger,
+      logAsFailure: false,
+    });
+  }
   await settleClaims(options.db, [claim.messageId]);
-  return true;
 }
 
 /**
