@@ -24,6 +24,7 @@ COPY --from=dependencies /app/node_modules ./node_modules
 COPY package.json ./
 COPY src ./src
 COPY migrations ./migrations
+COPY assets ./assets
 COPY scripts ./scripts
 RUN mkdir -p /data && chown node:node /data
 # Non-root: the bot needs to write only its data volume.
@@ -34,4 +35,6 @@ HEALTHCHECK --interval=30s --timeout=5s --start-period=60s --retries=3 \
     CMD ["node", "-e", "fetch('http://127.0.0.1:' + process.env.METRICS_PORT + '/healthz').then((response) => process.exit(response.ok ? 0 : 1), () => process.exit(1))"]
 ENTRYPOINT ["/usr/bin/tini", "--"]
 # A small young generation: loading the SDKs would otherwise leave ~200 MB of RSS behind.
-CMD ["node", "--max-semi-space-size=8", "--heap-growing-percent=25", "src/main.ts"]
+# WebAssembly (the embedded database) stays on V8's baseline compiler: optimizing PGlite's
+# 9 MB module took over 500 MB at a first start, for queries no faster (0.35 against 0.29 ms).
+CMD ["node", "--max-semi-space-size=8", "--heap-growing-percent=25", "--liftoff-only", "src/main.ts"]

@@ -19,6 +19,7 @@ import { loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import type { BenchRow } from './bench-kit.ts';
+import { startNodeFlags } from '../tests/support/start-flags.ts';
 import { prepareBenchDatabase, type PreparedDatabase } from './support/bench-database.ts';
 import {
   BotFleet,
@@ -182,7 +183,7 @@ async function startBigBot(chosen: Sizes): Promise<Started> {
     script: 'src/main.ts',
     // What `npm start` runs the bot with; BENCH_BOUNDED_NODE_FLAGS adds some (e.g.
     // `--heapsnapshot-signal=SIGUSR2 --diagnostic-dir=/tmp` to look inside).
-    nodeFlags: ['--max-semi-space-size=8', '--heap-growing-percent=25', ...extraNodeFlags()],
+    nodeFlags: [...startNodeFlags(), ...extraNodeFlags()],
     env: {
       DISCORD_TOKEN: info.token,
       DISCORD_API_URL: info.apiUrl,

@@ -29,6 +29,7 @@ import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as delay } from 'node:timers/promises';
 import type { BenchRow } from './bench-kit.ts';
+import { startNodeFlags } from '../tests/support/start-flags.ts';
 import { prepareBenchDatabase } from './support/bench-database.ts';
 import {
   BotFleet,
@@ -108,8 +109,9 @@ function chosenProcessCounts(): number[] {
 /** Every bot process counts its SQL statements (statement-counter.ts), and may profile. */
 function botFlags(): string[] {
   const directory = process.env['BENCH_CPU_PROF_DIR'];
-  if (directory === undefined || directory === '') return [STATEMENT_COUNTER_FLAG];
-  return [STATEMENT_COUNTER_FLAG, '--cpu-prof', `--cpu-prof-dir=${path.resolve(directory)}`];
+  const flags = [...startNodeFlags(), STATEMENT_COUNTER_FLAG];
+  if (directory === undefined || directory === '') return flags;
+  return [...flags, '--cpu-prof', `--cpu-prof-dir=${path.resolve(directory)}`];
 }
 
 async function measure(mode: ScaleMode, processes: number): Promise<Measurement> {

@@ -72,7 +72,9 @@ function startArguments(): string[] {
   const manifest = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as {
     scripts: { start: string };
   };
-  const [runtime, ...rest] = manifest.scripts.start.split(/\s+/);
+  // `exec` makes the shell become node, so signals reach the bot; it is not an argument.
+  const words = manifest.scripts.start.split(/\s+/).filter((word) => word !== 'exec');
+  const [runtime, ...rest] = words;
   if (runtime !== 'node') throw new Error(`npm start does not run node: ${runtime}`);
   // The probe answers over IPC; --expose-gc lets it collect before reading the heap.
   return ['--expose-gc', '--import', './bench/support/memory-probe.ts', ...rest];

@@ -16,6 +16,7 @@ import { processShards, shardBindings } from './app/config/sharding-config.ts';
 import { unknownSettingWarnings } from './app/config/unknown-settings.ts';
 import { resealInBackground, scheduleMaintenance } from './app/lifecycle/background-work.ts';
 import { migrationsPhase, openDatabasePhase } from './app/lifecycle/database-phase.ts';
+import { installPackageModuleResolution } from './app/lifecycle/package-module-resolution.ts';
 import { createDiscordPhase } from './app/lifecycle/discord-phase.ts';
 import { ProcessExit } from './app/lifecycle/process-exit.ts';
 import { installProcessFaultHandlers } from './app/lifecycle/process-faults.ts';
@@ -28,6 +29,7 @@ import { prettyLogs } from './app/logging/log-privacy.ts';
 import { systemClock } from './core/clock.ts';
 import { ConfigError } from './core/errors.ts';
 import type { Logger } from './core/logger.ts';
+import { noMetrics, type BotMetrics } from './core/metrics.ts';
 import type { ProcessShards } from './core/process-shards.ts';
 import type { SpeechService } from './core/speech.ts';
 import type { DatabaseHandle } from './db/database.ts';
@@ -63,6 +65,8 @@ interface App {
 async function main(): Promise<void> {
   // The process's start, so the config phase includes loading the modules it needs.
   const startedAt = Math.round(performance.timeOrigin);
+  // Before the packages load: they are imported by the phases below.
+  installPackageModuleResolution();
   const setup = readSetupOrExit();
   const app = await startApp(setup);
   if (setup.config.sharding.role === 'manager') {
@@ -134,8 +138,8 @@ async function runBot(app: App, startedAt: number): Promise<void> {
   const shards = processShards(config.sharding);
   const gatewayHealth = new GatewayHealth({ clock: systemClock, shardIds: shards?.shardIds });
   // Before the database, so its queries are timed from the first one.
-  const { PrometheusMetrics } = await import('./metrics/prometheus-metrics.ts');
-  const metrics = new PrometheusMetrics({ constantLabels: shardBindings(config.sharding) });
+  const prometheus = await prometheusMetrics(config);
+  const metrics = prometheus ?? noMetrics;
   const { database, secretBox, pingDatabase } = await phases.run('database', () =>
     openDatabasePhase({ config, logger, metrics, shutdown }),
   );
@@ -144,7 +148,7 @@ async function runBot(app: App, startedAt: number): Promise<void> {
   );
   await resealInBackground({ database, secretBox, config, logger, shutdown });
   await serveMetrics(app, {
-    metrics,
+    metrics: prometheus,
     health: async () =>
       gatewayHealth.healthy() && (await pingDatabase(database.db).then(() => true)),
     details: () => ({ shards: gatewayHealth.report(), pid: process.pid, instanceId }),
@@ -157,7 +161,7 @@ async function runBot(app: App, startedAt: number): Promise<void> {
     createDiscordPhase({ ...app, shards, gatewayHealth, db: database.db }),
   );
   const tools = await phases.run('tools', () =>
-    startTools(app, { database, metrics, discord, shards }),
+    startTools(app, { database, metrics, prometheus, discord, shards }),
   );
   const { DiscordBot } = await import('./bot/discord-bot.ts');
   const bot = new DiscordBot({
@@ -217,23 +221,35 @@ async function speechService(
   });
 }
 
+/**
+ * The metrics, kept only when they are served (METRICS_PORT): prom-client and its series cost
+ * memory and CPU on every turn and query that nobody would read.
+ */
+async function prometheusMetrics(config: Config): Promise<PrometheusMetrics | undefined> {
+  if (config.metricsPort === undefined) return undefined;
+  const { PrometheusMetrics } = await import('./metrics/prometheus-metrics.ts');
+  return new PrometheusMetrics({ constantLabels: shardBindings(config.sharding) });
+}
+
 /** `/metrics` and `/healthz`, when METRICS_PORT is set. */
 async function serveMetrics(
   app: App,
   served: {
-    metrics: PrometheusMetrics;
+    metrics: PrometheusMetrics | undefined;
     health: () => Promise<boolean>;
     details: () => Record<string, unknown>;
   },
 ): Promise<void> {
   const { config, logger } = app;
-  if (config.metricsPort === undefined) return;
+  const { metrics } = served;
+  if (config.metricsPort === undefined || metrics === undefined) return;
   const { startMetricsServer } = await import('./metrics/metrics-server.ts');
   const server = await startMetricsServer({
     port: config.metricsPort,
     host: config.metricsHost,
     logger,
     ...served,
+    metrics,
   });
   app.shutdown.add('metrics server', () => server.close());
 }
@@ -243,7 +259,8 @@ async function startTools(
   app: App,
   parts: {
     database: DatabaseHandle;
-    metrics: PrometheusMetrics;
+    metrics: BotMetrics;
+    prometheus: PrometheusMetrics | undefined;
     discord: DiscordConnection;
     shards: ProcessShards | undefined;
   },
@@ -262,7 +279,7 @@ async function startTools(
     reminderShards: parts.shards,
   });
   app.shutdown.add('tools', () => tools.close());
-  parts.metrics.observeMcpServers(() =>
+  parts.prometheus?.observeMcpServers(() =>
     tools.mcp.states().map((state) => ({ name: state.name, up: state.status === 'ready' })),
   );
   return tools;

@@ -14,6 +14,7 @@ import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import type { FakeDiscord } from '../fake-discord/fake-discord.ts';
 import { ProcessOutput, type LogLine } from './process-output.ts';
+import { startNodeFlags } from './start-flags.ts';
 import {
   makeTemporaryFolder,
   removeTemporaryFolder,
@@ -122,7 +123,7 @@ export class BotProcess {
     this.#runStart = this.#output.lines().length;
     // Its own process group (pgid = pid): a kill reaches the children it starts (MCP servers)
     // too, and the group is registered so a dying test worker takes it along.
-    const nodeArguments = this.#options.nodeArguments ?? ['--max-semi-space-size=8', ENTRYPOINT];
+    const nodeArguments = this.#options.nodeArguments ?? [...startNodeFlags(), ENTRYPOINT];
     const child = spawn(process.execPath, [...nodeArguments], {
       cwd: this.dataDir,
       env: this.#environment,

@@ -1,7 +1,7 @@
 import type { Config } from '../config/config.ts';
 import type { ControlBus } from '../../core/control-bus.ts';
 import type { Logger } from '../../core/logger.ts';
-import type { BotMetrics } from '../../core/metrics.ts';
+import { noMetrics, type BotMetrics } from '../../core/metrics.ts';
 import type { Database, DatabaseHandle, DatabaseOptions } from '../../db/database.ts';
 import type { SecretBox } from '../../security/secret-box.ts';
 import type { ShutdownSteps } from './shutdown.ts';
@@ -62,7 +62,8 @@ async function openConfiguredDatabase(options: {
   openDatabase: (options: DatabaseOptions) => Promise<DatabaseHandle>;
 }): Promise<DatabaseHandle> {
   const { config, logger, metrics, openDatabase } = options;
-  const onQuery = metrics.databaseQuery.bind(metrics);
+  // Unmeasured queries are not timed at all.
+  const onQuery = metrics === noMetrics ? undefined : metrics.databaseQuery.bind(metrics);
   if (config.databaseUrl !== undefined) {
     return openDatabase({ kind: 'postgres', url: config.databaseUrl, logger, onQuery });
   }

@@ -1,0 +1,75 @@
+/**
+ * The embedded PGlite database in DATA_DIR, locked to this process. Loaded only when no
+ * DATABASE_URL is set (database.ts).
+ */
+import path from 'node:path';
+import { PGlite } from '@electric-sql/pglite';
+import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
+import { BotError } from '../core/errors.ts';
+import type { Logger } from '../core/logger.ts';
+import { PgliteControlBus } from './control-bus/pglite-control-bus.ts';
+import { lockDataDir } from './data-dir-lock.ts';
+import { MIGRATIONS_FOLDER, type DatabaseHandle } from './database.ts';
+import { singleProcessLiveness } from './instance-liveness.ts';
+import { lazily } from './lazily.ts';
+import { startingFiles } from './pglite-template.ts';
+import { applyMigrations } from './migrator.ts';
+import { timePgliteQueries, type QueryObserver } from './query-timing.ts';
+import * as schema from './schema.ts';
+
+/**
+ * The embedded database lives in the bot's own heap (WebAssembly memory never shrinks):
+ * PostgreSQL's default 128 MB of shared buffers is far more cache than a bot's tables need.
+ */
+const PGLITE_START_PARAMS = [...PGlite.defaultStartParams, '-c', 'shared_buffers=16MB'];
+
+export async function openPglite(options: {
+  dataDir: string | undefined;
+  logger: Logger;
+  loadDataDir?: Blob;
+  onQuery?: QueryObserver | undefined;
+}): Promise<DatabaseHandle> {
+  const releaseLock =
+    options.dataDir === undefined ? () => Promise.resolve() : await lockDataDir(options.dataDir);
+  let client: PGlite;
+  try {
+    const dataDir = options.dataDir === undefined ? undefined : path.resolve(options.dataDir);
+    // A restore's tarball, else the template for a new database (see pglite-template.ts).
+    const loadDataDir = options.loadDataDir ?? startingFiles(dataDir);
+    const pgliteOptions = {
+      startParams: PGLITE_START_PARAMS,
+      // PGlite's options take no explicit undefined: without a tarball, initdb makes the files.
+      ...(loadDataDir === undefined ? {} : { loadDataDir }),
+    };
+    client = dataDir === undefined ? new PGlite(pgliteOptions) : new PGlite(dataDir, pgliteOptions);
+    await client.waitReady;
+    if (options.onQuery !== undefined) timePgliteQueries(client, options.onQuery);
+  } catch (error) {
+    await releaseLock();
+    throw new BotError('database_open', 'could not open the embedded database', { cause: error });
+  }
+  const db = drizzlePglite({ client, schema });
+  const bus = lazily(async () => {
+    const opened = new PgliteControlBus({ client, logger: options.logger });
+    await opened.listen();
+    return opened;
+  });
+  return {
+    db,
+    kind: 'pglite',
+    async migrate() {
+      await applyMigrations(db, MIGRATIONS_FOLDER);
+    },
+    liveness: singleProcessLiveness(),
+    controlBus: () => bus.get(),
+    dumpDataDir: () => client.dumpDataDir('gzip'),
+    async close() {
+      await bus.opened()?.then(
+        (opened) => opened.close(),
+        () => undefined,
+      );
+      await client.close();
+      await releaseLock();
+    },
+  };
+}
