@@ -14,4 +14,4 @@ const tarball = await client.dumpDataDir('gzip');
 await client.close();
 const file = templateFile();
 writeFileSync(file, Buffer.from(await tarball.arrayBuffer()));
-console.log(`wrote ${file} (${tarball.size} bytes)`);
+process.stdout.write(`wrote ${file} (${tarball.size} bytes)\n`);

@@ -37,10 +37,8 @@ describe('the embedded database template', () => {
 
     const again = await openDatabase({ kind: 'pglite', dataDir, logger: silentLogger });
     try {
-      const result = (await again.db.execute(sql`select note from kept`)) as unknown as {
-        rows: unknown[];
-      };
-      expect(result.rows).toEqual([{ note: 'still here' }]);
+      const result: unknown = await again.db.execute(sql`select note from kept`);
+      expect((result as { rows: unknown[] }).rows).toEqual([{ note: 'still here' }]);
     } finally {
       await again.close();
     }
