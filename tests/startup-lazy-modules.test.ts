@@ -4,7 +4,8 @@ import { describe, expect, it } from 'vitest';
 /**
  * Runs in a fresh Node: records every package the module graph resolves while the modules a
  * bot process starts with are imported (logger, providers with OpenAI as the configured
- * provider, tools without MCP servers, the bot and its stages), and prints them.
+ * provider, tools without MCP servers, the bot and its stages, the database's entry before a
+ * driver is chosen), and prints them.
  */
 const PROBE = `
 import { registerHooks } from 'node:module';
@@ -32,6 +33,8 @@ await factory.preloadDefault?.();
 factory.resolve({ provider: 'anthropic', model: undefined, apiKey: undefined });
 await import('./src/tools/create-tools.ts');
 await import('./src/bot/discord-bot.ts');
+await import('./src/db/database.ts');
+await import('./src/app/lifecycle/database-phase.ts');
 process.stdout.write(JSON.stringify([...packages]));
 `;
 
@@ -59,6 +62,10 @@ describe('what a bot process loads at start-up', () => {
       '@discordjs/voice',
       '@snazzah/davey',
       'prism-media',
+      // The database drivers load with the one configured; metrics only when served.
+      'pg',
+      '@electric-sql/pglite',
+      'prom-client',
     ]) {
       expect(loaded, `${lazy} was loaded at start-up`).not.toContain(lazy);
     }
