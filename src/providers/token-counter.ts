@@ -51,6 +51,23 @@ export async function loadTokenizer(model: ModelInfo): Promise<void> {
   loadedEncodings.set(model.tokenizer, await ENCODING_MODULES[model.tokenizer]());
 }
 
+/** One counter (and its per-text cache) per model: history texts repeat from turn to turn. */
+const sharedCounters = new WeakMap<ModelInfo, TokenCounter>();
+
+/**
+ * The model's shared counter: the context of a turn and the estimate of its usage (when the
+ * provider reports none) count the same texts, so they share one cache.
+ * @throws Error when the model's tokenizer has not been loaded (`loadTokenizer`).
+ */
+export function tokenCounterFor(model: ModelInfo): TokenCounter {
+  let counter = sharedCounters.get(model);
+  if (counter === undefined) {
+    counter = createTokenCounter(model);
+    sharedCounters.set(model, counter);
+  }
+  return counter;
+}
+
 /** @throws Error when the model's tokenizer has not been loaded (`loadTokenizer`). */
 export function createTokenCounter(model: ModelInfo): TokenCounter {
   const count = rawCounter(model);

@@ -11,12 +11,7 @@ import {
 import { turnStartOf } from '../../db/turn-start-repository.ts';
 import { finishAssistantTurn } from '../../db/turn-repository.ts';
 import type { ResolvedModel } from '../../providers/provider-factory.ts';
-import type { ModelInfo } from '../../providers/model-catalog.ts';
-import {
-  createTokenCounter,
-  loadTokenizer,
-  type TokenCounter,
-} from '../../providers/token-counter.ts';
+import { loadTokenizer, tokenCounterFor } from '../../providers/token-counter.ts';
 import {
   compareSnowflakes,
   type HistoryMessage,
@@ -87,17 +82,6 @@ export function seenUnanswered(tail: UnansweredTail, request: ChatRequest): Unan
     return text !== undefined && text.trim() !== '' && shown.includes(text);
   };
   return { ...tail, ids: tail.ids.filter(seen), addressed: tail.addressed.filter(seen) };
-}
-
-/** One counter (and its per-text cache) per model: history texts repeat from turn to turn. */
-const counters = new WeakMap<ModelInfo, TokenCounter>();
-function counterFor(info: ModelInfo): TokenCounter {
-  let counter = counters.get(info);
-  if (counter === undefined) {
-    counter = createTokenCounter(info);
-    counters.set(info, counter);
-  }
-  return counter;
 }
 
 export interface PrepareTurnOptions {
@@ -336,7 +320,7 @@ export function buildRequest(options: {
   availableHistory: number;
   promptTokens: number;
 } {
-  const counter = counterFor(options.model.info);
+  const counter = tokenCounterFor(options.model.info);
   const { prepared } = options;
   const context = assembleContext({
     system: prepared.system,
