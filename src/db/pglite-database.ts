@@ -6,15 +6,14 @@ import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import { BotError } from '../core/errors.ts';
-import type { Logger } from '../core/logger.ts';
 import { PgliteControlBus } from './control-bus/pglite-control-bus.ts';
 import { lockDataDir } from './data-dir-lock.ts';
-import { MIGRATIONS_FOLDER, type DatabaseHandle } from './database.ts';
+import { MIGRATIONS_FOLDER, type DatabaseHandle, type DatabaseOptions } from './database.ts';
 import { singleProcessLiveness } from './instance-liveness.ts';
 import { lazily } from './lazily.ts';
 import { startingFiles } from './pglite-template.ts';
 import { applyMigrations } from './migrator.ts';
-import { timePgliteQueries, type QueryObserver } from './query-timing.ts';
+import { timePgliteQueries } from './query-timing.ts';
 import * as schema from './schema.ts';
 
 /**
@@ -23,12 +22,9 @@ import * as schema from './schema.ts';
  */
 const PGLITE_START_PARAMS = [...PGlite.defaultStartParams, '-c', 'shared_buffers=16MB'];
 
-export async function openPglite(options: {
-  dataDir: string | undefined;
-  logger: Logger;
-  loadDataDir?: Blob;
-  onQuery?: QueryObserver | undefined;
-}): Promise<DatabaseHandle> {
+export async function openPglite(
+  options: Extract<DatabaseOptions, { kind: 'pglite' }>,
+): Promise<DatabaseHandle> {
   const releaseLock =
     options.dataDir === undefined ? () => Promise.resolve() : await lockDataDir(options.dataDir);
   let client: PGlite;

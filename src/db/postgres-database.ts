@@ -6,13 +6,12 @@
 import { drizzle as drizzleNodePg } from 'drizzle-orm/node-postgres';
 import pg from 'pg';
 import { systemClock, type Clock } from '../core/clock.ts';
-import type { Logger } from '../core/logger.ts';
 import { PostgresControlBus } from './control-bus/postgres-control-bus.ts';
-import { MIGRATIONS_FOLDER, type DatabaseHandle } from './database.ts';
+import { MIGRATIONS_FOLDER, type DatabaseHandle, type DatabaseOptions } from './database.ts';
 import { postgresLiveness } from './instance-liveness.ts';
 import { lazily } from './lazily.ts';
 import { applyMigrations } from './migrator.ts';
-import { timeQueries, type QueryObserver } from './query-timing.ts';
+import { timeQueries } from './query-timing.ts';
 import * as schema from './schema.ts';
 
 /** Any 64-bit constant works; this one is "tomodach" in ASCII. */
@@ -35,14 +34,9 @@ async function takeMigrationLock(client: pg.PoolClient, clock: Clock): Promise<v
   }
 }
 
-export function openPostgres(options: {
-  url: string;
-  logger: Logger;
-  poolSize?: number;
-  clock?: Clock;
-  peerReconnectGraceMs?: number;
-  onQuery?: QueryObserver | undefined;
-}): DatabaseHandle {
+export function openPostgres(
+  options: Extract<DatabaseOptions, { kind: 'postgres' }>,
+): DatabaseHandle {
   const pool = new pg.Pool({
     connectionString: options.url,
     max: options.poolSize ?? 10,
