@@ -88,6 +88,8 @@ export class DiscordBot {
       ...this.options,
       answer: (message) => router.recover(message),
       onCannotJudgeYet: () => this.recoverAgainSoon(),
+      onHandedBack: () => this.recoverAgainSoon(),
+      signal: this.intakeHold.signal,
       ...(shards === undefined
         ? {}
         : { owns: (channelId: string) => channelOnShards(client, channelId, shards) }),

@@ -5,6 +5,8 @@
  * manual clock the test drives; only the server's own stop/start take real time.
  */
 import { randomUUID } from 'node:crypto';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { Client } from 'discord.js';
 import { sql } from 'drizzle-orm';
 import pg from 'pg';
@@ -13,7 +15,7 @@ import { DeliveryPort } from '../../src/bot/delivery/delivery-port.ts';
 import { DatabaseTurnJournal } from '../../src/bot/turns/database-turn-journal.ts';
 import { DailyBudget } from '../../src/bot/limits/daily-budget.ts';
 import { recoverUnanswered } from '../../src/bot/recovery/unanswered-recovery.ts';
-import { claimMessage, unsettledClaims } from '../../src/db/claim-repository.ts';
+import { claimMessage, RELEASED_CLAIM, unsettledClaims } from '../../src/db/claim-repository.ts';
 import { openDatabase, type DatabaseHandle } from '../../src/db/database.ts';
 import { ensureScope } from '../../src/db/scope-settings-repository.ts';
 import { failAbandonedTurns } from '../../src/db/turn-recovery.ts';
@@ -355,4 +357,62 @@ describe.skipIf('skipped' in available)('a PostgreSQL outage (own cluster)', () 
     expect(claims.find((claim) => claim.messageId === messageId)?.instanceId).toBe('instance-peer');
     expect(answered).toEqual([]);
   }, 60_000);
+
+  it('hands a claim it could not recover back once the database is back, and looks again soon', async () => {
+    const setup = await open({ clock: new ManualClock() });
+    const messageId = '423456789012345678';
+    await claimMessage(setup.handle.db, {
+      key: messageId,
+      instanceId: RELEASED_CLAIM,
+      channelId: CHANNEL,
+    });
+    // Discord's REST on loopback: asked for the message's channel, the database goes down
+    // first, then the channel is unknown (10003), so settling the claim fails, and so does the
+    // first hand-back.
+    let asked = false;
+    const rest = createServer((request, response) => {
+      asked = true;
+      void cluster.stop().then(() => {
+        response.writeHead(404, { 'content-type': 'application/json' });
+        response.end(JSON.stringify({ message: 'Unknown Channel', code: 10003 }));
+      });
+    });
+    await new Promise<void>((resolve) => rest.listen(0, '127.0.0.1', resolve));
+    const port = (rest.address() as AddressInfo).port;
+    const client = new Client({ intents: [], rest: { api: `http://127.0.0.1:${port}/api` } });
+    client.rest.setToken('loopback-token');
+    const clock = new ManualClock(Date.now());
+    const judge = await open({ clock: new ManualClock() });
+    let handedBack = 0;
+    try {
+      const pass = recoverUnanswered({
+        db: judge.handle.db,
+        client,
+        clock,
+        logger: recordingLogger([]),
+        delivery: new DeliveryPort({ clock: new ManualClock(), logger: recordingLogger([]) }),
+        instanceId: 'instance-judge',
+        isAlive: () => Promise.resolve(false),
+        canJudgePeers: () => Promise.resolve(true),
+        answer: () => undefined,
+        onHandedBack: () => (handedBack += 1),
+      });
+      await eventually(() => asked && clock.pendingSleeps().length > 0, {
+        timeoutMs: 60_000,
+        description: 'the hand-back to wait out the outage',
+      });
+      await cluster.start();
+      let finished = false;
+      void pass.finally(() => (finished = true));
+      await driveClock(clock, () => finished);
+      expect(await pass).toBe(0);
+    } finally {
+      await client.destroy();
+      await new Promise((resolve) => rest.close(resolve));
+    }
+    // Offered to the next pass (held by this live process, no pass would have taken it again).
+    const claims = await unsettledClaims(judge.handle.db, new Date(0));
+    expect(claims.find((claim) => claim.messageId === messageId)?.instanceId).toBe(RELEASED_CLAIM);
+    expect(handedBack).toBe(1);
+  }, 120_000);
 });

@@ -11,12 +11,16 @@ import {
   type UnsettledClaim,
 } from '../../db/claim-repository.ts';
 import type { Database } from '../../db/database.ts';
+import { retryTransient } from '../../db/retry-transient.ts';
 import { turnStartedFor } from '../../db/turn-repository.ts';
 import type { DeliveryPort } from '../delivery/delivery-port.ts';
 import { DiscordMessageTarget, isGoneOrClosed } from '../delivery/discord-message-target.ts';
 import { postFailureNotice } from '../delivery/failure-notice.ts';
 import { resolveLocale } from '../i18n/locale.ts';
 import { cutReplyMessages, replyEnded, settleCutReply } from './cut-reply.ts';
+
+/** How long a claim that could not be recovered is offered back through a database outage. */
+const HAND_BACK_HOLD_MS = 5 * 60_000;
 
 /** How far back a message is still owed an answer after a restart. */
 export const RECOVERY_WINDOW_MS = 10 * 60_000;
@@ -40,6 +44,13 @@ export interface UnansweredRecoveryOptions {
    * a PostgreSQL restart): the caller runs the pass again soon, not a minute later.
    */
   onCannotJudgeYet?: () => void;
+  /**
+   * A claim taken over could not be recovered now and was handed back (a lookup or a database
+   * step failed, which may pass): the caller runs the pass again soon.
+   */
+  onHandedBack?: () => void;
+  /** Ends the waiting of a hand-back through a database outage (shutdown). */
+  signal?: AbortSignal;
   /** Answers a recovered message whose claim this process now holds. */
   answer(message: Message): void;
   /**
@@ -121,14 +132,27 @@ async function recoverOrHandBack(
   claim: UnsettledClaim,
   options: UnansweredRecoveryOptions,
 ): Promise<boolean> {
+  let failed = false;
   try {
     if (await recoverOne(claim, options)) return true;
   } catch (error) {
+    failed = true;
     options.logger.warn({ err: error, messageId: claim.messageId }, 'could not recover a message');
   }
-  await releaseClaims(options.db, [claim.messageId], options.instanceId).catch((error: unknown) => {
-    options.logger.warn({ err: error, messageId: claim.messageId }, 'could not hand back');
-  });
+  // Held by this live process, a claim no pass would take again: the hand-back waits out a
+  // database outage (the likeliest reason the recovery failed). Only a shutdown ends the
+  // wait, and then this process's death frees the claim for the next one.
+  await retryTransient(() => releaseClaims(options.db, [claim.messageId], options.instanceId), {
+    clock: options.clock,
+    signal: options.signal,
+    maxElapsedMs: HAND_BACK_HOLD_MS,
+  }).then(
+    // A failure that may pass is tried again soon; another shard's message is left to it.
+    () => (failed ? options.onHandedBack?.() : undefined),
+    (error: unknown) => {
+      options.logger.warn({ err: error, messageId: claim.messageId }, 'could not hand back');
+    },
+  );
   return false;
 }
 
