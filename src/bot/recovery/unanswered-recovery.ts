@@ -12,6 +12,7 @@ import {
 } from '../../db/claim-repository.ts';
 import type { Database } from '../../db/database.ts';
 import { retryTransient } from '../../db/retry-transient.ts';
+import { isTransientDatabaseError } from '../../db/transient-database-error.ts';
 import { turnStartedFor } from '../../db/turn-repository.ts';
 import type { DeliveryPort } from '../delivery/delivery-port.ts';
 import { DiscordMessageTarget, isGoneOrClosed } from '../delivery/discord-message-target.ts';
@@ -45,8 +46,8 @@ export interface UnansweredRecoveryOptions {
    */
   onCannotJudgeYet?: () => void;
   /**
-   * A claim taken over could not be recovered now and was handed back (a lookup or a database
-   * step failed, which may pass): the caller runs the pass again soon.
+   * A claim taken over could not be recovered now, because of a database outage, and was
+   * handed back once the database answered: the caller runs the pass again soon.
    */
   onHandedBack?: () => void;
   /** Ends the waiting of a hand-back through a database outage (shutdown). */
@@ -132,11 +133,11 @@ async function recoverOrHandBack(
   claim: UnsettledClaim,
   options: UnansweredRecoveryOptions,
 ): Promise<boolean> {
-  let failed = false;
+  let outage = false;
   try {
     if (await recoverOne(claim, options)) return true;
   } catch (error) {
-    failed = true;
+    outage = isTransientDatabaseError(error);
     options.logger.warn({ err: error, messageId: claim.messageId }, 'could not recover a message');
   }
   // Held by this live process, a claim no pass would take again: the hand-back waits out a
@@ -147,8 +148,10 @@ async function recoverOrHandBack(
     signal: options.signal,
     maxElapsedMs: HAND_BACK_HOLD_MS,
   }).then(
-    // A failure that may pass is tried again soon; another shard's message is left to it.
-    () => (failed ? options.onHandedBack?.() : undefined),
+    // After a database outage, tried again soon; a failed Discord lookup waits for the next
+    // regular pass (no warning every few seconds while Discord is down), and another shard's
+    // message is left to that shard.
+    () => (outage ? options.onHandedBack?.() : undefined),
     (error: unknown) => {
       options.logger.warn({ err: error, messageId: claim.messageId }, 'could not hand back');
     },
