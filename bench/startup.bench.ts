@@ -25,6 +25,7 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { percentile, type BenchRow } from './bench-kit.ts';
 import { prepareBenchDatabase, type PreparedDatabase } from './support/bench-database.ts';
 import { LoopbackWorld } from './support/loopback-world-client.ts';
+import { startArgumentsAfterNode } from '../tests/support/start-flags.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const RUNS = 3;
@@ -69,15 +70,13 @@ interface StartOutcome {
 
 /** The node arguments of `npm start`, so the bench starts exactly what operators start. */
 function startArguments(): string[] {
-  const manifest = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as {
-    scripts: { start: string };
-  };
-  // `exec` makes the shell become node, so signals reach the bot; it is not an argument.
-  const words = manifest.scripts.start.split(/\s+/).filter((word) => word !== 'exec');
-  const [runtime, ...rest] = words;
-  if (runtime !== 'node') throw new Error(`npm start does not run node: ${runtime}`);
   // The probe answers over IPC; --expose-gc lets it collect before reading the heap.
-  return ['--expose-gc', '--import', './bench/support/memory-probe.ts', ...rest];
+  return [
+    '--expose-gc',
+    '--import',
+    './bench/support/memory-probe.ts',
+    ...startArgumentsAfterNode(),
+  ];
 }
 
 export async function rows(): Promise<BenchRow[]> {

@@ -15,8 +15,15 @@ import { fileURLToPath } from 'node:url';
 
 const ASSETS = fileURLToPath(new URL('../../assets', import.meta.url));
 
-/** The installed PGlite's version (its package.json is not in its exports map). */
+let installedVersion: string | undefined;
+
+/** The installed PGlite's version (its package.json is not in its exports map); read once. */
 export function pgliteVersion(): string {
+  installedVersion ??= readPgliteVersion();
+  return installedVersion;
+}
+
+function readPgliteVersion(): string {
   const entry = createRequire(import.meta.url).resolve('@electric-sql/pglite');
   let directory = path.dirname(entry);
   for (;;) {

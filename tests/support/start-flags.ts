@@ -6,14 +6,20 @@ import { readFileSync } from 'node:fs';
 
 const MANIFEST = new URL('../../package.json', import.meta.url);
 
-/** `--max-semi-space-size=8 …`: the words of the start script between `node` and the entry. */
-export function startNodeFlags(): string[] {
+/** The words of the start script after `node`: its flags (with `--import <file>`) and the entry. */
+export function startArgumentsAfterNode(): string[] {
   const manifest = JSON.parse(readFileSync(MANIFEST, 'utf8')) as { scripts: { start: string } };
-  // `exec` makes the shell become node (signals reach the bot); it is not a flag.
+  // `exec` makes the shell become node (signals reach the bot); it is not an argument.
   const words = manifest.scripts.start.split(/\s+/).filter((word) => word !== 'exec');
   if (words[0] !== 'node') throw new Error(`npm start does not run node: ${words[0]}`);
+  return words.slice(1);
+}
+
+/** `--max-semi-space-size=8 …`: the start script's flags, without the entry and `--import`s. */
+export function startNodeFlags(): string[] {
+  const words = startArgumentsAfterNode();
   const flags: string[] = [];
-  for (let index = 1; index < words.length; index += 1) {
+  for (let index = 0; index < words.length; index += 1) {
     const word = words[index] ?? '';
     if (!word.startsWith('--')) break;
     // --import takes the next word; the runtime check it preloads is for people, not benches.
