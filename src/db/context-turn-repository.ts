@@ -42,7 +42,7 @@ export interface ContextTurnLimits {
  * its own, which made up most of the context bench (100k stored turns: ~5 ms of reads for 11
  * fields a row against ~2 ms for one JSON field a row, measured on the bench's data).
  */
-type TurnTuple = [
+export type TurnTuple = [
   id: string,
   role: 'user' | 'assistant',
   authorId: string,
@@ -78,10 +78,27 @@ export async function contextTurnsSinceReset(
   channelId: string,
   limits: ContextTurnLimits,
 ): Promise<ContextTurn[]> {
+  const result: unknown = await db.execute(
+    sql`select ${contextTurnsJson(db, channelId, limits)} as turns`,
+  );
+  const [row] = (result as { rows: Array<{ turns: TurnTuple[] }> }).rows;
+  return contextTurnsOf(row?.turns ?? []);
+}
+
+/**
+ * The three reads as one JSON array of tuples, a scalar subquery to embed in a bigger statement
+ * (turnStartOf): one field to decode, however many turns.
+ */
+export function contextTurnsJson(db: Database, channelId: string, limits: ContextTurnLimits): SQL {
   const [recent, important, pinned] = contextTurnReads(db, channelId, limits);
-  const rows = await recent.unionAll(important).unionAll(pinned);
+  return sql`(select coalesce(json_agg(read.turn), '[]'::json)
+    from (${recent} union all ${important} union all ${pinned}) as read(turn))`;
+}
+
+/** The tuples of {@link contextTurnsJson} as turns: deduplicated, oldest first. */
+export function contextTurnsOf(tuples: readonly TurnTuple[]): ContextTurn[] {
   const byId = new Map<string, TurnTuple>();
-  for (const { turn } of rows) byId.set(turn[0], turn);
+  for (const turn of tuples) byId.set(turn[0], turn);
   return [...byId.values()].sort((a, b) => a[7] - b[7] || a[0].localeCompare(b[0])).map(fromTuple);
 }
 

@@ -1,4 +1,11 @@
 import { and, eq, sql } from 'drizzle-orm';
+import {
+  contextTurnsJson,
+  contextTurnsOf,
+  type ContextTurn,
+  type ContextTurnLimits,
+  type TurnTuple,
+} from './context-turn-repository.ts';
 import type { Database } from './database.ts';
 import {
   contextMemoriesQuery,
@@ -19,6 +26,8 @@ export interface TurnStart {
   summary: string | undefined;
   /** As memoriesForContext reads them. */
   memories: ContextMemories;
+  /** As contextTurnsSinceReset reads them, when asked for (`turns`); else none. */
+  turns: ContextTurn[];
 }
 
 /** A memory as the statement sends it: one JSON array, created_at in milliseconds. */
@@ -33,13 +42,13 @@ type MemoryTuple = [
 ];
 
 /**
- * The channel's reset marker, its summary's text and the memories the turn's author and scope
- * bring, in one statement (every turn needs all three): a reset racing the read is seen by the
- * marker and the summary alike, or by neither.
+ * The channel's reset marker, its summary's text, the memories the turn's author and scope
+ * bring and (with `turns`) the stored turns a context chooses from, in one statement: every
+ * turn needs all of them, and a reset racing the read is seen by every part alike, or by none.
  */
 export async function turnStartOf(
   db: Database,
-  options: ContextMemoriesOptions & { channelId: string },
+  options: ContextMemoriesOptions & { channelId: string; turns?: ContextTurnLimits },
 ): Promise<TurnStart> {
   const { channelId } = options;
   const resetAt = db
@@ -63,10 +72,16 @@ export async function turnStartOf(
       (select coalesce(json_agg(json_build_array(m.id, m.kind, m.owner_id, m.character_id, m.author_id,
         m.content, (extract(epoch from m.created_at) * 1000)::float8)
         order by m.created_at, m.id), '[]'::json)
-        from (${memories}) as m) as memories`);
+        from (${memories}) as m) as memories,
+      ${options.turns === undefined ? sql`null` : contextTurnsJson(db, channelId, options.turns)} as turns`);
   const [row] = (
     result as {
-      rows: { reset_at_ms: number | null; summary: string | null; memories: MemoryTuple[] }[];
+      rows: {
+        reset_at_ms: number | null;
+        summary: string | null;
+        memories: MemoryTuple[];
+        turns: TurnTuple[] | null;
+      }[];
     }
   ).rows;
   const resetAtMs = row?.reset_at_ms ?? undefined;
@@ -74,6 +89,7 @@ export async function turnStartOf(
     resetAt: resetAtMs === undefined ? undefined : new Date(Math.floor(resetAtMs)),
     summary: row?.summary ?? undefined,
     memories: splitContextMemories((row?.memories ?? []).map(fromTuple)),
+    turns: contextTurnsOf(row?.turns ?? []),
   };
 }
 

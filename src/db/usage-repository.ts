@@ -1,4 +1,4 @@
-import { and, between, desc, eq, sql } from 'drizzle-orm';
+import { and, between, desc, eq, sql, type SQLWrapper } from 'drizzle-orm';
 import type { Database } from './database.ts';
 import { characterDailyUsage, characters, memberDailyUsage, scopeDailyUsage } from './schema.ts';
 
@@ -35,73 +35,83 @@ export interface UsageEntry {
 }
 
 /**
- * Adds a model call's tokens and cost to its scope's UTC day and to its member's row for the
- * model, in one transaction (atomic across processes).
+ * Adds a model call's tokens and cost to its scope's UTC day, to its member's row for the model
+ * and to its character's, in one statement (atomic across processes, like a transaction, and one
+ * round trip instead of four: the turn's bill is written on every turn).
  */
 export async function addUsage(db: Database, usage: UsageEntry): Promise<void> {
   const day = utcDay(usage.at);
-  await db.transaction(async (transaction) => {
-    await transaction
-      .insert(scopeDailyUsage)
-      .values({
-        scopeId: usage.scopeId,
-        day,
-        inputTokens: usage.inputTokens,
-        outputTokens: usage.outputTokens,
-        cost: usage.cost,
-      })
-      .onConflictDoUpdate({
-        target: [scopeDailyUsage.scopeId, scopeDailyUsage.day],
-        set: {
-          inputTokens: sql`${scopeDailyUsage.inputTokens} + ${usage.inputTokens}`,
-          outputTokens: sql`${scopeDailyUsage.outputTokens} + ${usage.outputTokens}`,
-          cost: sql`${scopeDailyUsage.cost} + ${usage.cost}`,
-        },
-      });
-    await transaction
-      .insert(memberDailyUsage)
-      .values({
-        scopeId: usage.scopeId,
-        day,
-        memberId: usage.memberId,
-        model: usage.model,
-        turns: usage.turns,
-        inputTokens: usage.inputTokens,
-        cachedInputTokens: usage.cachedInputTokens,
-        outputTokens: usage.outputTokens,
-        cost: usage.cost,
-        speechSeconds: usage.speechSeconds ?? 0,
-        speechCharacters: usage.speechCharacters ?? 0,
-      })
-      .onConflictDoUpdate({
-        target: [
-          memberDailyUsage.scopeId,
-          memberDailyUsage.day,
-          memberDailyUsage.memberId,
-          memberDailyUsage.model,
-        ],
-        set: {
-          turns: sql`${memberDailyUsage.turns} + ${usage.turns}`,
-          inputTokens: sql`${memberDailyUsage.inputTokens} + ${usage.inputTokens}`,
-          cachedInputTokens: sql`${memberDailyUsage.cachedInputTokens} + ${usage.cachedInputTokens}`,
-          outputTokens: sql`${memberDailyUsage.outputTokens} + ${usage.outputTokens}`,
-          cost: sql`${memberDailyUsage.cost} + ${usage.cost}`,
-          speechSeconds: sql`${memberDailyUsage.speechSeconds} + ${usage.speechSeconds ?? 0}`,
-          speechCharacters: sql`${memberDailyUsage.speechCharacters} + ${usage.speechCharacters ?? 0}`,
-        },
-      });
-    if (usage.characterId !== undefined) {
-      await addCharacterUsage(transaction, { ...usage, characterId: usage.characterId, day });
-    }
-  });
+  const upserts = [scopeUpsert(db, usage, day), memberUpsert(db, usage, day)];
+  if (usage.characterId !== undefined)
+    upserts.push(characterUpsert(db, { ...usage, characterId: usage.characterId, day }));
+  // Every data-modifying statement in a WITH runs, whether or not the outer query reads it.
+  const ctes = upserts.map(
+    (upsert, index) => sql`${sql.raw(`usage_${index}`)} as (${upsert.getSQL()})`,
+  );
+  await db.execute(sql`with ${sql.join(ctes, sql`, `)} select 1`);
 }
 
-/** A character's share of the day, in the same transaction as its member's. */
-async function addCharacterUsage(
-  db: Pick<Database, 'insert'>,
+function scopeUpsert(db: Database, usage: UsageEntry, day: string): SQLWrapper {
+  return db
+    .insert(scopeDailyUsage)
+    .values({
+      scopeId: usage.scopeId,
+      day,
+      inputTokens: usage.inputTokens,
+      outputTokens: usage.outputTokens,
+      cost: usage.cost,
+    })
+    .onConflictDoUpdate({
+      target: [scopeDailyUsage.scopeId, scopeDailyUsage.day],
+      set: {
+        inputTokens: sql`${scopeDailyUsage.inputTokens} + ${usage.inputTokens}`,
+        outputTokens: sql`${scopeDailyUsage.outputTokens} + ${usage.outputTokens}`,
+        cost: sql`${scopeDailyUsage.cost} + ${usage.cost}`,
+      },
+    });
+}
+
+function memberUpsert(db: Database, usage: UsageEntry, day: string): SQLWrapper {
+  return db
+    .insert(memberDailyUsage)
+    .values({
+      scopeId: usage.scopeId,
+      day,
+      memberId: usage.memberId,
+      model: usage.model,
+      turns: usage.turns,
+      inputTokens: usage.inputTokens,
+      cachedInputTokens: usage.cachedInputTokens,
+      outputTokens: usage.outputTokens,
+      cost: usage.cost,
+      speechSeconds: usage.speechSeconds ?? 0,
+      speechCharacters: usage.speechCharacters ?? 0,
+    })
+    .onConflictDoUpdate({
+      target: [
+        memberDailyUsage.scopeId,
+        memberDailyUsage.day,
+        memberDailyUsage.memberId,
+        memberDailyUsage.model,
+      ],
+      set: {
+        turns: sql`${memberDailyUsage.turns} + ${usage.turns}`,
+        inputTokens: sql`${memberDailyUsage.inputTokens} + ${usage.inputTokens}`,
+        cachedInputTokens: sql`${memberDailyUsage.cachedInputTokens} + ${usage.cachedInputTokens}`,
+        outputTokens: sql`${memberDailyUsage.outputTokens} + ${usage.outputTokens}`,
+        cost: sql`${memberDailyUsage.cost} + ${usage.cost}`,
+        speechSeconds: sql`${memberDailyUsage.speechSeconds} + ${usage.speechSeconds ?? 0}`,
+        speechCharacters: sql`${memberDailyUsage.speechCharacters} + ${usage.speechCharacters ?? 0}`,
+      },
+    });
+}
+
+/** A character's share of the day, written with its member's. */
+function characterUpsert(
+  db: Database,
   usage: UsageEntry & { characterId: string; day: string },
-): Promise<void> {
-  await db
+): SQLWrapper {
+  return db
     .insert(characterDailyUsage)
     .values({
       scopeId: usage.scopeId,

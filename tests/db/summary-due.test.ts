@@ -127,4 +127,30 @@ describe.each(testBackends())('the summary check on $name', (backend) => {
     expect(await check(due)).toBe(3);
     expect(asked).toEqual(['resolve']);
   });
+
+  it('skips the checks of the turns that cannot make a summary due yet', async () => {
+    const summarizer = new RollingSummarizer({
+      db: database.db,
+      providers: {} as unknown as ProviderFactory,
+      secretBox: new SecretBox(Buffer.alloc(32, 7)),
+      dailyBudget: {} as unknown as DailyBudget,
+      loadSettings: (scopeId) => Promise.resolve(defaultScopeSettings(scopeId)),
+      logger: silentLogger,
+      everyTurns: 6,
+      keepRecent: 6,
+      signal: new AbortController().signal,
+    });
+    const check = async (channelId: string) => {
+      const before = statements.length;
+      summarizer.schedule({ channelId, scopeId: SCOPE });
+      await summarizer.idle(channelId);
+      return statements.length - before;
+    };
+    // 7 turns: 1 beyond the 6 kept recent, 5 short of a call; a turn stores at least 2, so
+    // the next 2 turns cannot make it due and are not checked; the third is.
+    const channelId = await channelWith(Array.from({ length: 7 }, () => 'complete' as const));
+    const counted = [];
+    for (let turn = 0; turn < 4; turn += 1) counted.push(await check(channelId));
+    expect(counted).toEqual([1, 0, 0, 1]);
+  });
 });

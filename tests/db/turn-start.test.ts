@@ -1,6 +1,6 @@
 /**
- * A turn's first read: the channel's reset marker, its rolling summary and the memories of the
- * scope and the author, in one statement.
+ * A turn's first read: the channel's reset marker, its rolling summary, the memories of the
+ * scope and the author and the stored turns, in one statement.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createCharacter } from '../../src/db/character-repository.ts';
@@ -9,6 +9,8 @@ import { ensureScope } from '../../src/db/scope-settings-repository.ts';
 import { saveSummary } from '../../src/db/summary-repository.ts';
 import { turnStartOf } from '../../src/db/turn-start-repository.ts';
 import { setResetMarker } from '../../src/db/turn-repository.ts';
+import { contextTurnsSinceReset } from '../../src/db/context-turn-repository.ts';
+import { conversationTurns } from '../../src/db/schema.ts';
 import { testBackends, type TestDatabase } from '../support/test-database.ts';
 
 const SCOPE = '143456789012345680';
@@ -47,6 +49,44 @@ describe.each(testBackends())('the turn start on $name', (backend) => {
     const resetAt = new Date('2026-01-02T03:04:05.678Z');
     await setResetMarker(database.db, { channelId, scopeId: SCOPE, resetBy: '1', resetAt });
     expect(await start()).toEqual({ resetAt, summary: undefined });
+  });
+
+  it('brings the stored turns contextTurnsSinceReset reads, in the same statement', async () => {
+    const channelId = '243456789012345690';
+    const at = (minute: number) => new Date(Date.UTC(2026, 0, 3, 10, minute));
+    await database.db.insert(conversationTurns).values(
+      Array.from({ length: 7 }, (_, index) => ({
+        id: `00000000-0000-4000-8000-00000000000${index}`,
+        scopeId: SCOPE,
+        channelId,
+        role: index % 2 === 0 ? ('user' as const) : ('assistant' as const),
+        authorId: index % 2 === 0 ? ALICE : 'bot',
+        content: `turn ${index}`,
+        status: 'complete' as const,
+        importance: index === 1 ? 0.9 : 0.5,
+        createdAt: at(index),
+      })),
+    );
+    await setResetMarker(database.db, { channelId, scopeId: SCOPE, resetBy: '1', resetAt: at(0) });
+    const limits = { recent: 3, important: 2, pinned: 1 };
+    const before = statements.length;
+    const read = await turnStartOf(database.db, {
+      channelId,
+      scopeId: SCOPE,
+      authorId: ALICE,
+      turns: limits,
+    });
+    expect(statements.length - before).toBe(1);
+    // The newest three and the important one, since the reset (turn 0 is at the marker).
+    expect(read.turns.map((turn) => turn.content)).toEqual([
+      'turn 1',
+      'turn 4',
+      'turn 5',
+      'turn 6',
+    ]);
+    expect(read.turns).toEqual(await contextTurnsSinceReset(database.db, channelId, limits));
+    const without = await turnStartOf(database.db, { channelId, scopeId: SCOPE, authorId: ALICE });
+    expect(without.turns).toEqual([]);
   });
 
   it('brings the same memories memoriesForContext reads, in the same order', async () => {

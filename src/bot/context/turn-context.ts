@@ -3,11 +3,7 @@ import type { Logger } from '../../core/logger.ts';
 import type { ScopeSettings } from '../../core/settings.ts';
 import type { ToolSpec } from '../../core/chat.ts';
 import type { Database } from '../../db/database.ts';
-import {
-  contextTurnsSinceReset,
-  type ContextTurn,
-  type ContextTurnLimits,
-} from '../../db/context-turn-repository.ts';
+import type { ContextTurn, ContextTurnLimits } from '../../db/context-turn-repository.ts';
 import { turnStartOf } from '../../db/turn-start-repository.ts';
 import { finishAssistantTurn } from '../../db/turn-repository.ts';
 import type { ResolvedModel } from '../../providers/provider-factory.ts';
@@ -108,9 +104,9 @@ export interface PrepareTurnOptions {
 }
 
 /**
- * Gathers what a turn's request is made of: two reads, sent at once — the stored turns, and the
- * reset marker with the summary and the memories — then the history, the new messages (with
- * their images) and the persona around them.
+ * Gathers what a turn's request is made of: one read — the reset marker, the summary, the
+ * memories and the stored turns — beside the channel's window, then the history, the new
+ * messages (with their images) and the persona around them.
  */
 export async function prepareTurn(options: PrepareTurnOptions): Promise<PreparedTurn> {
   const last = options.messages.at(-1);
@@ -124,7 +120,7 @@ export async function prepareTurn(options: PrepareTurnOptions): Promise<Prepared
       finishAssistantTurn(options.db, reply.turnId, reply.end),
     )) ?? [];
   const hold = options.hold ?? ((read) => read());
-  const [window, { resetAt, summary, memories }, recorded] = await Promise.all([
+  const [window, { resetAt, summary, memories, turns: recorded }] = await Promise.all([
     options.history.recent(last.channelId),
     hold(() =>
       turnStartOf(options.db, {
@@ -132,9 +128,9 @@ export async function prepareTurn(options: PrepareTurnOptions): Promise<Prepared
         scopeId: settings.scopeId,
         authorId: author.authorId,
         characterId: options.speakerId,
+        turns: STORED_TURNS,
       }),
     ),
-    hold(() => contextTurnsSinceReset(options.db, last.channelId, STORED_TURNS)),
     // buildRequest and the usage estimate count with it; imported on the first turn that needs it.
     loadTokenizer(model.info),
   ]);

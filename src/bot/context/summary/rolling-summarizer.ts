@@ -1,3 +1,4 @@
+import { LruMap } from '../../../core/lru-map.ts';
 import type { Logger } from '../../../core/logger.ts';
 import { EMPTY_USAGE, type TokenUsage } from '../../../core/stream-part.ts';
 import type { ScopeSettings } from '../../../core/settings.ts';
@@ -33,17 +34,29 @@ export interface RollingSummarizerOptions {
 export const DEFAULT_SUMMARY_CADENCE = { everyTurns: 20, keepRecent: 40 } as const;
 /** The turns one call folds in at most (a long backlog is caught up call by call). */
 const MAX_TURNS_PER_CALL = 80;
+/**
+ * The stored turns one answered turn adds at least as the check counts them: the member's
+ * message and the reply. A check that finds a call k turns short skips the next k ÷ this checks.
+ */
+const TURNS_STORED_PER_TURN = 2;
+/** Channels whose skipped checks are remembered (forgetting one only costs a check). */
+const CHANNELS_REMEMBERED = 10_000;
 
 /**
  * Keeps each channel's rolling summary in the background: after a turn, when at
  * least `everyTurns` stored turns beyond the newest `keepRecent` are not yet summarised, one
  * model call with the scope's provider folds them into the summary. Never blocks a reply
  * (fire and forget, one job per channel at a time), counts its tokens against the scope's daily
- * budget, and is skipped when the scope has no working key or its budget is spent.
+ * budget, and is skipped when the scope has no working key or its budget is spent. A check
+ * that finds the call still k turns away skips the checks of the next k ÷ 2 turns: a steady
+ * channel pays one count per few turns, not one per turn (turns another process answers meanwhile
+ * only make the call come a few turns late).
  */
 export class RollingSummarizer {
   readonly #options: RollingSummarizerOptions;
   readonly #running = new Map<string, Promise<void>>();
+  /** Channel → checks still to skip. */
+  readonly #skips = new LruMap<string, number>(CHANNELS_REMEMBERED);
 
   constructor(options: RollingSummarizerOptions) {
     this.#options = options;
@@ -52,6 +65,11 @@ export class RollingSummarizer {
   /** Starts an update for the channel unless one is running; returns at once. */
   schedule(target: { channelId: string; scopeId: string }): void {
     if (this.#running.has(target.channelId) || this.#options.signal.aborted) return;
+    const skips = this.#skips.get(target.channelId) ?? 0;
+    if (skips > 0) {
+      this.#skips.set(target.channelId, skips - 1);
+      return;
+    }
     const job = this.#update(target)
       .catch((error: unknown) =>
         this.#options.logger.warn({ err: error, ...target }, 'summary update failed'),
@@ -80,7 +98,11 @@ export class RollingSummarizer {
       channelId: target.channelId,
       atMost: readAtMost,
     });
-    if (this.#foldCount(unsummarized) < this.#options.everyTurns) return;
+    const short = this.#options.everyTurns - this.#foldCount(unsummarized);
+    if (short > 0) {
+      this.#skips.set(target.channelId, Math.floor(short / TURNS_STORED_PER_TURN));
+      return;
+    }
     const summary = await summaryOf(db, target.channelId);
     const pending = await turnsAfter(db, {
       channelId: target.channelId,
