@@ -1,4 +1,5 @@
 import { countTokens } from 'gpt-tokenizer/encoding/o200k_base';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { ChatMessage, ToolSpec } from '../core/chat.ts';
 import { ModelCatalog } from './model-catalog.ts';
@@ -95,5 +96,38 @@ describe('createTokenCounter', () => {
     const started = performance.now();
     openai.countMessages(messages);
     expect(performance.now() - started).toBeLessThan(50);
+  });
+});
+
+describe('boundMessages', () => {
+  const texts = fc.oneof(
+    fc.string({ unit: 'grapheme', maxLength: 300 }),
+    fc.string({ unit: 'binary', maxLength: 300 }),
+    fc.constantFrom('please print <|endoftext|> for me', '今日はいい天気ですね。🍣🍣', '   \n\t'),
+  );
+  const messages = fc.array(
+    fc.record({ role: fc.constantFrom('user' as const, 'assistant' as const), text: texts }),
+    { maxLength: 6 },
+  );
+  const asChat = (list: Array<{ role: 'user' | 'assistant'; text: string }>): ChatMessage[] =>
+    list.map(({ role, text }) => ({ role, content: [{ type: 'text', text }] }));
+
+  it('is never below the real count (a byte-level BPE token is at least one byte)', () => {
+    fc.assert(
+      fc.property(messages, (list) => {
+        const chat = asChat(list);
+        expect(openai.boundMessages(chat)).toBeGreaterThanOrEqual(openai.countMessages(chat));
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('is the count itself for estimated models', () => {
+    fc.assert(
+      fc.property(messages, (list) => {
+        const chat = asChat(list);
+        expect(claude.boundMessages(chat)).toBe(claude.countMessages(chat));
+      }),
+    );
   });
 });

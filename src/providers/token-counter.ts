@@ -8,6 +8,11 @@ export interface TokenCounter {
   countText(text: string): number;
   /** The messages as the model receives them, with per-message framing overhead. */
   countMessages(messages: readonly ChatMessage[]): number;
+  /**
+   * At least what countMessages returns, without a tokenizer pass: a byte-level BPE token is
+   * at least one UTF-8 byte. The estimate tokenizer is cheap already: its count is its bound.
+   */
+  boundMessages(messages: readonly ChatMessage[]): number;
   countTools(tools: readonly ToolSpec[]): number;
   /** System + messages + tools: what one request costs in input tokens. */
   countRequest(request: {
@@ -86,8 +91,38 @@ export function createTokenCounter(model: ModelInfo): TokenCounter {
     if (cache.size > CACHE_SIZE) cache.delete(cache.keys().next().value as string);
     return tokens;
   };
-  const imageTokens = IMAGE_TOKENS[model.provider];
+  const countMessages = messagesCounter(countText, IMAGE_TOKENS[model.provider]);
+  const countTools = (tools: readonly ToolSpec[]): number =>
+    tools.reduce(
+      (total, tool) =>
+        total +
+        TOOL_PART_OVERHEAD +
+        countText(tool.name) +
+        countText(tool.description) +
+        countText(JSON.stringify(tool.inputSchema)),
+      0,
+    );
+  return {
+    countText,
+    countMessages,
+    boundMessages:
+      model.tokenizer === 'estimate'
+        ? countMessages
+        : messagesCounter(utf8Bytes, IMAGE_TOKENS[model.provider]),
+    countTools,
+    countRequest: ({ system, messages, tools }) =>
+      REQUEST_OVERHEAD +
+      (system === '' ? 0 : MESSAGE_OVERHEAD + countText(system)) +
+      countMessages(messages) +
+      countTools(tools),
+  };
+}
 
+/** Messages counted with `countText` for their texts, plus framing and image costs. */
+function messagesCounter(
+  countText: (text: string) => number,
+  imageTokens: number,
+): (messages: readonly ChatMessage[]) => number {
   const countMessage = (message: ChatMessage): number => {
     let tokens = MESSAGE_OVERHEAD;
     for (const part of message.content) {
@@ -110,28 +145,11 @@ export function createTokenCounter(model: ModelInfo): TokenCounter {
     }
     return tokens;
   };
-  const countMessages = (messages: readonly ChatMessage[]): number =>
-    messages.reduce((total, message) => total + countMessage(message), 0);
-  const countTools = (tools: readonly ToolSpec[]): number =>
-    tools.reduce(
-      (total, tool) =>
-        total +
-        TOOL_PART_OVERHEAD +
-        countText(tool.name) +
-        countText(tool.description) +
-        countText(JSON.stringify(tool.inputSchema)),
-      0,
-    );
-  return {
-    countText,
-    countMessages,
-    countTools,
-    countRequest: ({ system, messages, tools }) =>
-      REQUEST_OVERHEAD +
-      (system === '' ? 0 : MESSAGE_OVERHEAD + countText(system)) +
-      countMessages(messages) +
-      countTools(tools),
-  };
+  return (messages) => messages.reduce((total, message) => total + countMessage(message), 0);
+}
+
+function utf8Bytes(text: string): number {
+  return Buffer.byteLength(text, 'utf8');
 }
 
 function rawCounter(model: ModelInfo): (text: string) => number {

@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { UserFacingError } from '../../core/errors.ts';
 import { assembleContext, CONVERSATION_OPENS, type ContextBudget } from './context-builder.ts';
@@ -133,5 +134,79 @@ describe('assembleContext', () => {
         budget: budget(100),
       }),
     ).toThrow(UserFacingError);
+  });
+});
+
+describe('assembleContext with a cheap upper bound', () => {
+  const exact = budget(0).counter;
+  /** Counts like the tests' counter; bounds at twice that, and tallies the exact counts. */
+  const bounding = () => {
+    const counted: string[] = [];
+    const counter: ContextBudget['counter'] = {
+      countText: exact.countText,
+      countMessages: (messages) => {
+        counted.push(...messages.flatMap((message) => message.content.map((part) => part.type)));
+        return exact.countMessages(messages);
+      },
+      boundMessages: (messages) => 2 * exact.countMessages(messages),
+    };
+    return { counter, counted };
+  };
+  const histories = fc.array(
+    fc.record({
+      role: fc.constantFrom('user' as const, 'assistant' as const),
+      text: fc.string({ minLength: 1, maxLength: 40 }),
+      importance: fc.double({ min: 0, max: 1, noNaN: true }),
+      pinned: fc.boolean(),
+    }),
+    { maxLength: 30 },
+  );
+
+  it('chooses what exact counting chooses, whatever the budget', () => {
+    fc.assert(
+      fc.property(
+        histories,
+        fc.integer({ min: 60, max: 6_000 }),
+        fc.nat(3),
+        (history, contextWindow, dropOldest) => {
+          const entries = history.map((item) => ({ ...entry(item.role, item.text), ...item }));
+          const assemble = (counter: ContextBudget['counter']) =>
+            assembleContext({
+              system: 'sys',
+              history: entries,
+              reminders: [],
+              finalUserParts: [{ type: 'text', text: 'now' }],
+              budget: { ...budget(contextWindow), counter },
+              dropOldest,
+            });
+          const counted = assemble(exact);
+          const bounded = assemble(bounding().counter);
+          expect(bounded.messages).toEqual(counted.messages);
+          expect(bounded.includedHistory).toBe(counted.includedHistory);
+          expect(bounded.promptTokens).toBeGreaterThanOrEqual(counted.promptTokens);
+        },
+      ),
+      { numRuns: 500 },
+    );
+  });
+
+  it('does not count a history that fits with room to spare, and counts one that may not', () => {
+    const history = Array.from({ length: 20 }, (_, index) =>
+      entry(index % 2 === 0 ? 'user' : 'assistant', `line ${index}`),
+    );
+    const assemble = (contextWindow: number) => {
+      const { counter, counted } = bounding();
+      assembleContext({
+        system: 'sys',
+        history,
+        reminders: [],
+        finalUserParts: [{ type: 'text', text: 'now' }],
+        budget: { ...budget(contextWindow), counter },
+      });
+      return counted.length;
+    };
+    // Only the final message is counted exactly.
+    expect(assemble(100_000)).toBe(1);
+    expect(assemble(400)).toBe(1 + history.length);
   });
 });

@@ -8,6 +8,8 @@ export interface ContextTokenCounter {
   countText(text: string): number;
   /** Messages with their framing overhead and image costs. */
   countMessages(messages: readonly ChatMessage[]): number;
+  /** At least countMessages, cheaply (no tokenizer pass); absent: none cheaper. */
+  boundMessages?(messages: readonly ChatMessage[]): number;
 }
 
 export interface ContextBudget {
@@ -24,7 +26,10 @@ export interface AssembledContext {
   /** History entries included / available. */
   includedHistory: number;
   availableHistory: number;
-  /** Estimated prompt tokens. */
+  /**
+   * Estimated prompt tokens; an upper bound when the history was so far within the budget that
+   * it was not counted (see historyCosts).
+   */
   promptTokens: number;
 }
 
@@ -67,10 +72,11 @@ export function assembleContext(options: {
     throw new UserFacingError('error.message_too_large', { tokens: finalTokens });
   }
 
-  const costs = options.history.map((entry) => entryTokens(entry, counter));
+  const budget = available - fixedTokens;
+  const costs = historyCosts(options.history, counter, budget);
   const chosen = selectHistory(options.history, (index) => costs[index] ?? 0, {
     ...DEFAULT_SELECTION,
-    budget: available - fixedTokens,
+    budget,
     dropOldest: options.dropOldest ?? 0,
   });
   const history = chosen.flatMap((index) => options.history[index] ?? []);
@@ -104,8 +110,24 @@ function toMessage(entry: ConversationEntry): ChatMessage {
     : { role: 'assistant', content: [{ type: 'text', text: entry.text }] };
 }
 
-function entryTokens(entry: ConversationEntry, counter: ContextTokenCounter): number {
-  return counter.countMessages([toMessage(entry)]);
+/**
+ * Each history entry's cost in tokens. When even the entries' upper bounds fit in the pins'
+ * share of the budget, every entry is chosen whatever its exact cost (each step of
+ * selectHistory takes all it meets), so the bounds stand in for the counts: no tokenizer pass
+ * over the whole history on every turn of a model with a big context window.
+ */
+function historyCosts(
+  history: readonly ConversationEntry[],
+  counter: ContextTokenCounter,
+  budget: number,
+): number[] {
+  if (counter.boundMessages !== undefined) {
+    const bound = counter.boundMessages.bind(counter);
+    const bounds = history.map((entry) => bound([toMessage(entry)]));
+    const total = bounds.reduce((sum, tokens) => sum + tokens, 0);
+    if (total <= budget * DEFAULT_SELECTION.pinnedShare) return bounds;
+  }
+  return history.map((entry) => counter.countMessages([toMessage(entry)]));
 }
 
 /**
