@@ -1,6 +1,7 @@
 # syntax=docker/dockerfile:1
-# Production image: Node 24 LTS runs the TypeScript sources directly (type stripping), so
-# there is no build step; only production dependencies are installed.
+# Production image: only production dependencies are installed; the TypeScript sources are
+# built to plain JavaScript (scripts/build.mjs: Node's own type stripping, no compiler), so the
+# running bot does not load Node's TypeScript stripper (about 17 MB of memory).
 
 FROM node:24-bookworm-slim AS dependencies
 WORKDIR /app
@@ -26,7 +27,7 @@ COPY src ./src
 COPY migrations ./migrations
 COPY assets ./assets
 COPY scripts ./scripts
-RUN mkdir -p /data && chown node:node /data
+RUN node scripts/build.mjs && mkdir -p /data && chown node:node /data
 # Non-root: the bot needs to write only its data volume.
 USER node
 VOLUME ["/data"]
@@ -37,4 +38,4 @@ ENTRYPOINT ["/usr/bin/tini", "--"]
 # A small young generation: loading the SDKs would otherwise leave ~200 MB of RSS behind.
 # WebAssembly (the embedded database) stays on V8's baseline compiler: optimizing PGlite's
 # 9 MB module took over 500 MB at a first start, for queries no faster (0.35 against 0.29 ms).
-CMD ["node", "--max-semi-space-size=8", "--heap-growing-percent=25", "--liftoff-only", "src/main.ts"]
+CMD ["node", "--max-semi-space-size=8", "--heap-growing-percent=25", "--liftoff-only", "dist/main.js"]

@@ -4,13 +4,15 @@ import tseslint from 'typescript-eslint';
 import boundaries from './eslint/import-boundaries.js';
 
 export default tseslint.config(
-  { ignores: ['node_modules/', 'data/', 'coverage/', 'migrations/'] },
+  { ignores: ['node_modules/', 'data/', 'coverage/', 'migrations/', 'dist/', 'dist.*/'] },
   eslint.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {
     languageOptions: {
       parserOptions: {
-        projectService: { allowDefaultProject: ['*.js', 'eslint/*.js', 'scripts/*.mjs'] },
+        projectService: {
+          allowDefaultProject: ['*.js', 'eslint/*.js', 'scripts/*.mjs', 'bench/support/*.mjs'],
+        },
         tsconfigRootDir: import.meta.dirname,
       },
     },

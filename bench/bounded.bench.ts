@@ -4,7 +4,7 @@
  * channels each, all sent as GUILD_CREATE; then two rounds of BENCH_BOUNDED_MESSAGES (default
  * 100,000) member messages that never address the bot, BENCH_BOUNDED_RATE a second (default
  * 2,000), in 1,000 channels from 5,000 members; then one mention, right after the second burst.
- * The bot is `node src/main.ts` on its own PostgreSQL database (BENCH_DATABASE_URL; skipped
+ * The bot is `node dist/main.js` (what `npm start` runs) on its own PostgreSQL database (BENCH_DATABASE_URL; skipped
  * without), with the cache limits at their defaults.
  *
  * Rows: resident memory after each round (the second within 25 MB of the first: bounded, not
@@ -19,7 +19,7 @@ import { loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import type { BenchRow } from './bench-kit.ts';
-import { startNodeFlags } from '../tests/support/start-flags.ts';
+import { startEntry, startNodeFlags } from '../tests/support/start-flags.ts';
 import { prepareBenchDatabase, type PreparedDatabase } from './support/bench-database.ts';
 import {
   BotFleet,
@@ -180,7 +180,7 @@ async function startBigBot(chosen: Sizes): Promise<Started> {
   const metricsPort = await freePort();
   const bot = fleet.start({
     name: 'bounded-bot',
-    script: 'src/main.ts',
+    script: startEntry(),
     // What `npm start` runs the bot with; BENCH_BOUNDED_NODE_FLAGS adds some (e.g.
     // `--heapsnapshot-signal=SIGUSR2 --diagnostic-dir=/tmp` to look inside).
     nodeFlags: [...startNodeFlags(), ...extraNodeFlags()],

@@ -13,7 +13,7 @@
  * 4. With PostgreSQL (BENCH_DATABASE_URL set: a fresh database on that server, dropped after).
  * After each start the bot rests SETTLE_MS, then: RSS as the kernel reports it (no collection
  * forced) and the V8 heap after a full collection (what is live), read over IPC by a preloaded
- * probe (support/memory-probe.ts). Each figure is the median of RUNS starts; the machine is
+ * probe (support/memory-probe.mjs). Each figure is the median of RUNS starts; the machine is
  * shared with other work, so the load average is printed beside them.
  */
 import { spawn } from 'node:child_process';
@@ -25,7 +25,7 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { percentile, type BenchRow } from './bench-kit.ts';
 import { prepareBenchDatabase, type PreparedDatabase } from './support/bench-database.ts';
 import { LoopbackWorld } from './support/loopback-world-client.ts';
-import { startArgumentsAfterNode } from '../tests/support/start-flags.ts';
+import { startArgumentsAfterNode, startEntry } from '../tests/support/start-flags.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const RUNS = 3;
@@ -70,11 +70,12 @@ interface StartOutcome {
 
 /** The node arguments of `npm start`, so the bench starts exactly what operators start. */
 function startArguments(): string[] {
+  startEntry(); // dist/ built, as npm start's prestart does
   // The probe answers over IPC; --expose-gc lets it collect before reading the heap.
   return [
     '--expose-gc',
     '--import',
-    './bench/support/memory-probe.ts',
+    './bench/support/memory-probe.mjs',
     ...startArgumentsAfterNode(),
   ];
 }

@@ -163,7 +163,7 @@ function botProcess(npmPid: number | undefined): number | undefined {
   return descendants(npmPid).find((pid) => {
     try {
       const [program, ...args] = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
-      return path.basename(program ?? '') === 'node' && args.includes('src/main.ts');
+      return path.basename(program ?? '') === 'node' && args.includes('dist/main.js');
     } catch {
       return false;
     }

@@ -1,5 +1,5 @@
 /**
- * Real bot processes (`node src/main.ts`, what `npm start` runs) and the REST proxy
+ * Real bot processes (`node dist/main.js`, what `npm start` runs) and the REST proxy
  * (`node scripts/rest-proxy.ts`) for `bench/scale.bench.ts`: started with an environment,
  * their JSON log lines read, their /metrics scraped, and stopped with SIGTERM (SIGKILL if they
  * hang). Every process started here is ended by `stopAll`.
@@ -39,7 +39,7 @@ export class FleetProcess {
   constructor(options: FleetProcessOptions) {
     this.name = options.name;
     const nodeFlags = options.nodeFlags ?? [];
-    this.#child = spawn(process.execPath, [...nodeFlags, path.join(ROOT, options.script)], {
+    this.#child = spawn(process.execPath, [...nodeFlags, path.resolve(ROOT, options.script)], {
       cwd: ROOT,
       env: { PATH: process.env['PATH'] ?? '', ...options.env },
       stdio: ['ignore', 'pipe', 'pipe'],

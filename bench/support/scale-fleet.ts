@@ -1,15 +1,16 @@
 /**
  * The bot processes of one `bench/scale.bench.ts` configuration, started the way an operator
  * would start them:
- * - "sharded": one `npm start` (`node src/main.ts`) with `SHARD_COUNT=N`, i.e. discord.js's
+ * - "sharded": one `npm start` (`node dist/main.js`) with `SHARD_COUNT=N`, i.e. discord.js's
  *   ShardingManager and N shard children, one shard each — the one-host deployment of README
  *   "Sharding". The manager only supervises (its CPU is counted with its children's); each
  *   child connects its own shard and hears only its guilds' messages.
- * - "unsharded" (rest-proxy or paced): N separate `node src/main.ts` on the one gateway
+ * - "unsharded" (rest-proxy or paced): N separate `node dist/main.js` on the one gateway
  *   connection, each hearing every message; the message claims in PostgreSQL split the work.
  * Either way the bench sees one BenchBot per bot process: its log lines and its /metrics port.
  */
 import path from 'node:path';
+import { startEntry } from '../../tests/support/start-flags.ts';
 import type { BotFleet, FleetProcess, LogRecord } from './bot-fleet.ts';
 import { freePort } from './bot-fleet.ts';
 
@@ -41,7 +42,7 @@ export async function startBots(options: {
   if (mode === 'sharded') {
     const manager = fleet.start({
       name: 'shard-manager',
-      script: 'src/main.ts',
+      script: startEntry(),
       nodeFlags,
       env: {
         ...env,
@@ -79,7 +80,7 @@ export async function startBots(options: {
     const metricsPort = await freePort();
     const process = fleet.start({
       name: `bot-${index}`,
-      script: 'src/main.ts',
+      script: startEntry(),
       nodeFlags,
       env: {
         ...env,

@@ -48,7 +48,14 @@ describe('the container image', () => {
     expect(stage.join('\n')).toMatch(/apt-get install [^\n]*\btini\b/);
     expect(stage).toContain('ENTRYPOINT ["/usr/bin/tini", "--"]');
     const command = stage.find((line) => line.startsWith('CMD '));
-    expect(command).toMatch(/^CMD \["node", .*"src\/main\.ts"\]$/);
+    expect(command).toMatch(/^CMD \["node", .*"dist\/main\.js"\]$/);
+  });
+
+  it('runs the JavaScript it builds from the sources it copies (no TypeScript at run time)', () => {
+    const text = stage.join('\n');
+    const build = text.indexOf('node scripts/build.mjs');
+    expect(build).toBeGreaterThan(text.indexOf('COPY src ./src'));
+    expect(build).toBeGreaterThan(text.indexOf('COPY scripts ./scripts'));
   });
 
   it('keeps its data in a volume owned by the runtime user', () => {

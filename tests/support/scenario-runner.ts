@@ -1,5 +1,5 @@
 /**
- * Runs the bot's REAL entrypoint (`node src/main.ts`, what `npm start` runs) as a child
+ * Runs the bot's REAL entrypoint (`node dist/main.js`, what `npm start` runs) as a child
  * process against the loopback Discord — and, through `env`, against the LLM stand-in — for
  * end-to-end scenarios: start, wait until connected, stop gracefully, kill hard, restart on
  * the same data, read the logs.
@@ -11,10 +11,9 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import path from 'node:path';
 import type { FakeDiscord } from '../fake-discord/fake-discord.ts';
 import { ProcessOutput, type LogLine } from './process-output.ts';
-import { startNodeFlags } from './start-flags.ts';
+import { startEntry, startNodeFlags } from './start-flags.ts';
 import {
   makeTemporaryFolder,
   removeTemporaryFolder,
@@ -25,7 +24,6 @@ import {
 
 export type { LogLine };
 
-const ENTRYPOINT = path.resolve(import.meta.dirname, '../../src/main.ts');
 /**
  * A ceiling, not an expectation: waits resolve on the event itself. A busy 2-core machine
  * (other suites, other engineers) was seen taking over two minutes to start one (load average
@@ -123,7 +121,7 @@ export class BotProcess {
     this.#runStart = this.#output.lines().length;
     // Its own process group (pgid = pid): a kill reaches the children it starts (MCP servers)
     // too, and the group is registered so a dying test worker takes it along.
-    const nodeArguments = this.#options.nodeArguments ?? [...startNodeFlags(), ENTRYPOINT];
+    const nodeArguments = this.#options.nodeArguments ?? [...startNodeFlags(), startEntry()];
     const child = spawn(process.execPath, [...nodeArguments], {
       cwd: this.dataDir,
       env: this.#environment,

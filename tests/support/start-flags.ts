@@ -2,9 +2,13 @@
  * The Node flags `npm start` runs the bot with, read from package.json, so tests and benches
  * that spawn the bot themselves start it as operators do.
  */
+import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 
 const MANIFEST = new URL('../../package.json', import.meta.url);
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+let built = false;
 
 /** The words of the start script after `node`: its flags (with `--import <file>`) and the entry. */
 export function startArgumentsAfterNode(): string[] {
@@ -27,4 +31,17 @@ export function startNodeFlags(): string[] {
     else flags.push(word);
   }
   return flags;
+}
+
+/**
+ * The absolute path of the script `npm start` runs (dist/main.js), built first when a source is
+ * newer than the last build, as npm start's prestart does (once per process).
+ */
+export function startEntry(): string {
+  const entry = startArgumentsAfterNode().at(-1) ?? '';
+  if (!built) {
+    execFileSync(process.execPath, ['scripts/build.mjs', '--if-stale'], { cwd: ROOT });
+    built = true;
+  }
+  return fileURLToPath(new URL(entry, `file://${ROOT}`));
 }
