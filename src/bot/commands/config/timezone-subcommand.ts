@@ -10,8 +10,16 @@ const MAX_CHOICES = 25;
 const ZONE_OPTION = 'zone';
 const UTC = 'UTC';
 
-/** Every IANA zone this runtime knows (Intl lists UTC under its own name only on some versions). */
-const KNOWN_ZONES: readonly string[] = [...new Set([UTC, ...Intl.supportedValuesOf('timeZone')])];
+let zonesListed: readonly string[] | undefined;
+
+/**
+ * Every IANA zone this runtime knows (Intl lists UTC under its own name only on some versions),
+ * listed on the first autocomplete, not at import: most processes never list them.
+ */
+function knownZones(): readonly string[] {
+  zonesListed ??= [...new Set([UTC, ...Intl.supportedValuesOf('timeZone')])];
+  return zonesListed;
+}
 
 const text = commandText({
   en: {
@@ -75,7 +83,7 @@ export function canonicalZone(typed: string): string | undefined {
   if (!isValidTimeZone(typed)) return undefined;
   const lower = typed.toLowerCase();
   return (
-    KNOWN_ZONES.find((zone) => zone.toLowerCase() === lower) ??
+    knownZones().find((zone) => zone.toLowerCase() === lower) ??
     new Intl.DateTimeFormat('en-US', { timeZone: typed }).resolvedOptions().timeZone
   );
 }
@@ -83,7 +91,7 @@ export function canonicalZone(typed: string): string | undefined {
 /** Up to 25 zones containing what was typed (spaces match underscores: "new york"). */
 export function zoneSuggestions(typed: string): string[] {
   const wanted = typed.trim().toLowerCase().replaceAll(' ', '_');
-  const matches = KNOWN_ZONES.filter((zone) => zone.toLowerCase().includes(wanted));
+  const matches = knownZones().filter((zone) => zone.toLowerCase().includes(wanted));
   // Names that start with the typed text first: "tok" → Asia/Tokyo before others containing it.
   const starts = (zone: string) =>
     zone.toLowerCase().startsWith(wanted) || zone.toLowerCase().includes(`/${wanted}`);
