@@ -4,7 +4,7 @@ import { LocalControlBus, type ControlBus } from '../core/control-bus.ts';
 import { noMetrics, type BotMetrics } from '../core/metrics.ts';
 import { timeOrderedId } from '../core/time-ordered-id.ts';
 import { loadChannelOverrides } from '../db/channel-settings-repository.ts';
-import { loadScene } from '../db/scene-repository.ts';
+import { anySceneInUse, loadScene } from '../db/scene-repository.ts';
 import { claimMessage, settleAnswered, settleClaims } from '../db/claim-repository.ts';
 import { takeMemberTurn } from '../db/member-turn-repository.ts';
 import { retryTransient } from '../db/retry-transient.ts';
@@ -12,7 +12,7 @@ import { loadScopeSettings } from '../db/scope-settings-repository.ts';
 import { StopRegistry } from '../stream/stop/stop-registry.ts';
 import { StreamOrchestrator } from '../stream/turn/stream-orchestrator.ts';
 import { CharacterMessages } from './cast/character-messages.ts';
-import { sceneCache, type SceneCache } from './cast/scene-cache.ts';
+import { SceneCache } from './cast/scene-cache.ts';
 import { webhookRestOf } from './client/discord-client.ts';
 import { historyMessagesOf } from './client/gateway-tolerance.ts';
 import { CommandCooldowns } from './commands/command-cooldowns.ts';
@@ -231,8 +231,9 @@ function sharedState(options: DiscordBotOptions, lifetime: BotLifetime): SharedS
       announce: (channelId) =>
         announce(CONTROL_TOPICS.channelSettings, { origin: instanceId, channelId }),
     }),
-    scenes: sceneCache({
+    scenes: new SceneCache({
       load: (channelId) => loadScene(db, channelId),
+      anyInUse: () => anySceneInUse(db),
       clock,
       logger,
       refreshAfterMs: SETTINGS_REFRESH_MS,

@@ -50,6 +50,12 @@ export async function removeFromScene(
   return rows.length > 0;
 }
 
+/** Whether any channel has anyone on stage: one index probe. */
+export async function anySceneInUse(db: Database): Promise<boolean> {
+  const rows = await db.select({ one: sql`1` }).from(sceneCharacters).limit(1);
+  return rows.length > 0;
+}
+
 /** Who is on a channel's stage, in turn order. */
 export async function loadScene(db: Database, channelId: string): Promise<Character[]> {
   const rows = await db
