@@ -52,7 +52,10 @@ export async function removeFromScene(
 
 /** Whether any channel has anyone on stage: one index probe. */
 export async function anySceneInUse(db: Database): Promise<boolean> {
-  const rows = await db.select({ one: sql`1` }).from(sceneCharacters).limit(1);
+  const rows = await db
+    .select({ one: sql`1` })
+    .from(sceneCharacters)
+    .limit(1);
   return rows.length > 0;
 }
 
