@@ -93,9 +93,10 @@ describe.each(testBackends())('the summary check on $name', (backend) => {
     expect(await unsummarizedTurns(database.db, { channelId, atMost: 100 })).toBe(3);
   });
 
-  it('checks in one statement and reads the turns only once a summary is due', async () => {
+  /** A summarizer whose model is never reached (its key is refused); `asked` tells if it tried. */
+  function summarizer(cadence: { everyTurns: number; keepRecent: number }) {
     const asked: string[] = [];
-    const summarizer = new RollingSummarizer({
+    const summaries = new RollingSummarizer({
       db: database.db,
       providers: {
         target: () => ({ provider: 'openai' }),
@@ -108,16 +109,21 @@ describe.each(testBackends())('the summary check on $name', (backend) => {
       dailyBudget: { exhausted: () => Promise.resolve(false) } as unknown as DailyBudget,
       loadSettings: (scopeId) => Promise.resolve(defaultScopeSettings(scopeId)),
       logger: silentLogger,
-      everyTurns: 4,
-      keepRecent: 6,
+      ...cadence,
       signal: new AbortController().signal,
     });
+    /** The statements one after-turn check sends. */
     const check = async (channelId: string) => {
       const before = statements.length;
-      summarizer.schedule({ channelId, scopeId: SCOPE });
-      await summarizer.idle(channelId);
+      summaries.schedule({ channelId, scopeId: SCOPE });
+      await summaries.idle(channelId);
       return statements.length - before;
     };
+    return { asked, check };
+  }
+
+  it('checks in one statement and reads the turns only once a summary is due', async () => {
+    const { asked, check } = summarizer({ everyTurns: 4, keepRecent: 6 });
     // 9 turns: 3 beyond the 6 kept recent, fewer than the 4 a call folds in.
     const notDue = await channelWith(Array.from({ length: 9 }, () => 'complete' as const));
     expect(await check(notDue)).toBe(1);
@@ -129,28 +135,13 @@ describe.each(testBackends())('the summary check on $name', (backend) => {
   });
 
   it('skips the checks of the turns that cannot make a summary due yet', async () => {
-    const summarizer = new RollingSummarizer({
-      db: database.db,
-      providers: {} as unknown as ProviderFactory,
-      secretBox: new SecretBox(Buffer.alloc(32, 7)),
-      dailyBudget: {} as unknown as DailyBudget,
-      loadSettings: (scopeId) => Promise.resolve(defaultScopeSettings(scopeId)),
-      logger: silentLogger,
-      everyTurns: 6,
-      keepRecent: 6,
-      signal: new AbortController().signal,
-    });
-    const check = async (channelId: string) => {
-      const before = statements.length;
-      summarizer.schedule({ channelId, scopeId: SCOPE });
-      await summarizer.idle(channelId);
-      return statements.length - before;
-    };
+    const { asked, check } = summarizer({ everyTurns: 6, keepRecent: 6 });
     // 7 turns: 1 beyond the 6 kept recent, 5 short of a call; a turn stores at least 2, so
     // the next 2 turns cannot make it due and are not checked; the third is.
     const channelId = await channelWith(Array.from({ length: 7 }, () => 'complete' as const));
     const counted = [];
     for (let turn = 0; turn < 4; turn += 1) counted.push(await check(channelId));
     expect(counted).toEqual([1, 0, 0, 1]);
+    expect(asked).toEqual([]);
   });
 });
