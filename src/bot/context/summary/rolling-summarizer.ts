@@ -35,8 +35,10 @@ export const DEFAULT_SUMMARY_CADENCE = { everyTurns: 20, keepRecent: 40 } as con
 /** The turns one call folds in at most (a long backlog is caught up call by call). */
 const MAX_TURNS_PER_CALL = 80;
 /**
- * The stored turns one answered turn adds at least as the check counts them: the member's
- * message and the reply. A check that finds a call k turns short skips the next k ÷ this checks.
+ * The stored turns one answered turn usually adds as the check counts them: the member's
+ * message and the reply. A check that finds a call k turns short skips the next k ÷ this checks;
+ * turns that add more (a coalesced batch, another process's turns meanwhile) make the call come
+ * a few turns late, and turns that add fewer only cost an early check.
  */
 const TURNS_STORED_PER_TURN = 2;
 /** Channels whose skipped checks are remembered (forgetting one only costs a check). */
