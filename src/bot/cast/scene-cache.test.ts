@@ -84,7 +84,9 @@ describe('SceneCache', () => {
     await clock.advance(REFRESH_MS);
     // Served from memory while the gate is read again; the next use sees the stage.
     expect((await cache.get('ch-1')).characters).toEqual([]);
-    await Promise.resolve();
+    // The background read settles within the pending promise jobs (no timer: setImmediate runs
+    // once they have all run).
+    await new Promise((resolve) => setImmediate(resolve));
     expect((await cache.get('ch-1')).characters).toEqual([alice]);
     expect(reads.gate).toBe(2);
   });
