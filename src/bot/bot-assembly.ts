@@ -21,6 +21,8 @@ import { CommandRouter } from './commands/command-router.ts';
 import type { CommandServices, SlashCommand } from './commands/slash-command.ts';
 import { ChannelHistory } from './context/channel-history.ts';
 import { UnrecordedReplies } from './context/unrecorded-replies.ts';
+import { TurnStartPrefetch } from './context/turn-start-prefetch.ts';
+import { readTurnStart } from './context/turn-context.ts';
 import {
   DEFAULT_SUMMARY_CADENCE,
   RollingSummarizer,
@@ -322,6 +324,8 @@ function turnPath(
   const { db, clock, logger } = options;
   // A reply members saw whose record failed is held here for the channel's next turn.
   const unrecorded = new UnrecordedReplies();
+  // Intake begins a turn's start read beside its rate-limit and claim round trips.
+  const prefetch = new TurnStartPrefetch((key) => readTurnStart(db, key));
   const orchestrator = new StreamOrchestrator({
     journal: new DatabaseTurnJournal({
       ...options,
@@ -348,6 +352,7 @@ function turnPath(
     ...state,
     orchestrator,
     unrecorded,
+    prefetch,
     typing: new TypingAllowance(clock, { onSkipped: () => state.metrics.typingSkipped() }),
     botUserId: identity.id,
     download: options.download ?? fetchDownload,
@@ -387,6 +392,7 @@ function turnPath(
     rateLimiter,
     botUserId: identity.id,
     cast,
+    prefetch,
   });
   return { router, scheduler, rateLimiter };
 }

@@ -4,7 +4,7 @@ import type { ScopeSettings } from '../../core/settings.ts';
 import type { ToolSpec } from '../../core/chat.ts';
 import type { Database } from '../../db/database.ts';
 import type { ContextTurn, ContextTurnLimits } from '../../db/context-turn-repository.ts';
-import { turnStartOf } from '../../db/turn-start-repository.ts';
+import { turnStartOf, type TurnStart } from '../../db/turn-start-repository.ts';
 import { finishAssistantTurn } from '../../db/turn-repository.ts';
 import type { ResolvedModel } from '../../providers/provider-factory.ts';
 import { loadTokenizer, tokenCounterFor } from '../../providers/token-counter.ts';
@@ -25,6 +25,7 @@ import {
 import { buildReminders, buildSystemPrompt, type PersonaContext } from './persona.ts';
 import { attachmentParts, type Download } from './trigger-attachments.ts';
 import type { UnrecordedReplies } from './unrecorded-replies.ts';
+import { prefetchedRead, type PrefetchedStart, type TurnStartKey } from './turn-start-prefetch.ts';
 
 /** Replies are chat-sized; a long code answer still fits. The model's own cap may be lower. */
 const MAX_REPLY_TOKENS = 8_192;
@@ -95,12 +96,22 @@ export interface PrepareTurnOptions {
   signal: AbortSignal;
   /** Replies members saw whose record failed: written again first, else shown from memory. */
   unrecorded?: UnrecordedReplies;
+  /**
+   * The start read intake began for this turn's message (turn-start-prefetch.ts): used when it
+   * is of what this turn reads, else read here.
+   */
+  prefetched?: PrefetchedStart | undefined;
   /** Runs each database read, waiting out a short outage (default: once). */
   hold?: <T>(read: () => Promise<T>) => Promise<T>;
   /** The character whose turn this is (undefined: the bot as itself). */
   speakerName?: string | undefined;
   /** Its id: its own memories of the author enter the context. */
   speakerId?: string | undefined;
+}
+
+/** The turn's one start read: reset marker, summary, memories and the stored turns to choose from. */
+export function readTurnStart(db: Database, key: TurnStartKey): Promise<TurnStart> {
+  return turnStartOf(db, { ...key, turns: STORED_TURNS });
 }
 
 /**
@@ -115,22 +126,26 @@ export async function prepareTurn(options: PrepareTurnOptions): Promise<Prepared
   const member = options.messages.findLast((message) => message.characterName === undefined);
   const author = member ?? last;
   const { settings, model } = options;
+  const key: TurnStartKey = {
+    channelId: last.channelId,
+    scopeId: settings.scopeId,
+    authorId: author.authorId,
+    characterId: options.speakerId,
+  };
+  // Replies written again below were not in a read begun before.
+  const prefetched =
+    options.unrecorded?.holds(last.channelId) === true
+      ? undefined
+      : prefetchedRead(options.prefetched, key);
   const unrecorded =
     (await options.unrecorded?.reconcile(last.channelId, (reply) =>
       finishAssistantTurn(options.db, reply.turnId, reply.end),
     )) ?? [];
   const hold = options.hold ?? ((read) => read());
+  const read = () => hold(() => readTurnStart(options.db, key));
   const [window, { resetAt, summary, memories, turns: recorded }] = await Promise.all([
     options.history.recent(last.channelId),
-    hold(() =>
-      turnStartOf(options.db, {
-        channelId: last.channelId,
-        scopeId: settings.scopeId,
-        authorId: author.authorId,
-        characterId: options.speakerId,
-        turns: STORED_TURNS,
-      }),
-    ),
+    prefetched === undefined ? read() : prefetched.then((start) => start ?? read()),
     // buildRequest and the usage estimate count with it; imported on the first turn that needs it.
     loadTokenizer(model.info),
   ]);

@@ -40,6 +40,11 @@ export class UnrecordedReplies {
     this.#byChannel.set(reply.channelId, held.slice(-REPLIES_PER_CHANNEL));
   }
 
+  /** Whether replies of the channel are held (its next turn writes them before reading). */
+  holds(channelId: string): boolean {
+    return this.#byChannel.has(channelId);
+  }
+
   /**
    * Writes the channel's held replies again (`write`, one try each); returns, as stored turns,
    * those still not written. Nothing held: no write, no await of the database.

@@ -52,6 +52,7 @@ import { MessageChanges } from './message-changes.ts';
 import type { DatabaseStep } from './outage-hold.ts';
 import { admitRetry, type RetryAdmission } from './retry.ts';
 import type { TriggerDetector, TriggerReason } from './trigger-detector.ts';
+import type { TurnStartPrefetch } from '../context/turn-start-prefetch.ts';
 import type { TurnQueue } from './turn-queue.ts';
 import { applyChannelOverrides } from '../../core/channel-settings.ts';
 
@@ -103,6 +104,8 @@ export interface MessageRouterOptions {
   inPassing?: AnsweredInPassing;
   /** The characters; without them the bot only ever speaks as itself. */
   cast?: IntakeCast | undefined;
+  /** Turn start reads begun beside the rate limit and the claim (the turns take them). */
+  prefetch?: TurnStartPrefetch | undefined;
 }
 
 /** How a message reached intake: live from the gateway, or taken over after a restart. */
@@ -260,6 +263,7 @@ export class MessageRouter {
     let routed: Routed | undefined;
     let reason: TriggerReason | undefined;
     let claimed = false;
+    let submitted = false;
     try {
       const settings = await this.databaseStep(() => this.options.settings.get(scope.id));
       routed = { message, inbound, scope, settings, origin };
@@ -272,11 +276,12 @@ export class MessageRouter {
       if (reason === undefined) return;
       if (this.answeredInPassing(message)) return;
       if (!this.accepting) return await this.handBack(routed);
+      this.prefetchStart(routed, casting);
       if (!(await this.admit(routed))) return;
       if (!(await this.claim(routed))) return;
       claimed = true;
       const accepted = await this.accept(routed, { reason, author, casting });
-      if (accepted !== undefined) this.submit(accepted, message);
+      submitted = accepted !== undefined && this.submit(accepted, message);
     } catch (error) {
       // The database stayed out of reach (or another step failed): say so, never drop silently.
       this.options.logger.error({ err: error, messageId: message.id }, 'could not take a message');
@@ -285,7 +290,28 @@ export class MessageRouter {
         if (claimed) this.options.settle?.([message.id]);
         await this.options.notices.tell(message, { kind: 'storage_trouble' }, routed?.settings);
       }
+    } finally {
+      if (!submitted) this.options.prefetch?.drop(message.id);
     }
+  }
+
+  /**
+   * Begins the turn's start read now, beside the rate limit and the claim, not after them
+   * (context/turn-start-prefetch.ts): for a live message in a channel with no turn live or
+   * waiting, from a member this process is not refusing right now (a member who keeps going
+   * while refused costs no read).
+   */
+  private prefetchStart(routed: Routed, casting: Casting): void {
+    const { prefetch, queue, rateLimiter, clock } = this.options;
+    const { inbound, settings, origin } = routed;
+    if (prefetch === undefined || origin !== 'live' || queue.isBusy(inbound.channelId)) return;
+    if (rateLimiter.refusing(settings.scopeId, inbound.authorId, clock.now())) return;
+    prefetch.begin(inbound.id, {
+      channelId: inbound.channelId,
+      scopeId: settings.scopeId,
+      authorId: inbound.authorId,
+      characterId: casting.addressed[0]?.id,
+    });
   }
 
   /** A reply delivered whole already answered it (owed from before a restart): settled here. */

@@ -15,6 +15,8 @@ export interface ChannelPolicy {
  */
 export interface TurnQueue<T> {
   submit(channelId: string, accepted: T, policy: ChannelPolicy): SubmitOutcome;
+  /** Whether a channel has a turn live or messages waiting. */
+  isBusy(channelId: string): boolean;
   /** Messages waiting in a channel (not counting the live turn). */
   waiting(channelId: string): number;
   /** The messages waiting in a channel, in order: read only. */

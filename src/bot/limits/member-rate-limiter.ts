@@ -32,6 +32,12 @@ export class MemberRateLimiter {
     this.takeTurn = takeTurn;
   }
 
+  /** Whether a refusal of the member is remembered here and still runs at `now`. */
+  refusing(scopeId: string, memberId: string, now: number): boolean {
+    const until = this.refusedUntil.get(`${scopeId}:${memberId}`);
+    return until !== undefined && until > now;
+  }
+
   async take(limit: MemberRateLimit): Promise<MemberTurnVerdict> {
     if (limit.perMinute <= 0) return { allowed: true };
     const member = `${limit.scopeId}:${limit.memberId}`;

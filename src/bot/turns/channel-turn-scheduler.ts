@@ -127,6 +127,7 @@ export class ChannelTurnScheduler<T> implements TurnQueue<T> {
     return { live: this.channels.size, queued };
   }
 
+  /** Whether the channel has a turn live or triggers waiting. */
   isBusy(channelId: string): boolean {
     return this.channels.has(channelId);
   }

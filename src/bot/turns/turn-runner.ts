@@ -39,6 +39,7 @@ import { accountTurn, accountUsage } from './turn-accounting.ts';
 import { NO_TOOLS, streamTurn } from './turn-stream.ts';
 import { hearTurn, speechOf } from './turn-speech.ts';
 import { recordUserTurns } from './user-turn-recording.ts';
+import type { PrefetchedStart, TurnStartPrefetch } from '../context/turn-start-prefetch.ts';
 
 /** A batch of accepted messages in one channel, answered as one turn. */
 export type Turn = ScheduledTurn<AcceptedMessage>;
@@ -52,6 +53,8 @@ export interface TurnRunnerOptions {
   history: ChannelHistory;
   /** Delivered replies whose record failed (the journal holds them): the next turn sees them. */
   unrecorded?: UnrecordedReplies;
+  /** Start reads intake began; every turn takes its channel's at its start. */
+  prefetch?: TurnStartPrefetch;
   /** The one write path to channels: replies and failure notices alike. */
   delivery: DeliveryPort;
   typing: TypingAllowance;
@@ -87,6 +90,8 @@ interface RunningTurn {
   signal: AbortSignal;
   /** Tells the scheduler's watchdog the turn reached its model call. */
   begun: () => void;
+  /** The start read intake began for the turn's message, if one was. */
+  prefetched: PrefetchedStart | undefined;
 }
 
 /**
@@ -105,6 +110,11 @@ export class TurnRunner {
 
   async run(scheduled: Turn): Promise<void> {
     const turn = this.stillOwed(scheduled);
+    // Taken before anything else: a read begun before this turn is of no later turn's use.
+    const prefetched = this.options.prefetch?.take(
+      turn.channelId,
+      turn.batch.map((accepted) => accepted.message.id),
+    );
     const last = turn.batch.at(-1);
     if (last === undefined) return;
     const { facts } = last;
@@ -144,6 +154,7 @@ export class TurnRunner {
         logger,
         signal,
         begun: turn.begun,
+        prefetched,
       });
     } finally {
       live?.end();
@@ -308,6 +319,7 @@ export class TurnRunner {
       speakerName: facts.speaker?.character.name,
       speakerId: facts.speaker?.character.id,
       place: facts.place.persona,
+      prefetched: turn.prefetched,
       now: new Date(this.options.clock.now()),
       logger,
       signal,
