@@ -326,14 +326,15 @@ function turnPath(
   const unrecorded = new UnrecordedReplies();
   // Intake begins a turn's start read beside its rate-limit and claim round trips.
   const prefetch = new TurnStartPrefetch((key) => readTurnStart(db, key));
+  const journal = new DatabaseTurnJournal({
+    ...options,
+    botUserId: identity.id,
+    botName: identity.name,
+    signal: lifetime.shutdown,
+    unrecorded,
+  });
   const orchestrator = new StreamOrchestrator({
-    journal: new DatabaseTurnJournal({
-      ...options,
-      botUserId: identity.id,
-      botName: identity.name,
-      signal: lifetime.shutdown,
-      unrecorded,
-    }),
+    journal,
     clock,
     random: options.random,
     logger,
@@ -351,6 +352,7 @@ function turnPath(
     ...options,
     ...state,
     orchestrator,
+    journal,
     unrecorded,
     prefetch,
     typing: new TypingAllowance(clock, { onSkipped: () => state.metrics.typingSkipped() }),

@@ -112,6 +112,16 @@ export async function startAssistantTurn(db: Database, turn: AssistantTurnStart)
 }
 
 /**
+ * Removes a turn's `streaming` row whose stream never ran (the turn was stopped or failed while
+ * its context was assembled): nothing was said, so nothing is recorded, as if never started.
+ */
+export async function discardUnstartedTurn(db: Database, id: string): Promise<void> {
+  await db
+    .delete(conversationTurns)
+    .where(and(eq(conversationTurns.id, id), eq(conversationTurns.status, 'streaming')));
+}
+
+/**
  * A line a character said of its own accord, not in answer to a message (its greeting when it
  * comes on stage): stored whole as a complete reply under the character, so the context shows
  * it as that character's words and /history and /export name it.

@@ -96,6 +96,8 @@ export interface PrepareTurnOptions {
   signal: AbortSignal;
   /** Replies members saw whose record failed: written again first, else shown from memory. */
   unrecorded?: UnrecordedReplies;
+  /** The turn being prepared (its journal row may be written already). */
+  turnId?: string | undefined;
   /**
    * The start read intake began for this turn's message (turn-start-prefetch.ts): used when it
    * is of what this turn reads, else read here.
@@ -142,13 +144,15 @@ export async function prepareTurn(options: PrepareTurnOptions): Promise<Prepared
       finishAssistantTurn(options.db, reply.turnId, reply.end),
     )) ?? [];
   const hold = options.hold ?? ((read) => read());
-  const read = () => hold(() => readTurnStart(options.db, key));
-  const [window, { resetAt, summary, memories, turns: recorded }] = await Promise.all([
+  const readNow = () => hold(() => readTurnStart(options.db, key));
+  const [window, { resetAt, summary, memories, turns: read }] = await Promise.all([
     options.history.recent(last.channelId),
-    prefetched === undefined ? read() : prefetched.then((start) => start ?? read()),
+    prefetched === undefined ? readNow() : prefetched.then((start) => start ?? readNow()),
     // buildRequest and the usage estimate count with it; imported on the first turn that needs it.
     loadTokenizer(model.info),
   ]);
+  // The turn's own row, written beside this read, is no history.
+  const recorded = read.filter((turn) => turn.id !== options.turnId);
   const stored = unrecorded.length === 0 ? recorded : mergeUnrecorded(recorded, unrecorded);
   return {
     history: historyBefore(options, { window, stored, resetAt }),

@@ -3,7 +3,11 @@ import { LruMap } from '../../core/lru-map.ts';
 import { silentLogger, type Logger } from '../../core/logger.ts';
 import type { Database } from '../../db/database.ts';
 import { retryTransient } from '../../db/retry-transient.ts';
-import { finishAssistantTurn, startAssistantTurn } from '../../db/turn-repository.ts';
+import {
+  discardUnstartedTurn,
+  finishAssistantTurn,
+  startAssistantTurn,
+} from '../../db/turn-repository.ts';
 import type {
   TurnJournal,
   TurnJournalEnd,
@@ -53,11 +57,56 @@ export class DatabaseTurnJournal implements TurnJournal {
     LIVE_TURNS_KEPT,
   );
 
+  /** Starts written ahead of their stream (`begin`), until `start` or `abandon` takes them. */
+  private readonly early = new Map<string, Promise<void>>();
+
   constructor(options: DatabaseTurnJournalOptions) {
     this.options = options;
   }
 
+  /**
+   * Begins writing a turn's start before its stream runs, beside the context read, so the
+   * stream's `start` finds it written instead of waiting one more round trip for it. That
+   * `start` awaits this write (its failure fails the turn there, before any model call, as a
+   * start of its own would). A turn that ends before its stream runs must `abandon` it.
+   */
+  begin(turn: TurnJournalStart): void {
+    const write = this.start(turn);
+    write.catch(() => undefined);
+    this.early.set(turn.turnId, write);
+  }
+
+  /**
+   * The turn ended before its stream ran (stopped or failed while its context was assembled):
+   * the row `begin` wrote is removed, so nothing is left `streaming`. Nothing to do when the
+   * stream took the start (it writes the end) or none was begun.
+   */
+  async abandon(turnId: string): Promise<void> {
+    const early = this.early.get(turnId);
+    if (early === undefined) return;
+    this.early.delete(turnId);
+    this.live.delete(turnId);
+    const { clock = systemClock, logger = silentLogger } = this.options;
+    try {
+      await early;
+    } catch {
+      return; // never written
+    }
+    await retryTransient(() => discardUnstartedTurn(this.options.db, turnId), {
+      clock,
+      signal: this.options.signal,
+      maxElapsedMs: TURN_START_RETRY_MS,
+    }).catch((error: unknown) =>
+      logger.warn({ err: error, turnId }, 'could not remove the row of a turn that never streamed'),
+    );
+  }
+
   async start(turn: TurnJournalStart): Promise<void> {
+    const early = this.early.get(turn.turnId);
+    if (early !== undefined) {
+      this.early.delete(turn.turnId);
+      return early;
+    }
     const { clock = systemClock } = this.options;
     this.live.set(turn.turnId, { ...turn, startedAt: new Date(clock.now()) });
     // An upsert by the turn's id: safe to write again.

@@ -40,6 +40,7 @@ import { NO_TOOLS, streamTurn } from './turn-stream.ts';
 import { hearTurn, speechOf } from './turn-speech.ts';
 import { recordUserTurns } from './user-turn-recording.ts';
 import type { PrefetchedStart, TurnStartPrefetch } from '../context/turn-start-prefetch.ts';
+import type { TurnJournalStart } from '../../stream/turn/turn-journal.ts';
 
 /** A batch of accepted messages in one channel, answered as one turn. */
 export type Turn = ScheduledTurn<AcceptedMessage>;
@@ -53,6 +54,8 @@ export interface TurnRunnerOptions {
   history: ChannelHistory;
   /** Delivered replies whose record failed (the journal holds them): the next turn sees them. */
   unrecorded?: UnrecordedReplies;
+  /** Writes a turn's start beside its context read (the orchestrator's journal). */
+  journal?: EarlyJournalStart;
   /** Start reads intake began; every turn takes its channel's at its start. */
   prefetch?: TurnStartPrefetch;
   /** The one write path to channels: replies and failure notices alike. */
@@ -77,6 +80,24 @@ export interface TurnRunnerOptions {
   afterTurn?(turn: { channelId: string; scopeId: string }): void;
   /** Scenes: the next character's turn is built here and queued in the channel behind this one. */
   scenes?: { speakers: CharacterSpeakers; submit(next: AcceptedMessage): void };
+}
+
+/** A journal whose start can be written ahead of the stream (DatabaseTurnJournal). */
+export interface EarlyJournalStart {
+  begin(turn: TurnJournalStart): void;
+  /** The turn ended: a start its stream never took is undone. */
+  abandon(turnId: string): Promise<void>;
+}
+
+/** The journal start the stream makes for a turn, from its tool context. */
+function journalStartOf(context: ToolContext): TurnJournalStart {
+  return {
+    turnId: context.turnId,
+    scopeId: context.scopeId,
+    channelId: context.channelId,
+    triggerMessageId: context.messageId,
+    speaker: context.character,
+  };
 }
 
 /** A turn once it runs: its facts (those of its newest message), its log and its stop signal. */
@@ -157,6 +178,7 @@ export class TurnRunner {
         prefetched,
       });
     } finally {
+      await this.options.journal?.abandon(turn.id);
       live?.end();
       stopTimer?.();
       // Answered, refused or stopped: nothing is owed any more. A turn cut short by shutdown
@@ -188,6 +210,8 @@ export class TurnRunner {
     // Recorded while the context is assembled (it reads only the bot's replies); never throws.
     const recorded = recordUserTurns(this.options.db, turn);
     const toolContext = batchToolContext({ ...turn, model });
+    // The reply's row too: the stream finds it written (a turn ending before that removes it).
+    this.options.journal?.begin(journalStartOf(toolContext));
     const tools = model.info.tools ? this.options.tools : NO_TOOLS;
     const attempt = await this.streamReply(turn, { model, tools, toolContext, recorded });
     if (attempt !== undefined) await this.settle(turn, { model, toolContext, attempt });
@@ -318,6 +342,7 @@ export class TurnRunner {
       messages: [...turn.batch.map((accepted) => accepted.message), ...(facts.scene?.spoken ?? [])],
       speakerName: facts.speaker?.character.name,
       speakerId: facts.speaker?.character.id,
+      turnId: turn.id,
       place: facts.place.persona,
       prefetched: turn.prefetched,
       now: new Date(this.options.clock.now()),

@@ -1,0 +1,87 @@
+/**
+ * A turn's journal row written ahead of its stream (DatabaseTurnJournal.begin, beside the
+ * context read): the stream's start finds it written without a statement of its own; a turn
+ * that ends before its stream runs leaves no row behind; a start that failed fails the stream's.
+ */
+import { eq } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DatabaseTurnJournal } from '../../src/bot/turns/database-turn-journal.ts';
+import { ensureScope } from '../../src/db/scope-settings-repository.ts';
+import { conversationTurns } from '../../src/db/schema.ts';
+import { timeOrderedId } from '../../src/core/time-ordered-id.ts';
+import { TurnMetricsRecorder } from '../../src/stream/turn/turn-metrics.ts';
+import { ManualClock } from '../../src/stream/testing/manual-clock.ts';
+import { testBackends, type TestDatabase } from '../support/test-database.ts';
+
+const SCOPE = '153456789012345680';
+const CHANNEL = '253456789012345680';
+
+describe.each(testBackends())('a journal start written ahead on $name', (backend) => {
+  let database: TestDatabase;
+  const statements: string[] = [];
+
+  beforeAll(async () => {
+    database = await backend.open({ onQuery: (sample) => statements.push(sample.operation) });
+    await database.migrate();
+    await ensureScope(database.db, SCOPE, 'guild');
+  });
+  afterAll(() => database.dispose());
+
+  function journal(): DatabaseTurnJournal {
+    return new DatabaseTurnJournal({
+      db: database.db,
+      botUserId: 'bot',
+      botName: 'Tomodachi',
+      instanceId: 'instance-1',
+      clock: new ManualClock(),
+    });
+  }
+
+  function startOf(turnId: string) {
+    return { turnId, scopeId: SCOPE, channelId: CHANNEL, triggerMessageId: `m-${turnId}` };
+  }
+
+  async function rowOf(turnId: string) {
+    const [row] = await database.db
+      .select({ status: conversationTurns.status, content: conversationTurns.content })
+      .from(conversationTurns)
+      .where(eq(conversationTurns.id, turnId));
+    return row;
+  }
+
+  it("lets the stream's start take the row begun ahead, without another write", async () => {
+    const turns = journal();
+    const turnId = timeOrderedId();
+    turns.begin(startOf(turnId));
+    await turns.start(startOf(turnId));
+    expect(await rowOf(turnId)).toEqual({ status: 'streaming', content: '' });
+    const before = statements.length;
+    await turns.abandon(turnId); // the stream took it: nothing to undo
+    expect(statements.length - before).toBe(0);
+    await turns.finish(turnId, {
+      content: 'hello',
+      discordMessageIds: ['1'],
+      status: 'complete',
+      metrics: new TurnMetricsRecorder(new ManualClock()).snapshot(),
+    });
+    expect(await rowOf(turnId)).toEqual({ status: 'complete', content: 'hello' });
+  });
+
+  it('leaves no row for a turn that ended before its stream ran', async () => {
+    const turns = journal();
+    const turnId = timeOrderedId();
+    turns.begin(startOf(turnId));
+    await turns.abandon(turnId);
+    expect(await rowOf(turnId)).toBeUndefined();
+  });
+
+  it("fails the stream's start when the start begun ahead could not be written", async () => {
+    const turns = journal();
+    const turnId = timeOrderedId();
+    // No such scope: the row's foreign key refuses it, a failure that is not transient.
+    turns.begin({ ...startOf(turnId), scopeId: 'no-such-scope' });
+    await expect(turns.start(startOf(turnId))).rejects.toThrow();
+    await turns.abandon(turnId);
+    expect(await rowOf(turnId)).toBeUndefined();
+  });
+});
