@@ -1,4 +1,4 @@
-import { and, eq, gt, inArray, isNull, or, sql, type SQL } from 'drizzle-orm';
+import { and, eq, gt, inArray, isNull, or, sql, type SQL, type SQLWrapper } from 'drizzle-orm';
 import { importanceOf } from '../core/importance.ts';
 import type { Database } from './database.ts';
 import { conversationTurns, resetMarkers, type TurnStatus } from './schema.ts';
@@ -43,6 +43,10 @@ export function newestFirst(): [SQL, SQL] {
  * user turns since the channel's reset marker is pinned in the same statement.
  */
 export async function recordUserTurn(db: Database, turn: UserTurnInput): Promise<void> {
+  await userTurnInsert(db, turn);
+}
+
+function userTurnInsert(db: Database, turn: UserTurnInput) {
   const earlier = db
     .select({ one: sql`1` })
     .from(conversationTurns)
@@ -55,7 +59,7 @@ export async function recordUserTurn(db: Database, turn: UserTurnInput): Promise
     )
     .limit(AUTO_PINNED_USER_TURNS);
   const isEarly = sql`(select count(*) from (${earlier}) as early) < ${AUTO_PINNED_USER_TURNS}`;
-  await db.insert(conversationTurns).values({
+  return db.insert(conversationTurns).values({
     importance: importanceOf('user', turn.content),
     pinnedAt: turn.pinnedBy === undefined ? sql`case when ${isEarly} then now() end` : sql`now()`,
     pinnedBy: turn.pinnedBy ?? sql`case when ${isEarly} then 'auto' end`,
@@ -95,7 +99,35 @@ export interface AssistantTurnStart {
  * attempt after a context overflow, which sent nothing) makes the same row live again, empty.
  */
 export async function startAssistantTurn(db: Database, turn: AssistantTurnStart): Promise<void> {
-  await db
+  await assistantStartUpsert(db, turn);
+}
+
+/**
+ * A turn's opening in one statement: the member's message as a user turn (none for a turn that
+ * answers a message stored already) and the reply's `streaming` row (as startAssistantTurn).
+ * One statement gives both one created_at, so the reply sorts after the message by id (intake
+ * minted the message's id before the turn's). It may be sent again: the reply's row is an
+ * upsert, and the user turn an insert that keeps an earlier write of itself.
+ */
+export async function openTurn(
+  db: Database,
+  opening: { userTurn: UserTurnInput | undefined; reply: AssistantTurnStart },
+): Promise<void> {
+  const writes: SQLWrapper[] = [assistantStartUpsert(db, opening.reply)];
+  if (opening.userTurn !== undefined) {
+    writes.unshift(
+      userTurnInsert(db, opening.userTurn).onConflictDoNothing({ target: conversationTurns.id }),
+    );
+  }
+  // Every data-modifying statement in a WITH runs, whether or not the outer query reads it.
+  const ctes = writes.map(
+    (write, index) => sql`${sql.raw(`opening_${index}`)} as (${write.getSQL()})`,
+  );
+  await db.execute(sql`with ${sql.join(ctes, sql`, `)} select 1`);
+}
+
+function assistantStartUpsert(db: Database, turn: AssistantTurnStart) {
+  return db
     .insert(conversationTurns)
     .values({ ...turn, role: 'assistant', status: 'streaming' })
     .onConflictDoUpdate({

@@ -1,12 +1,16 @@
 /**
- * A turn's journal row written ahead of its stream (DatabaseTurnJournal.begin, beside the
- * context read): the stream's start finds it written without a statement of its own; a turn
- * that ends before its stream runs leaves no row behind; a start that failed fails the stream's.
+ * A turn's opening written ahead of its stream (DatabaseTurnJournal.begin, beside the context
+ * read): the member's message and the reply's row in one statement, the reply sorting after
+ * what it answers; the stream's start finds it written without a statement of its own; a turn
+ * that ends before its stream runs leaves no reply row behind; a start that failed fails the
+ * stream's.
  */
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DatabaseTurnJournal } from '../../src/bot/turns/database-turn-journal.ts';
+import { contextTurnsSinceReset } from '../../src/db/context-turn-repository.ts';
 import { ensureScope } from '../../src/db/scope-settings-repository.ts';
+import { openTurn, type UserTurnInput } from '../../src/db/turn-repository.ts';
 import { conversationTurns } from '../../src/db/schema.ts';
 import { timeOrderedId } from '../../src/core/time-ordered-id.ts';
 import { TurnMetricsRecorder } from '../../src/stream/turn/turn-metrics.ts';
@@ -52,7 +56,7 @@ describe.each(testBackends())('a journal start written ahead on $name', (backend
   it("lets the stream's start take the row begun ahead, without another write", async () => {
     const turns = journal();
     const turnId = timeOrderedId();
-    turns.begin(startOf(turnId));
+    turns.begin(startOf(turnId), []);
     await turns.start(startOf(turnId));
     expect(await rowOf(turnId)).toEqual({ status: 'streaming', content: '' });
     const before = statements.length;
@@ -67,19 +71,84 @@ describe.each(testBackends())('a journal start written ahead on $name', (backend
     expect(await rowOf(turnId)).toEqual({ status: 'complete', content: 'hello' });
   });
 
-  it('leaves no row for a turn that ended before its stream ran', async () => {
+  function userTurn(id: string, content: string): UserTurnInput {
+    return {
+      id,
+      scopeId: SCOPE,
+      channelId: CHANNEL,
+      authorId: 'member',
+      authorName: 'alice',
+      messageId: `discord-${id}`,
+      content,
+    };
+  }
+
+  async function channelTurns(channelId: string) {
+    const turns = await contextTurnsSinceReset(database.db, channelId, {
+      recent: 10,
+      important: 0,
+      pinned: 0,
+    });
+    return turns.map((turn) => ({ role: turn.role, content: turn.content, status: turn.status }));
+  }
+
+  it("writes the member's message and the reply's row in one statement, the reply after it", async () => {
+    const channelId = '253456789012345681';
     const turns = journal();
+    const messageId = timeOrderedId();
     const turnId = timeOrderedId();
-    turns.begin(startOf(turnId));
+    const before = statements.length;
+    turns.begin({ ...startOf(turnId), channelId }, [{ ...userTurn(messageId, 'hi'), channelId }]);
+    await turns.start({ ...startOf(turnId), channelId });
+    expect(statements.length - before).toBe(1);
+    expect(await channelTurns(channelId)).toEqual([
+      { role: 'user', content: 'hi', status: 'complete' },
+      { role: 'assistant', content: '', status: 'streaming' },
+    ]);
+    // Sent again (a retry after a lost answer): nothing twice, nothing refused.
+    await openTurn(database.db, {
+      userTurn: { ...userTurn(messageId, 'hi'), channelId },
+      reply: {
+        id: turnId,
+        scopeId: SCOPE,
+        channelId,
+        authorId: 'bot',
+        authorName: 'Tomodachi',
+        triggerMessageId: `m-${turnId}`,
+      },
+    });
+    expect(await channelTurns(channelId)).toHaveLength(2);
+  });
+
+  it('writes a batch of messages in order, then the reply', async () => {
+    const channelId = '253456789012345682';
+    const turns = journal();
+    const first = timeOrderedId();
+    const second = timeOrderedId();
+    const turnId = timeOrderedId();
+    turns.begin({ ...startOf(turnId), channelId }, [
+      { ...userTurn(first, 'one'), channelId },
+      { ...userTurn(second, 'two'), channelId },
+    ]);
+    await turns.start({ ...startOf(turnId), channelId });
+    expect((await channelTurns(channelId)).map((turn) => turn.content)).toEqual(['one', 'two', '']);
+  });
+
+  it('leaves no reply row for a turn that ended before its stream ran, and keeps the message', async () => {
+    const turns = journal();
+    const messageId = timeOrderedId();
+    const turnId = timeOrderedId();
+    turns.begin(startOf(turnId), [userTurn(messageId, 'are you there?')]);
     await turns.abandon(turnId);
     expect(await rowOf(turnId)).toBeUndefined();
+    expect(await rowOf(messageId)).toEqual({ status: 'complete', content: 'are you there?' });
   });
 
   it("fails the stream's start when the start begun ahead could not be written", async () => {
     const turns = journal();
     const turnId = timeOrderedId();
     // No such scope: the row's foreign key refuses it, a failure that is not transient.
-    turns.begin({ ...startOf(turnId), scopeId: 'no-such-scope' });
+    turns.begin({ ...startOf(turnId), scopeId: 'no-such-scope' }, []);
     await expect(turns.start(startOf(turnId))).rejects.toThrow();
     await turns.abandon(turnId);
     expect(await rowOf(turnId)).toBeUndefined();

@@ -6,7 +6,9 @@ import { retryTransient } from '../../db/retry-transient.ts';
 import {
   discardUnstartedTurn,
   finishAssistantTurn,
-  startAssistantTurn,
+  openTurn,
+  recordUserTurn,
+  type UserTurnInput,
 } from '../../db/turn-repository.ts';
 import type {
   TurnJournal,
@@ -65,13 +67,15 @@ export class DatabaseTurnJournal implements TurnJournal {
   }
 
   /**
-   * Begins writing a turn's start before its stream runs, beside the context read, so the
-   * stream's `start` finds it written instead of waiting one more round trip for it. That
-   * `start` awaits this write (its failure fails the turn there, before any model call, as a
-   * start of its own would). A turn that ends before its stream runs must `abandon` it.
+   * Writes a turn's opening before its stream runs, beside the context read: the members'
+   * messages as user turns and the reply's `streaming` row, in one statement when the turn
+   * answers one message (else the messages first, in order, then the row: a reply never sorts
+   * before what it answers). The stream's `start` then finds the row written and awaits this
+   * write (its failure fails the turn there, before any model call, as a start of its own
+   * would). A turn that ends before its stream runs must `abandon` it.
    */
-  begin(turn: TurnJournalStart): void {
-    const write = this.start(turn);
+  begin(turn: TurnJournalStart, userTurns: readonly UserTurnInput[]): void {
+    const write = this.open(turn, userTurns);
     write.catch(() => undefined);
     this.early.set(turn.turnId, write);
   }
@@ -107,23 +111,39 @@ export class DatabaseTurnJournal implements TurnJournal {
       this.early.delete(turn.turnId);
       return early;
     }
-    const { clock = systemClock } = this.options;
+    await this.open(turn, []);
+  }
+
+  /** The reply's `streaming` row, after (or with) the user turns of the messages it answers. */
+  private async open(turn: TurnJournalStart, userTurns: readonly UserTurnInput[]): Promise<void> {
+    const { clock = systemClock, logger = silentLogger } = this.options;
     this.live.set(turn.turnId, { ...turn, startedAt: new Date(clock.now()) });
-    // An upsert by the turn's id: safe to write again.
-    await retryTransient(
-      () =>
-        startAssistantTurn(this.options.db, {
-          id: turn.turnId,
-          scopeId: turn.scopeId,
-          channelId: turn.channelId,
-          authorId: this.options.botUserId,
-          authorName: turn.speaker?.name ?? this.options.botName,
-          characterId: turn.speaker?.id,
-          triggerMessageId: turn.triggerMessageId,
-          instanceId: this.options.instanceId,
-        }),
-      { clock, signal: this.options.signal, maxElapsedMs: TURN_START_RETRY_MS },
-    );
+    const [first, ...more] = userTurns;
+    const together = more.length === 0 ? first : undefined;
+    if (together === undefined) {
+      // A member's message that could not be stored is logged; the reply goes on without it.
+      for (const userTurn of userTurns) {
+        await recordUserTurn(this.options.db, userTurn).catch((error: unknown) =>
+          logger.warn({ err: error }, 'could not record the user turn'),
+        );
+      }
+    }
+    const reply = {
+      id: turn.turnId,
+      scopeId: turn.scopeId,
+      channelId: turn.channelId,
+      authorId: this.options.botUserId,
+      authorName: turn.speaker?.name ?? this.options.botName,
+      characterId: turn.speaker?.id,
+      triggerMessageId: turn.triggerMessageId,
+      instanceId: this.options.instanceId,
+    };
+    // Safe to send again (see openTurn).
+    await retryTransient(() => openTurn(this.options.db, { userTurn: together, reply }), {
+      clock,
+      signal: this.options.signal,
+      maxElapsedMs: TURN_START_RETRY_MS,
+    });
   }
 
   /**

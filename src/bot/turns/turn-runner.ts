@@ -38,7 +38,8 @@ import { acknowledgeStop } from './stop-acknowledgement.ts';
 import { accountTurn, accountUsage } from './turn-accounting.ts';
 import { NO_TOOLS, streamTurn } from './turn-stream.ts';
 import { hearTurn, speechOf } from './turn-speech.ts';
-import { recordUserTurns } from './user-turn-recording.ts';
+import { userTurnsOf } from './user-turn-recording.ts';
+import type { UserTurnInput } from '../../db/turn-repository.ts';
 import type { PrefetchedStart, TurnStartPrefetch } from '../context/turn-start-prefetch.ts';
 import type { TurnJournalStart } from '../../stream/turn/turn-journal.ts';
 
@@ -54,8 +55,8 @@ export interface TurnRunnerOptions {
   history: ChannelHistory;
   /** Delivered replies whose record failed (the journal holds them): the next turn sees them. */
   unrecorded?: UnrecordedReplies;
-  /** Writes a turn's start beside its context read (the orchestrator's journal). */
-  journal?: EarlyJournalStart;
+  /** Writes a turn's opening beside its context read: the orchestrator's journal. */
+  journal: TurnOpening;
   /** Start reads intake began; every turn takes its channel's at its start. */
   prefetch?: TurnStartPrefetch;
   /** The one write path to channels: replies and failure notices alike. */
@@ -82,9 +83,9 @@ export interface TurnRunnerOptions {
   scenes?: { speakers: CharacterSpeakers; submit(next: AcceptedMessage): void };
 }
 
-/** A journal whose start can be written ahead of the stream (DatabaseTurnJournal). */
-export interface EarlyJournalStart {
-  begin(turn: TurnJournalStart): void;
+/** A journal whose start is written ahead of the stream, with the user turns (DatabaseTurnJournal). */
+export interface TurnOpening {
+  begin(turn: TurnJournalStart, userTurns: readonly UserTurnInput[]): void;
   /** The turn ended: a start its stream never took is undone. */
   abandon(turnId: string): Promise<void>;
 }
@@ -178,7 +179,7 @@ export class TurnRunner {
         prefetched,
       });
     } finally {
-      await this.options.journal?.abandon(turn.id);
+      await this.options.journal.abandon(turn.id);
       live?.end();
       stopTimer?.();
       // Answered, refused or stopped: nothing is owed any more. A turn cut short by shutdown
@@ -207,13 +208,12 @@ export class TurnRunner {
     if (model === undefined) return;
     const turn = await this.hear(running);
     if (turn === undefined) return;
-    // Recorded while the context is assembled (it reads only the bot's replies); never throws.
-    const recorded = recordUserTurns(this.options.db, turn);
     const toolContext = batchToolContext({ ...turn, model });
-    // The reply's row too: the stream finds it written (a turn ending before that removes it).
-    this.options.journal?.begin(journalStartOf(toolContext));
+    // The members' messages and the reply's row, written while the context is assembled (it
+    // reads only the bot's replies); the stream's start awaits the write.
+    this.options.journal.begin(journalStartOf(toolContext), userTurnsOf(turn.batch));
     const tools = model.info.tools ? this.options.tools : NO_TOOLS;
-    const attempt = await this.streamReply(turn, { model, tools, toolContext, recorded });
+    const attempt = await this.streamReply(turn, { model, tools, toolContext });
     if (attempt !== undefined) await this.settle(turn, { model, toolContext, attempt });
     // Stopped by name before its reply began: the others of the scene still speak.
     else this.continueScene(turn, NOTHING_SAID);
@@ -277,14 +277,12 @@ export class TurnRunner {
       model: ResolvedModel;
       tools: ToolExecutor;
       toolContext: ToolContext;
-      recorded: Promise<void>;
     },
   ): Promise<FinalAttempt | undefined> {
     const { model, tools, toolContext } = step;
     const { logger, signal, facts } = turn;
     try {
       const prepared = await this.prepare(turn, model);
-      await step.recorded;
       const attempt = await streamWithOverflowRetry({
         prepared,
         model,

@@ -1,21 +1,15 @@
-import type { Logger } from '../../core/logger.ts';
-import type { Database } from '../../db/database.ts';
-import { recordUserTurn } from '../../db/turn-repository.ts';
+import type { UserTurnInput } from '../../db/turn-repository.ts';
 import type { AcceptedMessage } from '../intake/accepted-message.ts';
 
 /**
- * Stores the members' messages of a batch as user turns, in order, under the ids intake minted
- * (a scene's next turn answers one recorded already).
- * Never throws: a turn that could not be stored is logged, and the reply goes on without it.
+ * The members' messages of a batch as the user turns to store, in order, under the ids intake
+ * minted (a scene's next turn answers one recorded already: none for it). The journal writes
+ * them with the reply's opening (DatabaseTurnJournal.begin).
  */
-export async function recordUserTurns(
-  db: Database,
-  turn: { batch: readonly AcceptedMessage[]; logger: Logger },
-): Promise<void> {
-  for (const { message, recordId, facts, reason } of turn.batch) {
-    // A scene's later turns answer a message already recorded.
-    if (reason === 'scene') continue;
-    await recordUserTurn(db, {
+export function userTurnsOf(batch: readonly AcceptedMessage[]): UserTurnInput[] {
+  return batch
+    .filter(({ reason }) => reason !== 'scene')
+    .map(({ message, recordId, facts }) => ({
       id: recordId,
       scopeId: facts.scope.id,
       channelId: message.channelId,
@@ -23,8 +17,5 @@ export async function recordUserTurns(
       authorName: message.authorName,
       messageId: message.id,
       content: message.content,
-    }).catch((error: unknown) =>
-      turn.logger.warn({ err: error }, 'could not record the user turn'),
-    );
-  }
+    }));
 }
