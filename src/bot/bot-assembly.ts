@@ -307,6 +307,34 @@ function castParts(
   };
 }
 
+/** The journal a turn is recorded in, and the orchestrator that streams it over that journal. */
+function turnStream(
+  options: DiscordBotOptions,
+  { identity, lifetime }: { identity: BotIdentity; lifetime: BotLifetime },
+): {
+  unrecorded: UnrecordedReplies;
+  journal: DatabaseTurnJournal;
+  orchestrator: StreamOrchestrator;
+} {
+  // A reply members saw whose record failed is held here for the channel's next turn.
+  const unrecorded = new UnrecordedReplies();
+  const journal = new DatabaseTurnJournal({
+    ...options,
+    botUserId: identity.id,
+    botName: identity.name,
+    signal: lifetime.shutdown,
+    unrecorded,
+  });
+  const orchestrator = new StreamOrchestrator({
+    journal,
+    clock: options.clock,
+    random: options.random,
+    logger: options.logger,
+    options: options.streamOptions,
+  });
+  return { unrecorded, journal, orchestrator };
+}
+
 /**
  * The turn path, built from its end: the journal and the orchestrator (which delivers), the
  * runner that drives them, the scheduler that runs the runner per channel, and the router that
@@ -322,24 +350,9 @@ function turnPath(
   rateLimiter: MemberRateLimiter;
 } {
   const { db, clock, logger } = options;
-  // A reply members saw whose record failed is held here for the channel's next turn.
-  const unrecorded = new UnrecordedReplies();
+  const { unrecorded, journal, orchestrator } = turnStream(options, { identity, lifetime });
   // Intake begins a turn's start read beside its rate-limit and claim round trips.
   const prefetch = new TurnStartPrefetch((key) => readTurnStart(db, key));
-  const journal = new DatabaseTurnJournal({
-    ...options,
-    botUserId: identity.id,
-    botName: identity.name,
-    signal: lifetime.shutdown,
-    unrecorded,
-  });
-  const orchestrator = new StreamOrchestrator({
-    journal,
-    clock,
-    random: options.random,
-    logger,
-    options: options.streamOptions,
-  });
   const summarizer = new RollingSummarizer({
     ...options,
     dailyBudget: state.dailyBudget,
