@@ -171,6 +171,7 @@ async function runBot(app: App, startedAt: number): Promise<void> {
   const bot = new DiscordBot({
     client: discord.client,
     db: database.db,
+    embeddedDatabase: database.kind === 'pglite',
     secretBox,
     providers,
     tools: tools.registry,

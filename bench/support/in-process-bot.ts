@@ -118,6 +118,7 @@ export async function startInProcessBot(options: InProcessBotOptions): Promise<I
     const bot = new DiscordBot({
       client,
       db: database.db,
+      embeddedDatabase: database.kind === 'pglite',
       secretBox,
       providers,
       tools: tools.registry,

@@ -352,7 +352,10 @@ function turnPath(
   const { db, clock, logger } = options;
   const { unrecorded, journal, orchestrator } = turnStream(options, { identity, lifetime });
   // Intake begins a turn's start read beside its rate-limit and claim round trips.
-  const prefetch = new TurnStartPrefetch((key) => readTurnStart(db, key));
+  const prefetch =
+    options.embeddedDatabase === true
+      ? undefined
+      : new TurnStartPrefetch((key) => readTurnStart(db, key));
   const summarizer = new RollingSummarizer({
     ...options,
     dailyBudget: state.dailyBudget,

@@ -21,6 +21,11 @@ import type { VoiceChannelSettings } from './voice/voice-channels.ts';
 export interface DiscordBotOptions {
   client: Client;
   db: Database;
+  /**
+   * The database runs in this process (PGlite): its queries take this thread's time one after
+   * another, so a turn's start read is not begun ahead at intake (nothing to overlap).
+   */
+  embeddedDatabase?: boolean | undefined;
   secretBox: SecretBox;
   providers: ProviderFactory;
   tools: ToolExecutor;

@@ -12,6 +12,11 @@ export interface TurnStartKey {
 
 /** Reads begun and not yet taken, at most (each lives for a few milliseconds). */
 const PREFETCHES_KEPT = 256;
+/**
+ * Reads on their way at once, at most: a burst of mentions in idle channels must not queue a
+ * read per message ahead of every message's rate-limit and claim round trips.
+ */
+const PREFETCHES_IN_FLIGHT = 4;
 
 /** A read begun by intake, as a turn takes it. */
 export interface PrefetchedStart {
@@ -30,12 +35,16 @@ export interface PrefetchedStart {
  *   begun), and no other turn of the channel has started since (every turn start takes the
  *   channel's prefetches, used or not): a turn in between would have stored a reply it misses;
  * - the turn answers that one message, with the same scope, author and speaker.
- * Otherwise the turn reads as before. What else may change the channel's rows in the few
- * milliseconds between (a /reset, an edit) races the read just as it races a read made later.
+ * Otherwise the turn reads as before. At most PREFETCHES_IN_FLIGHT reads are on their way at
+ * once; the bot uses none with the embedded database, whose queries run on this thread one after
+ * another (there is no round trip to overlap, only the order of the work to change). What else
+ * may change the channel's rows in the few milliseconds between (a /reset, an edit) races the
+ * read just as it races a read made later.
  */
 export class TurnStartPrefetch {
   readonly #read: (key: TurnStartKey) => Promise<TurnStart>;
   readonly #pending = new Map<string, PrefetchedStart>();
+  #inFlight = 0;
 
   constructor(read: (key: TurnStartKey) => Promise<TurnStart>) {
     this.#read = read;
@@ -44,11 +53,15 @@ export class TurnStartPrefetch {
   /** Begins the read for a message (one per message; a second call is ignored). */
   begin(messageId: string, key: TurnStartKey): void {
     if (this.#pending.has(messageId)) return;
-    if (this.#pending.size >= PREFETCHES_KEPT) return;
+    if (this.#pending.size >= PREFETCHES_KEPT || this.#inFlight >= PREFETCHES_IN_FLIGHT) return;
+    this.#inFlight += 1;
     const read = this.#read(key).then(
       (start) => start,
       () => undefined,
     );
+    void read.finally(() => {
+      this.#inFlight -= 1;
+    });
     this.#pending.set(messageId, { key: { ...key }, read });
   }
 

@@ -58,7 +58,7 @@ export interface TurnRunnerOptions {
   /** Writes a turn's opening beside its context read: the orchestrator's journal. */
   journal: TurnOpening;
   /** Start reads intake began; every turn takes its channel's at its start. */
-  prefetch?: TurnStartPrefetch;
+  prefetch?: TurnStartPrefetch | undefined;
   /** The one write path to channels: replies and failure notices alike. */
   delivery: DeliveryPort;
   typing: TypingAllowance;
