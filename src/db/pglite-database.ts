@@ -40,6 +40,7 @@ export async function openPglite(
     client = dataDir === undefined ? new PGlite(pgliteOptions) : new PGlite(dataDir, pgliteOptions);
     await client.waitReady;
     if (options.onQuery !== undefined) timePgliteQueries(client, options.onQuery);
+    yieldBeforeQueries(client);
   } catch (error) {
     await releaseLock();
     throw new BotError('database_open', 'could not open the embedded database', { cause: error });
@@ -68,4 +69,29 @@ export async function openPglite(
       await releaseLock();
     },
   };
+}
+
+/**
+ * PGlite runs each query on this thread and hands its lock to the next waiting query within the
+ * same run of promise jobs, so a queue of queries (two hundred turns starting at once) ran as
+ * one block of seconds: no timer, socket or gateway heartbeat in between. Each top-level query
+ * first lets the event loop turn once; the block is then one query long.
+ */
+function yieldBeforeQueries(client: PGlite): void {
+  const turn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+  const query = client.query.bind(client);
+  const exec = client.exec.bind(client);
+  const transaction = client.transaction.bind(client);
+  client.query = (async (...args: Parameters<typeof query>) => {
+    await turn();
+    return query(...args);
+  }) as typeof client.query;
+  client.exec = async (...args: Parameters<typeof exec>) => {
+    await turn();
+    return exec(...args);
+  };
+  client.transaction = (async (...args: Parameters<typeof transaction>) => {
+    await turn();
+    return transaction(...args);
+  }) as typeof client.transaction;
 }
