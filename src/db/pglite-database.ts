@@ -72,10 +72,12 @@ export async function openPglite(
 }
 
 /**
- * PGlite runs each query on this thread and hands its lock to the next waiting query within the
- * same run of promise jobs, so a queue of queries (two hundred turns starting at once) ran as
- * one block of seconds: no timer, socket or gateway heartbeat in between. Each top-level query
- * first lets the event loop turn once; the block is then one query long.
+ * PGlite runs each query on this thread, and a query issued when the one before is answered
+ * runs within the same run of promise jobs: the turns of two hundred channels starting at once
+ * ran their chains of queries as one block of seconds, with no timer, socket or gateway
+ * heartbeat in between. Each top-level query first lets the event loop turn once, so a chain
+ * leaves the loop a turn between its queries (queries issued in the same tick still run one
+ * after another).
  */
 function yieldBeforeQueries(client: PGlite): void {
   const turn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
