@@ -3,6 +3,7 @@ import { importanceOf } from '../core/importance.ts';
 import type { Database } from './database.ts';
 import { conversationTurns, resetMarkers, type TurnStatus } from './schema.ts';
 import { sinceReset } from './reset-marker-filter.ts';
+import { writeInOneStatement } from './writes-in-one-statement.ts';
 
 export type TurnRecord = typeof conversationTurns.$inferSelect;
 
@@ -119,11 +120,7 @@ export async function openTurn(
       userTurnInsert(db, opening.userTurn).onConflictDoNothing({ target: conversationTurns.id }),
     );
   }
-  // Every data-modifying statement in a WITH runs, whether or not the outer query reads it.
-  const ctes = writes.map(
-    (write, index) => sql`${sql.raw(`opening_${index}`)} as (${write.getSQL()})`,
-  );
-  await db.execute(sql`with ${sql.join(ctes, sql`, `)} select 1`);
+  await writeInOneStatement(db, writes);
 }
 
 function assistantStartUpsert(db: Database, turn: AssistantTurnStart) {

@@ -1,6 +1,7 @@
 import { and, between, desc, eq, sql, type SQLWrapper } from 'drizzle-orm';
 import type { Database } from './database.ts';
 import { characterDailyUsage, characters, memberDailyUsage, scopeDailyUsage } from './schema.ts';
+import { writeInOneStatement } from './writes-in-one-statement.ts';
 
 /** The UTC day of an instant, as the `date` column stores it. */
 export function utcDay(at: Date): string {
@@ -44,11 +45,7 @@ export async function addUsage(db: Database, usage: UsageEntry): Promise<void> {
   const upserts = [scopeUpsert(db, usage, day), memberUpsert(db, usage, day)];
   if (usage.characterId !== undefined)
     upserts.push(characterUpsert(db, { ...usage, characterId: usage.characterId, day }));
-  // Every data-modifying statement in a WITH runs, whether or not the outer query reads it.
-  const ctes = upserts.map(
-    (upsert, index) => sql`${sql.raw(`usage_${index}`)} as (${upsert.getSQL()})`,
-  );
-  await db.execute(sql`with ${sql.join(ctes, sql`, `)} select 1`);
+  await writeInOneStatement(db, upserts);
 }
 
 function scopeUpsert(db: Database, usage: UsageEntry, day: string): SQLWrapper {

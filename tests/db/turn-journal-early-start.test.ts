@@ -3,12 +3,18 @@
  * read): the member's message and the reply's row in one statement, the reply sorting after
  * what it answers; the stream's start finds it written without a statement of its own; a turn
  * that ends before its stream runs leaves no reply row behind; a start that failed fails the
- * stream's.
+ * stream's; the context read beside it does not take the turn's own row for a reply cut short.
  */
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DatabaseTurnJournal } from '../../src/bot/turns/database-turn-journal.ts';
+import type { HistoryMessage } from '../../src/bot/client/inbound-message.ts';
+import { ChannelHistory } from '../../src/bot/context/channel-history.ts';
+import { prepareTurn, type PreparedTurn } from '../../src/bot/context/turn-context.ts';
+import { silentLogger } from '../../src/core/logger.ts';
+import { defaultScopeSettings } from '../../src/core/settings.ts';
 import { contextTurnsSinceReset } from '../../src/db/context-turn-repository.ts';
+import { ModelCatalog } from '../../src/providers/model-catalog.ts';
 import { ensureScope } from '../../src/db/scope-settings-repository.ts';
 import { openTurn, type UserTurnInput } from '../../src/db/turn-repository.ts';
 import { conversationTurns } from '../../src/db/schema.ts';
@@ -132,6 +138,75 @@ describe.each(testBackends())('a journal start written ahead on $name', (backend
     ]);
     await turns.start({ ...startOf(turnId), channelId });
     expect((await channelTurns(channelId)).map((turn) => turn.content)).toEqual(['one', 'two', '']);
+  });
+
+  it("keeps the turn's own streaming row out of its context: a Retry's failure notice stays a notice", async () => {
+    const channelId = '253456789012345683';
+    const turns = journal();
+    const at = Date.now();
+    const member = { authorName: 'alice', authorIsBot: false, attachments: [] };
+    const question: HistoryMessage = {
+      ...member,
+      id: '1100000000000000001',
+      authorId: 'member',
+      content: 'who kept the lighthouse?',
+      createdAt: at,
+    };
+    // The first try failed: its notice replies to the question and stands in the channel.
+    const notice: HistoryMessage = {
+      id: '1100000000000000002',
+      authorId: 'bot',
+      authorName: 'Tomodachi',
+      authorIsBot: true,
+      attachments: [],
+      content: 'I could not reach the AI provider. Please try again.',
+      replyToMessageId: question.id,
+      createdAt: at + 1_000,
+    };
+    // The Retry's turn: its row is written beside the read, so the read sees it streaming.
+    const turnId = timeOrderedId();
+    turns.begin({ ...startOf(turnId), channelId, triggerMessageId: question.id }, []);
+    await turns.start({ ...startOf(turnId), channelId, triggerMessageId: question.id });
+    const prepare = (ownTurnId: string | undefined) =>
+      prepareTurn({
+        db: database.db,
+        history: new ChannelHistory({
+          perChannel: 50,
+          maxChannels: 10,
+          fetchRecent: () => Promise.resolve([notice, question]),
+        }),
+        settings: defaultScopeSettings(SCOPE),
+        model: {
+          chatModel: undefined as never,
+          provider: 'openai',
+          modelId: 'gpt-4o-mini',
+          info: new ModelCatalog().lookup('openai', 'gpt-4o-mini'),
+          keySource: 'operator',
+        },
+        messages: [
+          {
+            ...question,
+            channelId,
+            guildId: SCOPE,
+            isDM: false,
+            mentionsBot: true,
+            repliesToBot: false,
+            replyToMessageId: undefined,
+          },
+        ],
+        botUserId: 'bot',
+        place: { kind: 'guild', guildName: 'Guild', channelName: 'general' },
+        now: new Date(at + 2_000),
+        download: () => Promise.reject(new Error('no downloads here')),
+        logger: silentLogger,
+        signal: new AbortController().signal,
+        turnId: ownTurnId,
+      });
+    const texts = (prepared: PreparedTurn) =>
+      prepared.history.map((entry) => entry.text).join('\n');
+    expect(texts(await prepare(turnId))).not.toContain(notice.content);
+    // Without knowing its own row, the notice would read as this reply, cut off.
+    expect(texts(await prepare(undefined))).toContain(notice.content);
   });
 
   it('leaves no reply row for a turn that ended before its stream ran, and keeps the message', async () => {

@@ -118,9 +118,9 @@ export class DatabaseTurnJournal implements TurnJournal {
   private async open(turn: TurnJournalStart, userTurns: readonly UserTurnInput[]): Promise<void> {
     const { clock = systemClock, logger = silentLogger } = this.options;
     this.live.set(turn.turnId, { ...turn, startedAt: new Date(clock.now()) });
-    const [first, ...more] = userTurns;
-    const together = more.length === 0 ? first : undefined;
-    if (together === undefined) {
+    // One message goes with the row; several are written first, in order.
+    const together = userTurns.length === 1 ? userTurns[0] : undefined;
+    if (userTurns.length > 1) {
       // A member's message that could not be stored is logged; the reply goes on without it.
       for (const userTurn of userTurns) {
         await recordUserTurn(this.options.db, userTurn).catch((error: unknown) =>
