@@ -1,4 +1,4 @@
-import { and, eq, gt, inArray, isNotNull, isNull, lt, sql } from 'drizzle-orm';
+import { and, eq, gt, inArray, isNotNull, isNull, lt, sql, type SQL } from 'drizzle-orm';
 import type { Database } from './database.ts';
 import { messageClaims } from './schema.ts';
 
@@ -30,19 +30,25 @@ export interface MessageClaim {
 /** Claims a key for this process: true for exactly one claiming attempt across every process. */
 export async function claimMessage(db: Database, claim: MessageClaim): Promise<boolean> {
   const { key, instanceId, channelId, attempt } = claim;
-  const insert = db.insert(messageClaims).values({ key, instanceId, channelId, attempt });
-  const claimed = await (
+  const values = sql`values (${key}, ${instanceId}, ${channelId ?? null}, ${attempt ?? null})`;
+  const result: unknown = await db.execute(claimInsert(claim, values));
+  return (result as { rows: unknown[] }).rows.length === 1;
+}
+
+/**
+ * The claim's insert of `rows` (a VALUES list or a SELECT of key, instance id, channel id and
+ * attempt) with its rule for a key claimed already, returning the key when this attempt holds
+ * the claim. Also a step of `takeMemberTurn`, which claims in the rate limit's statement.
+ */
+export function claimInsert(claim: MessageClaim, rows: SQL): SQL {
+  const { instanceId, attempt } = claim;
+  const onConflict =
     attempt === undefined
-      ? insert.onConflictDoNothing()
-      : insert.onConflictDoUpdate({
-          target: messageClaims.key,
-          set: { attempt },
-          // Not `and(…)`: drizzle types its result as possibly undefined, which setWhere refuses.
-          setWhere: sql`${eq(messageClaims.attempt, attempt)}
-            and ${eq(messageClaims.instanceId, instanceId)}`,
-        })
-  ).returning({ key: messageClaims.key });
-  return claimed.length === 1;
+      ? sql`do nothing`
+      : sql`do update set attempt = excluded.attempt
+          where ${messageClaims.attempt} = ${attempt} and ${messageClaims.instanceId} = ${instanceId}`;
+  return sql`insert into ${messageClaims} (key, instance_id, channel_id, attempt) ${rows}
+    on conflict (key) ${onConflict} returning key`;
 }
 
 /**

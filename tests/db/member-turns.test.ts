@@ -10,6 +10,7 @@ import {
   type MemberTurnRequest,
 } from '../../src/db/member-turn-repository.ts';
 import { MemberRateLimiter } from '../../src/bot/limits/member-rate-limiter.ts';
+import { claimMessage, unsettledClaims } from '../../src/db/claim-repository.ts';
 import { testBackends, type TestDatabase } from '../support/test-database.ts';
 
 const MINUTE = 60_000;
@@ -86,6 +87,79 @@ describe.each(testBackends())('member turns on $name', (backend) => {
     expect(await ask('second', 1_000)).toEqual({ allowed: false, retryAfterMs: 59_000 });
     expect(await ask('second', 1_500)).toEqual({ allowed: false, retryAfterMs: 58_500 });
     expect(statements.slice(before)).toEqual(['select', 'select', 'select', 'select']);
+  });
+
+  describe('with the message claimed in the same statement', () => {
+    /** One process's claiming attempt of the member's message `key`. */
+    function claimOf(key: string, instanceId: string, attempt: string) {
+      return { key, instanceId, channelId: '2', attempt };
+    }
+    function take(
+      key: string,
+      memberId: string,
+      perWindow: number,
+      claim = claimOf(key, 'i-1', 'a-1'),
+    ) {
+      const request = { key, scopeId: 'scope-claims', memberId, perWindow, windowMs: MINUTE };
+      return takeMemberTurn(database.db, { ...request, now: new Date(START), claim });
+    }
+    async function claimed(key: string): Promise<boolean> {
+      const owed = await unsettledClaims(database.db, new Date(0));
+      return owed.some((claim) => claim.messageId === key);
+    }
+
+    it('claims an allowed turn, for one attempt of one process only, in one statement', async () => {
+      const before = statements.length;
+      expect(await take('c-1', 'm-c1', 1)).toEqual({ allowed: true, claimed: true });
+      // A `with` statement (the verdict, then the claim's insert) is reported as `other`.
+      expect(statements.slice(before)).toEqual(['other']);
+      expect(await claimed('c-1')).toBe(true);
+      // Retried after a lost answer (same attempt): still this attempt's claim.
+      expect(await take('c-1', 'm-c1', 1)).toEqual({ allowed: true, claimed: true });
+      // Another process heard the message: the same verdict, the claim is not its own.
+      expect(await take('c-1', 'm-c1', 1, claimOf('c-1', 'i-2', 'a-2'))).toEqual({
+        allowed: true,
+        claimed: false,
+      });
+      // The claim's own statement agrees: the key is held.
+      expect(await claimMessage(database.db, claimOf('c-1', 'i-1', 'a-3'))).toBe(false);
+    });
+
+    it('claims nothing for a refused turn', async () => {
+      expect(await take('c-2', 'm-c2', 1)).toEqual({ allowed: true, claimed: true });
+      const refused = await take('c-3', 'm-c2', 1);
+      expect(refused.allowed).toBe(false);
+      expect(await claimed('c-3')).toBe(false);
+    });
+
+    it('gives the claim to exactly one of the processes that hear a message at once', async () => {
+      const verdicts = await Promise.all(
+        Array.from({ length: 6 }, (_unused, index) =>
+          take('c-4', 'm-c4', 3, claimOf('c-4', `i-${index}`, `a-${index}`)),
+        ),
+      );
+      expect(verdicts.every((verdict) => verdict.allowed)).toBe(true);
+      expect(verdicts.filter((verdict) => verdict.allowed && verdict.claimed)).toHaveLength(1);
+    });
+
+    it('leaves the claim to the caller when it answers without the database', async () => {
+      const limiter = new MemberRateLimiter((request) => takeMemberTurn(database.db, request));
+      const claim = claimOf('c-5', 'i-1', 'a-1');
+      const turn = {
+        key: 'c-5',
+        scopeId: 'scope-claims',
+        memberId: 'm-c5',
+        now: Date.now(),
+        claim,
+      };
+      // No limit set: allowed at once, no statement, so nothing claimed yet.
+      expect(await limiter.take({ ...turn, perMinute: 0 })).toEqual({ allowed: true });
+      expect(await claimed('c-5')).toBe(false);
+      expect(await limiter.take({ ...turn, perMinute: 5 })).toEqual({
+        allowed: true,
+        claimed: true,
+      });
+    });
   });
 
   it('keeps members and scopes apart, and forgets turns outside every window', async () => {

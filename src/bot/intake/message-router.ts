@@ -277,8 +277,8 @@ export class MessageRouter {
       if (this.answeredInPassing(message)) return;
       if (!this.accepting) return await this.handBack(routed);
       this.prefetchStart(routed, casting);
-      if (!(await this.admit(routed))) return;
-      if (!(await this.claim(routed))) return;
+      if (!(await this.withinBudget(routed))) return;
+      if (!(await this.takeTurn(routed))) return;
       claimed = true;
       const accepted = await this.accept(routed, { reason, author, casting });
       submitted = accepted !== undefined && this.submit(accepted, message);
@@ -404,34 +404,13 @@ export class MessageRouter {
   }
 
   /**
-   * The member's rate and the scope's daily budget. A refusal is told once, by the process that
-   * claims telling it (every process hears the message and reaches the same verdict).
+   * The scope's daily budget (in memory, read from the database at most once a minute). A
+   * refusal is told once, by the process that claims telling it (every process hears the
+   * message and reaches the same verdict). Checked before the member's rate: a turn refused
+   * for the budget does not count against the member's minute.
    */
-  private async admit(routed: Routed): Promise<boolean> {
+  private async withinBudget(routed: Routed): Promise<boolean> {
     const { message, inbound, scope, settings, origin } = routed;
-    if (origin === 'live') {
-      const verdict = await this.databaseStep(() =>
-        this.options.rateLimiter.take({
-          // The message is the key: every process that hears it counts it once.
-          key: message.id,
-          scopeId: scope.id,
-          memberId: inbound.authorId,
-          perMinute: settings.memberTurnsPerMinute,
-          now: this.options.clock.now(),
-        }),
-      );
-      if (!verdict.allowed) {
-        const seconds = Math.ceil(verdict.retryAfterMs / 1000);
-        if (await this.firstToRefuse(message.id)) {
-          await this.options.notices.tell(
-            message,
-            { kind: 'member_rate_limited', seconds },
-            settings,
-          );
-        }
-        return false;
-      }
-    }
     const spent = await this.databaseStep(() =>
       this.options.dailyBudget.refusal(scope.id, dailyLimitsOf(settings), inbound.authorId),
     );
@@ -445,20 +424,42 @@ export class MessageRouter {
   }
 
   /**
+   * The member's rate, then the claim — one statement when the database decides the rate.
    * The claim: one process answers a message, and the claim is the ledger of what is owed. One
    * attempt id for every retry of the held step: a claim whose commit's reply was lost to an
    * outage is still ours when the retry finds it (never dropped as "someone else's"). A
-   * recovered message's claim was already taken over.
+   * recovered message's claim was already taken over, and its rate counted when it was heard.
    */
-  private async claim(routed: Routed): Promise<boolean> {
-    if (routed.origin === 'recovered') return true;
+  private async takeTurn(routed: Routed): Promise<boolean> {
+    const { message, inbound, scope, settings, origin } = routed;
+    if (origin === 'recovered') return true;
     const claim = {
-      key: routed.message.id,
+      key: message.id,
       instanceId: this.options.instanceId,
-      channelId: routed.message.channelId,
+      channelId: message.channelId,
       attempt: timeOrderedId(),
     };
-    return this.databaseStep(() => claimMessage(this.options.db, claim));
+    const verdict = await this.databaseStep(() =>
+      this.options.rateLimiter.take({
+        // The message is the key: every process that hears it counts it once.
+        key: message.id,
+        scopeId: scope.id,
+        memberId: inbound.authorId,
+        perMinute: settings.memberTurnsPerMinute,
+        now: this.options.clock.now(),
+        claim,
+      }),
+    );
+    if (verdict.allowed) {
+      return (
+        verdict.claimed ?? (await this.databaseStep(() => claimMessage(this.options.db, claim)))
+      );
+    }
+    if (await this.firstToRefuse(message.id)) {
+      const seconds = Math.ceil(verdict.retryAfterMs / 1000);
+      await this.options.notices.tell(message, { kind: 'member_rate_limited', seconds }, settings);
+    }
+    return false;
   }
 
   /**

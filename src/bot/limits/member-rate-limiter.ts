@@ -1,4 +1,5 @@
 import { LruMap } from '../../core/lru-map.ts';
+import type { MessageClaim } from '../../db/claim-repository.ts';
 import type { MemberTurnRequest, MemberTurnVerdict } from '../../db/member-turn-repository.ts';
 
 export const MEMBER_RATE_WINDOW_MS = 60_000;
@@ -13,6 +14,12 @@ export interface MemberRateLimit {
   perMinute: number;
   /** This host's time: only to remember a refusal here (the window is the database's clock). */
   now: number;
+  /**
+   * The message's claim, made with the count when the database is asked and the turn allowed
+   * (`claimed` in the verdict). Without a database round trip (no limit, a refusal remembered)
+   * the verdict has no `claimed`: the caller claims.
+   */
+  claim?: MessageClaim | undefined;
 }
 
 /**
@@ -51,6 +58,7 @@ export class MemberRateLimiter {
       memberId: limit.memberId,
       perWindow: limit.perMinute,
       windowMs: MEMBER_RATE_WINDOW_MS,
+      claim: limit.claim,
     });
     if (verdict.allowed) this.refusedUntil.delete(member);
     else this.refusedUntil.set(member, limit.now + verdict.retryAfterMs);
