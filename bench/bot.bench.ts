@@ -1,8 +1,10 @@
 /**
- * The bot end to end: the real DiscordBot and discord.js client in this process,
- * the loopback Discord and an instant LLM stand-in in a child process (loopback-world.ts), so
- * event-loop lag and RSS below are the bot's alone. The database is the embedded PGlite (the
- * default; in this process, as in production) or PostgreSQL with BENCH_DATABASE_URL.
+ * The bot end to end, as operators run it: `npm start`'s process (support/bot-process.ts:
+ * `dist/main.js` with the start script's Node flags, configured by its environment) against the
+ * loopback Discord and an instant LLM stand-in in another process (loopback-world.ts). CPU time,
+ * event-loop lag and RSS below are that process's alone, read from /proc and its /metrics. The
+ * database is the embedded PGlite (the default; in the bot's process, as in production) or
+ * PostgreSQL with BENCH_DATABASE_URL.
  *
  * 1. Latency: 100k stored turns over 100 channels; each channel's member @mentions the bot,
  *    one every 100 ms, bot idle in between; from the fake dispatching MESSAGE_CREATE to the bot's
@@ -13,17 +15,15 @@
  *    once; Discord's real rate-limit windows (time scale 1: 5 writes per 5 s per channel, 50
  *    requests per second per bot).
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as delay } from 'node:timers/promises';
 import { percentile, type BenchRow } from './bench-kit.ts';
 import { prepareBenchDatabase } from './support/bench-database.ts';
-import { around } from './support/cpu-profile.ts';
-import { startInProcessBot, type InProcessBot } from './support/in-process-bot.ts';
+import { BotProcess } from './support/bot-process.ts';
 import { LoopbackWorld } from './support/loopback-world-client.ts';
-import { ProcessProbe } from './support/process-probe.ts';
 
 const CHANNELS = 200;
 const SEEDED_CHANNELS = 100;
@@ -37,7 +37,6 @@ const MEASURED_ROUNDS = 3;
 const MENTION_INTERVAL_MS = 100;
 const STREAM_PARAGRAPHS = 12;
 const RATE_LIMIT_TIME_SCALE = 1;
-const LOG_WARN_LEVEL = 40;
 
 const TARGETS = {
   p50Ms: 10,
@@ -52,7 +51,7 @@ export async function rows(): Promise<BenchRow[]> {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'bot-bench-'));
   const prepared = await prepareBenchDatabase(dataDir);
   const world = LoopbackWorld.start();
-  let bot: InProcessBot | undefined;
+  let bot: BotProcess | undefined;
   try {
     const info = await world.call('setup', {
       channels: CHANNELS,
@@ -63,7 +62,7 @@ export async function rows(): Promise<BenchRow[]> {
     });
     if (info.storedTurns !== SEEDED_CHANNELS * TURNS_PER_CHANNEL)
       throw new Error(`seeded ${info.storedTurns} turns`);
-    bot = await startInProcessBot({
+    bot = await BotProcess.start({
       discordApiUrl: info.apiUrl,
       discordToken: info.token,
       openAIBaseUrl: info.openAIBaseUrl,
@@ -72,6 +71,7 @@ export async function rows(): Promise<BenchRow[]> {
     });
     const running = bot;
     const seeded = info.channels.slice(0, SEEDED_CHANNELS).map((channel) => channel.channelId);
+    let turns = 0;
     const oneByOne = async (): Promise<number[]> => {
       const samples: number[] = [];
       let nextMentionAt = performance.now();
@@ -80,40 +80,36 @@ export async function rows(): Promise<BenchRow[]> {
         await delay(Math.max(0, nextMentionAt - performance.now()));
         const [latency] = await world.call('mention', { channelIds: [channelId], paragraphs: 1 });
         samples.push(latency ?? Number.NaN);
-        await running.bot.idle();
+        turns += 1;
+        await running.turnsFinished(turns);
       }
       return samples;
     };
     await oneByOne();
     const latencies: number[] = [];
-    const cpuBefore = process.cpuUsage();
-    const mainThreadBefore = process.threadCpuUsage();
-    await around(async () => {
-      for (let round = 0; round < MEASURED_ROUNDS; round += 1)
-        latencies.push(...(await oneByOne()));
-    });
-    const cpu = process.cpuUsage(cpuBefore);
-    const mainThread = process.threadCpuUsage(mainThreadBefore);
-    const cpuPerTurnMs = (cpu.user + cpu.system) / 1000 / latencies.length;
-    const mainThreadPerTurnMs = (mainThread.user + mainThread.system) / 1000 / latencies.length;
+    const cpuBefore = running.cpuMs();
+    for (let round = 0; round < MEASURED_ROUNDS; round += 1) latencies.push(...(await oneByOne()));
+    const cpuAfter = running.cpuMs();
+    const cpuPerTurnMs = (cpuAfter.process - cpuBefore.process) / latencies.length;
+    const mainThreadPerTurnMs = (cpuAfter.mainThread - cpuBefore.mainThread) / latencies.length;
 
     const all = info.channels.map((channel) => channel.channelId);
     await world.call('resetObservations', null);
-    const restingRssMb = process.memoryUsage.rss() / (1024 * 1024);
-    const probe = new ProcessProbe();
-    probe.start();
+    const restingRssMb = running.restingRssMb();
+    await running.watch();
     const started = performance.now();
     const firstWrites = await world.call('mention', {
       channelIds: all,
       paragraphs: STREAM_PARAGRAPHS,
     });
-    await running.bot.idle();
+    await running.turnsFinished(turns + CHANNELS);
     const wallSeconds = (performance.now() - started) / 1000;
-    const reading = probe.stop();
+    const reading = await running.watched();
     const report = await world.call('report', { channelIds: all, paragraphs: STREAM_PARAGRAPHS });
     const writes = report.writesPerChannel;
 
-    const log = await summarizeLog(bot);
+    const completedTurns = running.completedTurns();
+    const warnings = running.warnings();
     const expectedTurns = SEEDED_CHANNELS * (1 + MEASURED_ROUNDS) + CHANNELS;
     const db = `${prepared.label}, ${(info.storedTurns / 1000).toFixed(0)}k stored turns`;
     const streams = `bot: ${CHANNELS} streams × ${STREAM_PARAGRAPHS} paragraphs`;
@@ -197,15 +193,15 @@ export async function rows(): Promise<BenchRow[]> {
       },
       {
         name: 'bot: turns completed, whole run (a notice instead of a reply would miss)',
-        value: log.completedTurns,
+        value: completedTurns,
         unit: 'turns',
         target: `= ${expectedTurns}`,
-        pass: log.completedTurns === expectedTurns,
+        pass: completedTurns === expectedTurns,
       },
-      { name: 'bot: log lines at warn or above, whole run', value: log.warnings, unit: 'lines' },
+      { name: 'bot: log lines at warn or above, whole run', value: warnings, unit: 'lines' },
     ];
   } finally {
-    await bot?.close();
+    await bot?.stop();
     await world.close();
     await prepared.dispose();
     rmSync(dataDir, { recursive: true, force: true });
@@ -216,29 +212,4 @@ export async function rows(): Promise<BenchRow[]> {
 function describeRateLimited(by: Record<string, number>): string {
   const entries = Object.entries(by).map(([key, count]) => `${key} ${count}`);
   return entries.length === 0 ? 'count' : `count (${entries.join(', ')})`;
-}
-
-interface LogSummary {
-  warnings: number;
-  /** The turn runner's "turn finished" lines (they carry the provider) with status complete. */
-  completedTurns: number;
-}
-
-/** Closes the bot (flushing its log) and reads what it logged over the whole run. */
-async function summarizeLog(bot: InProcessBot): Promise<LogSummary> {
-  await bot.close();
-  const lines = readFileSync(bot.logFile, 'utf8')
-    .split('\n')
-    .filter((line) => line !== '')
-    .map(
-      (line) =>
-        JSON.parse(line) as { level: number; msg?: string; provider?: string; status?: string },
-    );
-  return {
-    warnings: lines.filter((line) => line.level >= LOG_WARN_LEVEL).length,
-    completedTurns: lines.filter(
-      (line) =>
-        line.msg === 'turn finished' && line.provider !== undefined && line.status === 'complete',
-    ).length,
-  };
 }
