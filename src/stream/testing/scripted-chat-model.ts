@@ -36,7 +36,8 @@ export class ScriptedChatModel implements ChatModel {
   }
 }
 
-async function* playParts(
+/** Parts as a stream that honours `signal` between parts, like a real adapter. */
+export async function* playParts(
   parts: readonly StreamPart[],
   signal: AbortSignal,
 ): AsyncIterable<StreamPart> {
