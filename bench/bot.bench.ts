@@ -96,6 +96,7 @@ export async function rows(): Promise<BenchRow[]> {
     const all = info.channels.map((channel) => channel.channelId);
     await world.call('resetObservations', null);
     const restingRssMb = running.restingRssMb();
+    const resting = await running.memory();
     await running.watch();
     const started = performance.now();
     const firstWrites = await world.call('mention', {
@@ -185,6 +186,11 @@ export async function rows(): Promise<BenchRow[]> {
       },
       { name: `${streams}: event-loop lag max`, value: reading.lagMaxMs, unit: 'ms' },
       { name: `bot: RSS at rest before the streams`, value: restingRssMb, unit: 'MB' },
+      {
+        name: `bot: of it, V8 heap used / reserved, and external memory`,
+        value: resting.heapUsedMb,
+        unit: `MB (${resting.heapTotalMb.toFixed(0)} reserved, ${resting.externalMb.toFixed(0)} external)`,
+      },
       {
         // Other processes on the machine inflate latency and lag; read those rows against this.
         name: 'bot: machine load average (1 min) at the end, for context',

@@ -130,6 +130,20 @@ export class BotProcess {
     return residentMb(this.#process.pid).now;
   }
 
+  /** V8's heap (used, reserved) and memory outside it (external, array buffers), in MB. */
+  async memory(): Promise<{ heapUsedMb: number; heapTotalMb: number; externalMb: number }> {
+    const text = await (await fetch(`http://127.0.0.1:${this.#metricsPort}/metrics`)).text();
+    const mb = (name: string): number => {
+      const line = text.split('\n').find((entry) => entry.startsWith(`${name} `));
+      return Number(line?.split(' ').at(-1)) / (1024 * 1024);
+    };
+    return {
+      heapUsedMb: mb('nodejs_heap_size_used_bytes'),
+      heapTotalMb: mb('nodejs_heap_size_total_bytes'),
+      externalMb: mb('nodejs_external_memory_bytes'),
+    };
+  }
+
   /** Starts watching: resident memory sampled, the event-loop lag histogram emptied. */
   async watch(): Promise<void> {
     await scrapeGauge(this.#metricsPort, 'nodejs_eventloop_lag_p99_seconds');
