@@ -85,7 +85,7 @@ export async function rows(): Promise<BenchRow[]> {
         logger: silentLogger,
         signal: new AbortController().signal,
       });
-      const built = buildRequest({
+      const built = await buildRequest({
         prepared,
         model,
         toolSpecs: [],

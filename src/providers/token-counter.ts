@@ -50,6 +50,11 @@ const ENCODING_MODULES: Record<Encoding, () => Promise<EncodingCount>> = {
 };
 const loadedEncodings = new Map<Encoding, EncodingCount>();
 
+/** Whether the model's counts can be made now (its tokenizer imported, or it has none). */
+export function isTokenizerLoaded(model: ModelInfo): boolean {
+  return model.tokenizer === 'estimate' || loadedEncodings.has(model.tokenizer);
+}
+
 /** Imports the model's tokenizer if it has one; `createTokenCounter` needs it loaded. */
 export async function loadTokenizer(model: ModelInfo): Promise<void> {
   if (model.tokenizer === 'estimate' || loadedEncodings.has(model.tokenizer)) return;
@@ -73,6 +78,28 @@ export function tokenCounterFor(model: ModelInfo): TokenCounter {
   return counter;
 }
 
+/**
+ * Counts that are never below the model's: a text's UTF-8 bytes for a byte-level BPE tokenizer
+ * (a token is at least one byte), without importing it; the model's own counts for a model
+ * without one (its estimate is cheap already, and is its count). For a context that fits the
+ * window even so: then it fits exactly counted too, and the tokenizer (o200k: 16 MB of heap) is
+ * never loaded.
+ */
+export function boundCounterFor(model: ModelInfo): TokenCounter {
+  if (model.tokenizer === 'estimate') return tokenCounterFor(model);
+  return countersOver(utf8Bytes, model);
+}
+
+/**
+ * A counter for usage estimates (a model call the provider reported no usage for): the model's
+ * own when its tokenizer is loaded, else the tokenizer-free estimate (token-estimate.ts, within
+ * 0.85–1.5× of o200k, leaning high: the budget is not undercharged).
+ */
+export function usageCounterFor(model: ModelInfo): TokenCounter {
+  if (isTokenizerLoaded(model)) return tokenCounterFor(model);
+  return countersOver((text) => Math.ceil(estimateTokens(text) * model.estimateRatio), model);
+}
+
 /** @throws Error when the model's tokenizer has not been loaded (`loadTokenizer`). */
 export function createTokenCounter(model: ModelInfo): TokenCounter {
   const count = rawCounter(model);
@@ -91,6 +118,14 @@ export function createTokenCounter(model: ModelInfo): TokenCounter {
     if (cache.size > CACHE_SIZE) cache.delete(cache.keys().next().value as string);
     return tokens;
   };
+  const counter = countersOver(countText, model);
+  // The estimate is its own bound; a BPE token is at least one UTF-8 byte.
+  if (model.tokenizer === 'estimate') return counter;
+  return { ...counter, boundMessages: messagesCounter(utf8Bytes, IMAGE_TOKENS[model.provider]) };
+}
+
+/** Messages, tools and requests counted with `countText` for their texts, plus framing. */
+function countersOver(countText: (text: string) => number, model: ModelInfo): TokenCounter {
   const countMessages = messagesCounter(countText, IMAGE_TOKENS[model.provider]);
   const countTools = (tools: readonly ToolSpec[]): number =>
     tools.reduce(
@@ -105,10 +140,7 @@ export function createTokenCounter(model: ModelInfo): TokenCounter {
   return {
     countText,
     countMessages,
-    boundMessages:
-      model.tokenizer === 'estimate'
-        ? countMessages
-        : messagesCounter(utf8Bytes, IMAGE_TOKENS[model.provider]),
+    boundMessages: countMessages,
     countTools,
     countRequest: ({ system, messages, tools }) =>
       REQUEST_OVERHEAD +

@@ -127,7 +127,7 @@ describe.skipIf('skipped' in available)('a reply delivered while its record fail
       signal: new AbortController().signal,
       unrecorded,
     });
-    const { request } = buildRequest({ prepared, model, toolSpecs: [], dropOldest: 0 });
+    const { request } = await buildRequest({ prepared, model, toolSpecs: [], dropOldest: 0 });
     const assistantTexts = request.messages
       .filter((entry) => entry.role === 'assistant')
       .map((entry) => JSON.stringify(entry.content));

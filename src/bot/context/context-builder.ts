@@ -12,6 +12,9 @@ export interface ContextTokenCounter {
   boundMessages?(messages: readonly ChatMessage[]): number;
 }
 
+/** The error a message too large for the model's window is told with. */
+export const MESSAGE_TOO_LARGE = 'error.message_too_large';
+
 export interface ContextBudget {
   contextWindow: number;
   maxOutputTokens: number;
@@ -31,6 +34,12 @@ export interface AssembledContext {
    * it was not counted (see historyCosts).
    */
   promptTokens: number;
+  /**
+   * Every history entry was chosen on its upper bound alone (see historyCosts): exact counts
+   * would choose the same. Assembled with a counter of bounds, the context is then the one an
+   * exactly counted assembly gives.
+   */
+  historyByBounds: boolean;
 }
 
 /**
@@ -69,11 +78,11 @@ export function assembleContext(options: {
   const fixedTokens = counter.countText(system) + finalTokens + options.budget.toolTokens;
   const available = options.budget.contextWindow - options.budget.maxOutputTokens;
   if (fixedTokens > available) {
-    throw new UserFacingError('error.message_too_large', { tokens: finalTokens });
+    throw new UserFacingError(MESSAGE_TOO_LARGE, { tokens: finalTokens });
   }
 
   const budget = available - fixedTokens;
-  const costs = historyCosts(options.history, counter, budget);
+  const { costs, byBounds } = historyCosts(options.history, counter, budget);
   const chosen = selectHistory(options.history, (index) => costs[index] ?? 0, {
     ...DEFAULT_SELECTION,
     budget,
@@ -91,6 +100,7 @@ export function assembleContext(options: {
     includedHistory: history.length,
     availableHistory: options.history.length,
     promptTokens: used + (noted ? counter.countMessages([openingNote()]) : 0),
+    historyByBounds: byBounds,
   };
 }
 
@@ -120,14 +130,15 @@ function historyCosts(
   history: readonly ConversationEntry[],
   counter: ContextTokenCounter,
   budget: number,
-): number[] {
+): { costs: number[]; byBounds: boolean } {
   if (counter.boundMessages !== undefined) {
     const bound = counter.boundMessages.bind(counter);
     const bounds = history.map((entry) => bound([toMessage(entry)]));
     const total = bounds.reduce((sum, tokens) => sum + tokens, 0);
-    if (total <= budget * DEFAULT_SELECTION.pinnedShare) return bounds;
+    if (total <= budget * DEFAULT_SELECTION.pinnedShare) return { costs: bounds, byBounds: true };
   }
-  return history.map((entry) => counter.countMessages([toMessage(entry)]));
+  const costs = history.map((entry) => counter.countMessages([toMessage(entry)]));
+  return { costs, byBounds: false };
 }
 
 /**

@@ -7,14 +7,20 @@ import type { ContextTurn, ContextTurnLimits } from '../../db/context-turn-repos
 import { turnStartOf, type TurnStart } from '../../db/turn-start-repository.ts';
 import { finishAssistantTurn } from '../../db/turn-repository.ts';
 import type { ResolvedModel } from '../../providers/provider-factory.ts';
-import { loadTokenizer, tokenCounterFor } from '../../providers/token-counter.ts';
+import {
+  boundCounterFor,
+  loadTokenizer,
+  tokenCounterFor,
+  type TokenCounter,
+} from '../../providers/token-counter.ts';
 import {
   compareSnowflakes,
   type HistoryMessage,
   type InboundMessage,
 } from '../client/inbound-message.ts';
 import type { ChannelHistory } from './channel-history.ts';
-import { assembleContext } from './context-builder.ts';
+import { assembleContext, MESSAGE_TOO_LARGE, type AssembledContext } from './context-builder.ts';
+import { UserFacingError } from '../../core/errors.ts';
 import {
   isUnfinishedReply,
   labelled,
@@ -148,8 +154,6 @@ export async function prepareTurn(options: PrepareTurnOptions): Promise<Prepared
   const [window, { resetAt, summary, memories, turns: read }] = await Promise.all([
     options.history.recent(last.channelId),
     prefetched === undefined ? readNow() : prefetched.then((start) => start ?? readNow()),
-    // buildRequest and the usage estimate count with it; imported on the first turn that needs it.
-    loadTokenizer(model.info),
   ]);
   // The turn's own row, written beside this read, is no history.
   const recorded = read.filter((turn) => turn.id !== options.turnId);
@@ -322,20 +326,52 @@ async function newMessageParts(options: PrepareTurnOptions): Promise<Array<TextP
   return parts;
 }
 
-/** The request for one attempt; `dropOldest` trims history after a context_overflow. */
-export function buildRequest(options: {
+interface RequestOptions {
   prepared: PreparedTurn;
   model: ResolvedModel;
   /** The tools the model may call this turn, listed once: counted here, sent with the request. */
   toolSpecs: readonly ToolSpec[];
   dropOldest: number;
-}): {
+}
+
+interface BuiltRequest {
   request: ChatRequest;
   includedHistory: number;
   availableHistory: number;
+  /** At most what the prompt costs (an upper bound when it was not counted exactly). */
   promptTokens: number;
-} {
-  const counter = tokenCounterFor(options.model.info);
+}
+
+/**
+ * The request for one attempt; `dropOldest` trims history after a context_overflow. Assembled
+ * first with upper bounds of the counts (bytes: no tokenizer pass): when the whole history fits
+ * even so, exact counts would give the same request. Otherwise — a conversation near the
+ * model's window — the model's tokenizer is loaded (once) and the context counted exactly.
+ */
+export async function buildRequest(options: RequestOptions): Promise<BuiltRequest> {
+  const bounded = builtByBounds(options);
+  if (bounded !== undefined) return bounded;
+  await loadTokenizer(options.model.info);
+  return assembleWith(options, tokenCounterFor(options.model.info)).built;
+}
+
+/** The request when its whole history fits by upper bounds; undefined when counts are needed. */
+function builtByBounds(options: RequestOptions): BuiltRequest | undefined {
+  try {
+    const { built, context } = assembleWith(options, boundCounterFor(options.model.info));
+    return context.historyByBounds ? built : undefined;
+  } catch (error) {
+    // Too large for the window by its bounds: counted exactly, it may still fit.
+    if (error instanceof UserFacingError && error.messageKey === MESSAGE_TOO_LARGE)
+      return undefined;
+    throw error;
+  }
+}
+
+function assembleWith(
+  options: RequestOptions,
+  counter: TokenCounter,
+): { built: BuiltRequest; context: AssembledContext } {
   const { prepared } = options;
   const context = assembleContext({
     system: prepared.system,
@@ -351,7 +387,7 @@ export function buildRequest(options: {
       toolTokens: counter.countTools(options.toolSpecs),
     },
   });
-  return {
+  const built = {
     request: {
       model: options.model.modelId,
       system: context.system,
@@ -364,4 +400,5 @@ export function buildRequest(options: {
     availableHistory: context.availableHistory,
     promptTokens: context.promptTokens,
   };
+  return { built, context };
 }

@@ -49,7 +49,7 @@ export async function streamWithOverflowRetry(options: {
   let completedRounds: ChatMessage[] = [];
   let firstIncluded: number | undefined;
   for (let attempt = 0; ; attempt += 1) {
-    const built = buildRequest({
+    const built = await buildRequest({
       prepared: options.prepared,
       model: options.model,
       toolSpecs: options.toolSpecs,

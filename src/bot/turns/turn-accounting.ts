@@ -2,7 +2,7 @@ import type { Logger } from '../../core/logger.ts';
 import type { BotMetrics } from '../../core/metrics.ts';
 import type { ResolvedModel } from '../../providers/provider-factory.ts';
 import { tokenCost } from '../../providers/model-price.ts';
-import { tokenCounterFor } from '../../providers/token-counter.ts';
+import { usageCounterFor } from '../../providers/token-counter.ts';
 import type { TurnOutcome } from '../../stream/turn/stream-orchestrator.ts';
 import type { UsageEstimator } from '../../stream/turn/usage-estimator.ts';
 import type { DailyBudget } from '../limits/daily-budget.ts';
@@ -14,14 +14,14 @@ export interface AccountingOptions {
 }
 
 /**
- * The model's token counter, for model calls the provider reports no usage for; shared with
- * the context's, so the history's texts are not counted again.
+ * Counts for model calls the provider reports no usage for: the model's tokenizer when a turn
+ * loaded it (shared with the context's, so the history's texts are not counted again), else
+ * the tokenizer-free estimate (usageCounterFor).
  */
 export function usageEstimatorFor(model: ResolvedModel): UsageEstimator {
-  const counter = tokenCounterFor(model.info);
   return {
-    input: (request) => counter.countRequest(request),
-    output: (message) => counter.countMessages([message]),
+    input: (request) => usageCounterFor(model.info).countRequest(request),
+    output: (message) => usageCounterFor(model.info).countMessages([message]),
   };
 }
 
