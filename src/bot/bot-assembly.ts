@@ -355,7 +355,7 @@ function turnPath(
   const prefetch =
     options.embeddedDatabase === true
       ? undefined
-      : new TurnStartPrefetch((key) => readTurnStart(db, key));
+      : new TurnStartPrefetch((key) => readTurnStart(db, key), clock);
   const summarizer = new RollingSummarizer({
     ...options,
     dailyBudget: state.dailyBudget,

@@ -1,6 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import type { TurnStart } from '../../db/turn-start-repository.ts';
-import { prefetchedRead, TurnStartPrefetch, type TurnStartKey } from './turn-start-prefetch.ts';
+import { ManualClock } from '../../stream/testing/manual-clock.ts';
+import {
+  PREFETCH_PAUSE_AFTER_LOST_CLAIM_MS,
+  prefetchedRead,
+  TurnStartPrefetch,
+  type TurnStartKey,
+} from './turn-start-prefetch.ts';
 
 const KEY: TurnStartKey = {
   channelId: 'c1',
@@ -107,5 +113,24 @@ describe('TurnStartPrefetch', () => {
       await new Promise((resolve) => setImmediate(resolve));
     }
     expect(prefetch.size).toBe(256);
+  });
+
+  it('begins no read for a while after another process won a claim (processes sharing the messages)', async () => {
+    const clock = new ManualClock();
+    const asked: TurnStartKey[] = [];
+    const prefetch = new TurnStartPrefetch((key) => {
+      asked.push(key);
+      return Promise.resolve(startOf('s'));
+    }, clock);
+    prefetch.lostClaim();
+    prefetch.begin('msg1', KEY);
+    expect(asked).toEqual([]);
+    await clock.advance(PREFETCH_PAUSE_AFTER_LOST_CLAIM_MS - 1);
+    prefetch.begin('msg2', KEY);
+    expect(asked).toEqual([]);
+    await clock.advance(1);
+    prefetch.begin('msg3', KEY);
+    expect(asked).toEqual([KEY]);
+    expect(prefetch.take('c1', ['msg3'])).toBeDefined();
   });
 });

@@ -1,3 +1,4 @@
+import { systemClock, type Clock } from '../../core/clock.ts';
 import type { TurnStart } from '../../db/turn-start-repository.ts';
 
 /** What a turn's start read is of: it depends on nothing else. */
@@ -17,6 +18,12 @@ const PREFETCHES_KEPT = 256;
  * read per message ahead of every message's rate-limit and claim round trips.
  */
 const PREFETCHES_IN_FLIGHT = 4;
+/**
+ * How long no read is begun after another process won the claim of a message this one heard:
+ * processes that all hear every message (unsharded) would each read for every message, all but
+ * one for nothing.
+ */
+export const PREFETCH_PAUSE_AFTER_LOST_CLAIM_MS = 5 * 60_000;
 
 /** A read begun by intake, as a turn takes it. */
 export interface PrefetchedStart {
@@ -39,20 +46,25 @@ export interface PrefetchedStart {
  * once; the bot uses none with the embedded database, whose queries run on this thread one after
  * another (there is no round trip to overlap, only the order of the work to change). What else
  * may change the channel's rows in the few milliseconds between (a /reset, an edit) races the
- * read just as it races a read made later.
+ * read just as it races a read made later. Where processes share the messages (unsharded, each
+ * hearing every one), a lost claim pauses the reads (`lostClaim`); a sharded or single process
+ * hears each message alone and seldom loses one.
  */
 export class TurnStartPrefetch {
   readonly #read: (key: TurnStartKey) => Promise<TurnStart>;
+  readonly #clock: Clock;
   readonly #pending = new Map<string, PrefetchedStart>();
   #inFlight = 0;
+  #pausedUntil = Number.NEGATIVE_INFINITY;
 
-  constructor(read: (key: TurnStartKey) => Promise<TurnStart>) {
+  constructor(read: (key: TurnStartKey) => Promise<TurnStart>, clock: Clock = systemClock) {
     this.#read = read;
+    this.#clock = clock;
   }
 
   /** Begins the read for a message (one per message; a second call is ignored). */
   begin(messageId: string, key: TurnStartKey): void {
-    if (this.#pending.has(messageId)) return;
+    if (this.#pending.has(messageId) || this.#clock.now() < this.#pausedUntil) return;
     if (this.#pending.size >= PREFETCHES_KEPT || this.#inFlight >= PREFETCHES_IN_FLIGHT) return;
     this.#inFlight += 1;
     const read = this.#read(key).then(
@@ -63,6 +75,14 @@ export class TurnStartPrefetch {
       this.#inFlight -= 1;
     });
     this.#pending.set(messageId, { key: { ...key }, read });
+  }
+
+  /**
+   * Another process claimed a message this one heard: the processes share the messages, and no
+   * read is begun for PREFETCH_PAUSE_AFTER_LOST_CLAIM_MS (each lost claim extends it).
+   */
+  lostClaim(): void {
+    this.#pausedUntil = this.#clock.now() + PREFETCH_PAUSE_AFTER_LOST_CLAIM_MS;
   }
 
   /** The message got no turn (refused, claimed elsewhere): its read is let go. */

@@ -451,9 +451,11 @@ export class MessageRouter {
       }),
     );
     if (verdict.allowed) {
-      return (
-        verdict.claimed ?? (await this.databaseStep(() => claimMessage(this.options.db, claim)))
-      );
+      const claimed =
+        verdict.claimed ?? (await this.databaseStep(() => claimMessage(this.options.db, claim)));
+      // Another process heard it too and answers it: the processes share the messages.
+      if (!claimed) this.options.prefetch?.lostClaim();
+      return claimed;
     }
     if (await this.firstToRefuse(message.id)) {
       const seconds = Math.ceil(verdict.retryAfterMs / 1000);
