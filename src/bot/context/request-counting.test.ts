@@ -11,6 +11,7 @@ import {
   isTokenizerLoaded,
   loadTokenizer,
   tokenCounterFor,
+  type TokenCounter,
 } from '../../providers/token-counter.ts';
 import { assembleContext } from './context-builder.ts';
 import type { ConversationEntry } from './conversation-entries.ts';
@@ -51,10 +52,8 @@ function prepared(entries: number, length: number): PreparedTurn {
   };
 }
 
-/** The context an exactly counted assembly gives (the tokenizer loaded first). */
-async function exactly(turn: PreparedTurn, info: ModelInfo) {
-  await loadTokenizer(info);
-  const counter = tokenCounterFor(info);
+/** The context assembled for `info`'s window with `counter`. */
+function assemble(turn: PreparedTurn, info: ModelInfo, counter: TokenCounter) {
   return assembleContext({
     ...turn,
     dropOldest: 0,
@@ -65,6 +64,12 @@ async function exactly(turn: PreparedTurn, info: ModelInfo) {
       toolTokens: 0,
     },
   });
+}
+
+/** The context an exactly counted assembly gives (the tokenizer loaded first). */
+async function exactly(turn: PreparedTurn, info: ModelInfo) {
+  await loadTokenizer(info);
+  return assemble(turn, info, tokenCounterFor(info));
 }
 
 describe('buildRequest counting', () => {
@@ -88,16 +93,7 @@ describe('buildRequest counting', () => {
     // About 2,400 tokens of history (≈ 12,000 bytes) in a window leaving 6,000 for it.
     const small: ModelInfo = { ...INFO, contextWindow: MAX_OUTPUT + 6_000 };
     const turn = prepared(20, 600);
-    const byBytes = assembleContext({
-      ...turn,
-      dropOldest: 0,
-      budget: {
-        contextWindow: small.contextWindow,
-        maxOutputTokens: MAX_OUTPUT,
-        counter: boundCounterFor(small),
-        toolTokens: 0,
-      },
-    });
+    const byBytes = assemble(turn, small, boundCounterFor(small));
     expect(byBytes.includedHistory).toBeLessThan(20);
     const built = await buildRequest({
       prepared: turn,
