@@ -36,8 +36,7 @@ export class ScriptedChatModel implements ChatModel {
   }
 }
 
-/** Parts as a stream that honours `signal` between parts, like a real adapter. */
-export async function* playParts(
+async function* playParts(
   parts: readonly StreamPart[],
   signal: AbortSignal,
 ): AsyncIterable<StreamPart> {

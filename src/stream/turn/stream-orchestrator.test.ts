@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { DeliveryError, ProviderError, ToolError } from '../../core/errors.ts';
 import type { StreamPart } from '../../core/stream-part.ts';
 import { settle } from '../testing/manual-clock.ts';
-import { playParts, stepEnd, textDeltas } from '../testing/scripted-chat-model.ts';
+import { stepEnd, textDeltas } from '../testing/scripted-chat-model.ts';
 import { turnFixture } from '../testing/turn-fixture.ts';
 
 const toolCall = (id: string, name: string, input: unknown = { query: 'x' }): StreamPart => ({
@@ -423,9 +423,10 @@ describe('StreamOrchestrator: failures', () => {
     let callSignal: AbortSignal | undefined;
     const { run, model, sink, journal } = turnFixture({
       scripts: [
-        (_request, signal) => {
+        async function* (_request, signal) {
           callSignal = signal;
-          return playParts([...textDeltas('Never shown.', 3), stepEnd()], signal);
+          yield* textDeltas('Never shown.', 3);
+          yield stepEnd();
         },
       ],
     });
@@ -460,9 +461,10 @@ describe('StreamOrchestrator: failures', () => {
     let callSignal: AbortSignal | undefined;
     const { run, sink, journal } = turnFixture({
       scripts: [
-        (_request, signal) => {
+        async function* (_request, signal) {
           callSignal = signal;
-          return playParts([...textDeltas('Never shown.', 3), stepEnd()], signal);
+          yield* textDeltas('Never shown.', 3);
+          yield stepEnd();
         },
       ],
     });
