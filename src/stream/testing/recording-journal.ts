@@ -6,7 +6,6 @@ export class RecordingJournal implements TurnJournal {
   readonly finishes: Array<{ turnId: string; end: TurnJournalEnd }> = [];
   private startFailure: Error | undefined;
   private finishFailure: Error | undefined;
-  private startGate: Promise<void> | undefined;
 
   /** Makes `start` reject with `error`. */
   failStartWith(error: Error): void {
@@ -18,19 +17,9 @@ export class RecordingJournal implements TurnJournal {
     this.finishFailure = error;
   }
 
-  /** Makes `start` wait (a slow write) until the returned function is called. */
-  holdStart(): () => void {
-    let release = (): void => undefined;
-    this.startGate = new Promise<void>((resolve) => {
-      release = resolve;
-    });
-    return release;
-  }
-
-  async start(turn: TurnJournalStart): Promise<void> {
+  start(turn: TurnJournalStart): Promise<void> {
     this.starts.push(turn);
-    await this.startGate;
-    if (this.startFailure !== undefined) throw this.startFailure;
+    return this.startFailure === undefined ? Promise.resolve() : Promise.reject(this.startFailure);
   }
 
   finish(turnId: string, end: TurnJournalEnd): Promise<void> {

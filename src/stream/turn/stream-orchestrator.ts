@@ -2,12 +2,11 @@ import type { ChatMessage, ToolCallPart, ToolResultPart } from '../../core/chat.
 import type { Clock, RandomSource } from '../../core/clock.ts';
 import { BotError, ProviderError } from '../../core/errors.ts';
 import { silentLogger, type Logger } from '../../core/logger.ts';
-import type { ChatModel, ProviderId } from '../../core/provider.ts';
+import type { ProviderId } from '../../core/provider.ts';
 import type { FinishReason } from '../../core/stream-part.ts';
 import { humanizerPlan } from '../../humanizer/humanizer-plan.ts';
 import { SemanticBlockBuffer } from '../blocks/block-buffer.ts';
 import { flushWithin } from '../reply/delivery-sink.ts';
-import { EarlyModelCall } from './early-model-call.ts';
 import { runModelStep, type ModelStepResult } from './model-step.ts';
 import { ReplyDelivery } from '../reply/reply-delivery.ts';
 import { isStopRequest } from '../stop/stop-registry.ts';
@@ -31,8 +30,7 @@ export interface StreamOrchestratorDependencies {
  * One turn: model stream → reasoning set aside → text through block buffer → humanizer →
  * chunker → sink; tool calls → executor → results appended → model called again, in a bounded
  * loop. The turn's state lives in memory; the journal is written once at the start and once at
- * the end (complete, stopped or failed). The first model call is opened while the start is
- * written, and read only once it is.
+ * the end (complete, stopped or failed).
  */
 export class StreamOrchestrator {
   private readonly journal: TurnJournal;
@@ -49,24 +47,8 @@ export class StreamOrchestrator {
     this.options = resolveStreamOptions(dependencies.options);
   }
 
-  /**
-   * Record the start (the first model call opening meanwhile) → stream the reply → settle how
-   * it ended → flush → record the end.
-   */
+  /** Record the start → stream the reply → settle how it ended → flush → record the end. */
   async run(turn: TurnRun): Promise<TurnOutcome> {
-    const signal = turn.signal ?? new AbortController().signal;
-    const firstCall = new EarlyModelCall(turn.model, turn.request, signal);
-    try {
-      return await this.runRecorded(turn, { signal, firstCall });
-    } finally {
-      firstCall.cancel(); // a no-op once the first call took it
-    }
-  }
-
-  private async runRecorded(
-    turn: TurnRun,
-    { signal, firstCall }: { signal: AbortSignal; firstCall: EarlyModelCall },
-  ): Promise<TurnOutcome> {
     const metrics = new TurnMetricsRecorder(this.clock);
     const logger = this.logger.child({
       turnId: turn.turnId,
@@ -74,6 +56,7 @@ export class StreamOrchestrator {
     });
     const unrecorded = await this.recordStart(turn, { metrics, logger });
     if (unrecorded !== undefined) return unrecorded;
+    const signal = turn.signal ?? new AbortController().signal;
     const plan = humanizerPlan(turn.humanizerDegree);
     const delivery = new ReplyDelivery({
       sink: turn.sink,
@@ -93,7 +76,6 @@ export class StreamOrchestrator {
       metrics,
       plan: blockPolicyFor(plan, this.options),
       logger,
-      firstCall,
     };
     const loop = await this.streamReply(state);
     const ending = settleEnding(loop, state);
@@ -105,10 +87,7 @@ export class StreamOrchestrator {
     });
   }
 
-  /**
-   * A turn whose start cannot be recorded does not run: it ends failed, its first model call
-   * (opened beside the write) cancelled unread.
-   */
+  /** A turn whose start cannot be recorded does not run: it ends failed, before any call. */
   private async recordStart(
     turn: TurnRun,
     { metrics, logger }: { metrics: TurnMetricsRecorder; logger: Logger },
@@ -252,8 +231,7 @@ export class StreamOrchestrator {
       if (iteration > 1) delivery.nextStep();
       metrics.iterations = iteration;
       const buffer = new SemanticBlockBuffer(state.plan);
-      const model = iteration === 1 ? state.firstCall : state.turn.model;
-      const step = await this.callModel({ ...state, buffer, messages, model });
+      const step = await this.callModel({ ...state, buffer, messages });
       texts.push(step.text);
       if (step.finishReason !== undefined) metrics.finishReason = step.finishReason;
       if (step.message !== undefined) messages.push(step.message);
@@ -278,15 +256,11 @@ export class StreamOrchestrator {
 
   /** One model call on the conversation so far, its text streamed through `buffer`. */
   private callModel(
-    call: TurnState & {
-      buffer: SemanticBlockBuffer;
-      messages: readonly ChatMessage[];
-      model: ChatModel;
-    },
+    call: TurnState & { buffer: SemanticBlockBuffer; messages: readonly ChatMessage[] },
   ): Promise<ModelStepResult> {
     const { turn } = call;
     return runModelStep({
-      model: call.model,
+      model: turn.model,
       request: { ...turn.request, messages: [...turn.request.messages, ...call.messages] },
       signal: call.signal,
       clock: this.clock,
@@ -346,8 +320,6 @@ interface TurnState {
   plan: ReturnType<typeof blockPolicyFor>;
   /** The turn's child logger (turn and channel ids). */
   logger: Logger;
-  /** The model of the turn's first call: opened while the start was recorded. */
-  firstCall: EarlyModelCall;
 }
 
 interface LoopResult {
