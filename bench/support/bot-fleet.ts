@@ -127,9 +127,7 @@ export class BotFleet {
 export function processTreeCpuMs(pid: number): number {
   let total = 0;
   try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    total += ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS_PER_SECOND;
+    total += statCpuMs(`/proc/${pid}/stat`);
     const children = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim();
     for (const child of children === '' ? [] : children.split(' '))
       total += processTreeCpuMs(Number(child));
@@ -137,6 +135,16 @@ export function processTreeCpuMs(pid: number): number {
     // The process has exited.
   }
   return total;
+}
+
+/**
+ * CPU ms (user + system) a /proc `stat` file reports: a process's (`/proc/<pid>/stat`) or one of
+ * its threads' (`/proc/<pid>/task/<tid>/stat`). Throws once the process is gone.
+ */
+export function statCpuMs(statFile: string): number {
+  const stat = readFileSync(statFile, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS_PER_SECOND;
 }
 
 /** Resident memory of a process now and at its peak so far (VmRSS, VmHWM), in MB; NaN once gone. */
@@ -163,9 +171,16 @@ export async function freePort(): Promise<number> {
 
 /** One Prometheus gauge value from a /metrics text (first sample of `name`). */
 export async function scrapeGauge(port: number, name: string): Promise<number> {
-  const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
-  const line = text
-    .split('\n')
-    .find((entry) => entry.startsWith(`${name} `) || entry.startsWith(`${name}{`));
-  return line === undefined ? Number.NaN : Number(line.split(' ').at(-1));
+  return (await scrapeMetrics(port))(name);
+}
+
+/** One scrape of /metrics; the returned function reads a gauge from it (first sample, NaN if none). */
+export async function scrapeMetrics(port: number): Promise<(name: string) => number> {
+  const lines = (await (await fetch(`http://127.0.0.1:${port}/metrics`)).text()).split('\n');
+  return (name) => {
+    const line = lines.find(
+      (entry) => entry.startsWith(`${name} `) || entry.startsWith(`${name}{`),
+    );
+    return line === undefined ? Number.NaN : Number(line.split(' ').at(-1));
+  };
 }

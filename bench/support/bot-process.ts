@@ -6,22 +6,21 @@
  * process and of its main thread, resident memory) and its /metrics (event-loop lag).
  */
 import { randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { startEntry, startNodeFlags } from '../../tests/support/start-flags.ts';
 import {
   BotFleet,
-  CLOCK_TICKS_PER_SECOND,
   freePort,
   residentMb,
   scrapeGauge,
+  scrapeMetrics,
+  statCpuMs,
   type FleetProcess,
   type LogRecord,
 } from './bot-fleet.ts';
-import { BENCH_MODEL } from './in-process-bot.ts';
+import { BENCH_API_KEY, BENCH_MODEL } from './in-process-bot.ts';
 import type { BenchDatabase } from './loopback-protocol.ts';
 
-const BENCH_API_KEY = 'sk-bench-operator-key-0123456789';
 const LOG_WARN_LEVEL = 40;
 /** prom-client's event-loop histogram timer period, included in its samples: subtracted. */
 const LAG_RESOLUTION_MS = 10;
@@ -107,11 +106,6 @@ export class BotProcess {
     );
   }
 
-  /** Every turn the log says finished, whatever its status. */
-  finishedTurns(): number {
-    return this.#process.records.filter(isFinishedTurn).length;
-  }
-
   warnings(): number {
     return this.#process.records.filter((record) => Number(record['level']) >= LOG_WARN_LEVEL)
       .length;
@@ -121,8 +115,8 @@ export class BotProcess {
   cpuMs(): { process: number; mainThread: number } {
     const pid = this.#process.pid;
     return {
-      process: ticksMs(`/proc/${pid}/stat`),
-      mainThread: ticksMs(`/proc/${pid}/task/${pid}/stat`),
+      process: statCpuMs(`/proc/${pid}/stat`),
+      mainThread: statCpuMs(`/proc/${pid}/task/${pid}/stat`),
     };
   }
 
@@ -132,11 +126,8 @@ export class BotProcess {
 
   /** V8's heap (used, reserved) and memory outside it (external, array buffers), in MB. */
   async memory(): Promise<{ heapUsedMb: number; heapTotalMb: number; externalMb: number }> {
-    const text = await (await fetch(`http://127.0.0.1:${this.#metricsPort}/metrics`)).text();
-    const mb = (name: string): number => {
-      const line = text.split('\n').find((entry) => entry.startsWith(`${name} `));
-      return Number(line?.split(' ').at(-1)) / (1024 * 1024);
-    };
+    const gauge = await scrapeMetrics(this.#metricsPort);
+    const mb = (name: string): number => gauge(name) / (1024 * 1024);
     return {
       heapUsedMb: mb('nodejs_heap_size_used_bytes'),
       heapTotalMb: mb('nodejs_heap_size_total_bytes'),
@@ -158,11 +149,8 @@ export class BotProcess {
     clearInterval(this.#sampler);
     this.#peakRssMb = Math.max(this.#peakRssMb, this.restingRssMb());
     // Both gauges come from one collection of the histogram (emptied by it): one scrape.
-    const text = await (await fetch(`http://127.0.0.1:${this.#metricsPort}/metrics`)).text();
-    const lagMs = (name: string): number => {
-      const line = text.split('\n').find((entry) => entry.startsWith(`${name} `));
-      return Math.max(0, Number(line?.split(' ').at(-1)) * 1000 - LAG_RESOLUTION_MS);
-    };
+    const gauge = await scrapeMetrics(this.#metricsPort);
+    const lagMs = (name: string): number => Math.max(0, gauge(name) * 1000 - LAG_RESOLUTION_MS);
     return {
       lagP99Ms: lagMs('nodejs_eventloop_lag_p99_seconds'),
       lagMaxMs: lagMs('nodejs_eventloop_lag_max_seconds'),
@@ -183,12 +171,6 @@ function isFinishedTurn(record: LogRecord): boolean {
 
 function isCompletedTurn(record: LogRecord): boolean {
   return isFinishedTurn(record) && record['status'] === 'complete';
-}
-
-function ticksMs(statFile: string): number {
-  const stat = readFileSync(statFile, 'utf8');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS_PER_SECOND;
 }
 
 /** `--cpu-prof` flags writing to BENCH_CPU_PROFILE's file, when it is set. */

@@ -29,7 +29,7 @@ import type { BenchDatabase } from './loopback-protocol.ts';
 import type { SpeechService } from '../../src/core/speech.ts';
 
 export const BENCH_MODEL = 'gpt-5.4-mini';
-const BENCH_API_KEY = 'sk-bench-operator-key-0123456789';
+export const BENCH_API_KEY = 'sk-bench-operator-key-0123456789';
 
 export interface InProcessBotOptions {
   discordApiUrl: string;
