@@ -343,8 +343,9 @@ describe('conversation commands', () => {
     if (attachment === undefined) throw new Error(`no attachment in: ${reply.content}`);
     const text = await (await fetch(attachment.url)).text();
     expect(text).toContain('my door code is secret');
-    expect(text).not.toContain('4321');
-    expect(text).not.toContain('9876');
+    // Phrases, not the digits alone: a snowflake or a timestamp in the export can hold any four digits.
+    expect(text).not.toContain('door code is 4321');
+    expect(text).not.toContain('bank pin');
     expect(text).toContain('Sure.');
   });
 
