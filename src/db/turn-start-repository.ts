@@ -1,4 +1,4 @@
-import { and, eq, sql } from 'drizzle-orm';
+import { and, eq, sql, type SQL } from 'drizzle-orm';
 import {
   contextTurnsJson,
   contextTurnsOf,
@@ -16,6 +16,7 @@ import {
   type MemoryKind,
 } from './memory-repository.ts';
 import { sinceReset } from './reset-marker-filter.ts';
+import { StatementCache } from './statement-cache.ts';
 import { channelSummaries, resetMarkers } from './schema.ts';
 
 /** What a turn's context starts from besides its stored turns. */
@@ -41,39 +42,30 @@ type MemoryTuple = [
   createdAtMs: number,
 ];
 
+/** The values of a turn's first read; the rest of its options decide its shape. */
+const TURN_START = new StatementCache(['channelId', 'scopeId', 'authorId', 'characterId']);
+
+type TurnStartOptions = ContextMemoriesOptions & { channelId: string; turns?: ContextTurnLimits };
+
 /**
  * The channel's reset marker, its summary's text, the memories the turn's author and scope
  * bring and (with `turns`) the stored turns a context chooses from, in one statement: every
  * turn needs all of them, and a reset racing the read is seen by every part alike, or by none.
+ * Its text is built once per shape (statement-cache.ts): it is the largest a turn sends.
  */
-export async function turnStartOf(
-  db: Database,
-  options: ContextMemoriesOptions & { channelId: string; turns?: ContextTurnLimits },
-): Promise<TurnStart> {
-  const { channelId } = options;
-  const resetAt = db
-    .select({ resetAt: resetMarkers.resetAt })
-    .from(resetMarkers)
-    .where(eq(resetMarkers.channelId, channelId));
-  const summary = db
-    .select({ content: channelSummaries.content })
-    .from(channelSummaries)
-    .where(
-      and(
-        eq(channelSummaries.channelId, channelId),
-        sinceReset(db, { column: channelSummaries.coveredUntil, channelId }),
-      ),
-    );
-  const memories = contextMemoriesQuery(db, options);
-  // Milliseconds as doubles: both drivers return numbers (a timestamp's form differs).
-  const result: unknown = await db.execute(sql`
-    select (extract(epoch from (${resetAt})) * 1000)::float8 as reset_at_ms,
-      (${summary}) as summary,
-      (select coalesce(json_agg(json_build_array(m.id, m.kind, m.owner_id, m.character_id, m.author_id,
-        m.content, (extract(epoch from m.created_at) * 1000)::float8)
-        order by m.created_at, m.id), '[]'::json)
-        from (${memories}) as m) as memories,
-      ${options.turns === undefined ? sql`null` : contextTurnsJson(db, channelId, options.turns)} as turns`);
+export async function turnStartOf(db: Database, options: TurnStartOptions): Promise<TurnStart> {
+  const { characterId, limitPerKind, turns } = options;
+  const limits = turns === undefined ? '-' : `${turns.recent},${turns.important},${turns.pinned}`;
+  const result = await TURN_START.execute(db, {
+    shape: `${characterId === undefined ? '-' : 'character'} ${limitPerKind ?? '-'} ${limits}`,
+    values: { ...options, characterId: characterId ?? '' },
+    build: (slots) =>
+      turnStartStatement(db, {
+        ...options,
+        ...slots,
+        characterId: characterId === undefined ? undefined : slots.characterId,
+      }),
+  });
   const [row] = (
     result as {
       rows: {
@@ -91,6 +83,33 @@ export async function turnStartOf(
     memories: splitContextMemories((row?.memories ?? []).map(fromTuple)),
     turns: contextTurnsOf(row?.turns ?? []),
   };
+}
+
+/** The statement of {@link turnStartOf}. Milliseconds as doubles: both drivers return numbers. */
+export function turnStartStatement(db: Database, options: TurnStartOptions): SQL {
+  const { channelId } = options;
+  const resetAt = db
+    .select({ resetAt: resetMarkers.resetAt })
+    .from(resetMarkers)
+    .where(eq(resetMarkers.channelId, channelId));
+  const summary = db
+    .select({ content: channelSummaries.content })
+    .from(channelSummaries)
+    .where(
+      and(
+        eq(channelSummaries.channelId, channelId),
+        sinceReset(db, { column: channelSummaries.coveredUntil, channelId }),
+      ),
+    );
+  const memories = contextMemoriesQuery(db, options);
+  return sql`
+    select (extract(epoch from (${resetAt})) * 1000)::float8 as reset_at_ms,
+      (${summary}) as summary,
+      (select coalesce(json_agg(json_build_array(m.id, m.kind, m.owner_id, m.character_id, m.author_id,
+        m.content, (extract(epoch from m.created_at) * 1000)::float8)
+        order by m.created_at, m.id), '[]'::json)
+        from (${memories}) as m) as memories,
+      ${options.turns === undefined ? sql`null` : contextTurnsJson(db, channelId, options.turns)} as turns`;
 }
 
 function fromTuple(tuple: MemoryTuple): Memory {

@@ -7,7 +7,7 @@ import { createCharacter } from '../../src/db/character-repository.ts';
 import { addMemory, memoriesForContext } from '../../src/db/memory-repository.ts';
 import { ensureScope } from '../../src/db/scope-settings-repository.ts';
 import { saveSummary } from '../../src/db/summary-repository.ts';
-import { turnStartOf } from '../../src/db/turn-start-repository.ts';
+import { turnStartOf, turnStartStatement } from '../../src/db/turn-start-repository.ts';
 import { setResetMarker } from '../../src/db/turn-repository.ts';
 import { contextTurnsSinceReset } from '../../src/db/context-turn-repository.ts';
 import { conversationTurns } from '../../src/db/schema.ts';
@@ -162,5 +162,41 @@ describe.each(testBackends())('the turn start on $name', (backend) => {
       authorId: BOB,
     });
     expect(asBot.memories.character).toEqual([]);
+  });
+
+  it('builds its text once per shape and sends each call its own values: as built afresh', async () => {
+    const channels = ['243456789012345683', '243456789012345684'];
+    for (const [index, channelId] of channels.entries()) {
+      await saveSummary(database.db, {
+        channelId,
+        scopeId: SCOPE,
+        content: `summary of channel ${index}`,
+        coveredUntil: new Date('2026-01-01T00:00:00Z'),
+        coveredTurns: 20,
+        previousCoveredUntil: undefined,
+      });
+    }
+    const shapes = [
+      { scopeId: SCOPE, authorId: ALICE },
+      { scopeId: SCOPE, authorId: BOB, limitPerKind: 1 },
+      { scopeId: SCOPE, authorId: ALICE, turns: { recent: 2, important: 1, pinned: 1 } },
+      { scopeId: SCOPE, authorId: BOB, characterId: '00000000-0000-4000-8000-0000000000ff' },
+    ];
+    // Twice round, alternating channels: every shape is sent again with other values.
+    for (let round = 0; round < 2; round += 1) {
+      for (const [index, shape] of shapes.entries()) {
+        const channelId = channels[(index + round) % 2] ?? '';
+        const options = { channelId, ...shape };
+        const read = await turnStartOf(database.db, options);
+        const [fresh] = (
+          (await database.db.execute(turnStartStatement(database.db, options))) as {
+            rows: { summary: string | null }[];
+          }
+        ).rows;
+        expect(read.summary).toBe(`summary of channel ${(index + round) % 2}`);
+        expect(read.summary).toBe(fresh?.summary);
+        expect(read.memories).toEqual(await memoriesForContext(database.db, shape));
+      }
+    }
   });
 });
