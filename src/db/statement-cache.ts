@@ -14,36 +14,30 @@ const SHAPES_PER_SESSION = 32;
  * Building a large statement's tree costs CPU on every call (a turn's first read, 3.4 kB of
  * SQL: 0.6 ms), all of it spent again for the same text with other values.
  *
- * `build` receives placeholders in place of the values named by `Name` (typed as the strings
- * they stand for): it must use them only as values of the statement (in `eq`, in sql``), never
- * look at them in JavaScript. Everything else it decides (which parts are present, limits)
- * must be spelled out in `shape`: two calls with one shape share one text.
+ * `build` receives `values` with a placeholder in place of each value (plain objects are
+ * walked; strings, numbers, dates, arrays and null are values), typed as the values they stand
+ * for. It must use them only as values of the statement (in `eq`, in sql``, as a column's value
+ * in an insert, where the column's encoder is applied to each call's value), never look at them
+ * in JavaScript: everything else it decides (which parts are present, limits) must be spelled
+ * out in `shape`. Two calls with one shape share one text.
  */
-export class StatementCache<Name extends string> {
-  readonly #names: readonly Name[];
-  /** Per session: `db` and each transaction have their own, and the statement is bound to it. */
+export class StatementCache<Values extends object> {
+  /** Per session: `db` and each transaction have their own, and a statement is bound to one. */
   readonly #bySession = new WeakMap<object, Map<string, PreparedStatement>>();
-
-  constructor(names: readonly Name[]) {
-    this.#names = names;
-  }
 
   /** Sends the shape's statement (built now if it is new) with `values`; the driver's result. */
   execute(
     db: Database,
-    call: {
-      shape: string;
-      values: Record<Name, string>;
-      build: (slots: Record<Name, string>) => SQLWrapper;
-    },
+    call: { shape: string; values: Values; build: (slots: Values) => SQLWrapper },
   ): Promise<unknown> {
-    return this.#prepared(db, call.shape, call.build).execute(call.values);
+    const filled: Record<string, unknown> = {};
+    walk(call.values, '', (path, value) => (filled[path] = value));
+    return this.#prepared(db, call).execute(filled);
   }
 
   #prepared(
     db: Database,
-    shape: string,
-    build: (slots: Record<Name, string>) => SQLWrapper,
+    call: { shape: string; values: Values; build: (slots: Values) => SQLWrapper },
   ): PreparedStatement {
     const session = db._.session;
     let shapes = this.#bySession.get(session);
@@ -51,19 +45,42 @@ export class StatementCache<Name extends string> {
       shapes = new Map();
       this.#bySession.set(session, shapes);
     }
-    const known = shapes.get(shape);
+    const known = shapes.get(call.shape);
     if (known !== undefined) return known;
-    const query = dialect.sqlToQuery(build(this.#slots()).getSQL());
-    const prepared = session.prepareQuery(query, undefined, undefined, false);
+    const slots = walk(call.values, '', (path) => sql.placeholder(path)) as Values;
+    const prepared = session.prepareQuery(
+      dialect.sqlToQuery(call.build(slots).getSQL()),
+      undefined,
+      undefined,
+      false,
+    );
     if (shapes.size >= SHAPES_PER_SESSION) shapes.delete(shapes.keys().next().value ?? '');
-    shapes.set(shape, prepared);
+    shapes.set(call.shape, prepared);
     return prepared;
   }
+}
 
-  /** A placeholder per value; drizzle binds it where the value would go and fills it per call. */
-  #slots(): Record<Name, string> {
-    const slots = {} as Record<Name, string>;
-    for (const name of this.#names) slots[name] = sql.placeholder(name) as unknown as string;
-    return slots;
+/**
+ * Visits each value of `values` by its path (`reply.id`), walking plain objects, and returns
+ * the same structure with what `visit` returned in place of each value.
+ */
+function walk(
+  values: object,
+  prefix: string,
+  visit: (path: string, value: unknown) => unknown,
+): Record<string, unknown> {
+  const mapped: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(values)) {
+    const path = `${prefix}${key}`;
+    mapped[key] = isPlainObject(value)
+      ? walk(value, `${path}.`, visit)
+      : visit(path, value as unknown);
   }
+  return mapped;
+}
+
+function isPlainObject(value: unknown): value is object {
+  return (
+    typeof value === 'object' && value !== null && Object.getPrototypeOf(value) === Object.prototype
+  );
 }

@@ -1,9 +1,10 @@
-import { and, eq, gt, inArray, isNull, or, sql, type SQL, type SQLWrapper } from 'drizzle-orm';
+import { and, eq, gt, inArray, isNull, or, sql, type SQL } from 'drizzle-orm';
 import { importanceOf } from '../core/importance.ts';
 import type { Database } from './database.ts';
 import { conversationTurns, resetMarkers, type TurnStatus } from './schema.ts';
 import { sinceReset } from './reset-marker-filter.ts';
-import { writeInOneStatement } from './writes-in-one-statement.ts';
+import { StatementCache } from './statement-cache.ts';
+import { writesInOneStatement } from './writes-in-one-statement.ts';
 
 export type TurnRecord = typeof conversationTurns.$inferSelect;
 
@@ -16,7 +17,7 @@ export interface UserTurnInput {
   messageId: string;
   content: string;
   /** Pinned by this member at once (a message pinned before the bot stored it). */
-  pinnedBy?: string;
+  pinnedBy?: string | undefined;
 }
 
 const UUID_PATTERN = /^[\da-f]{8}-[\da-f]{4}-[\da-f]{4}-[\da-f]{4}-[\da-f]{12}$/i;
@@ -44,10 +45,27 @@ export function newestFirst(): [SQL, SQL] {
  * user turns since the channel's reset marker is pinned in the same statement.
  */
 export async function recordUserTurn(db: Database, turn: UserTurnInput): Promise<void> {
-  await userTurnInsert(db, turn);
+  await userTurnInsert(db, userTurnRow(turn));
 }
 
-function userTurnInsert(db: Database, turn: UserTurnInput) {
+/** A user turn's row: the input and what is worked out from it before the statement is built. */
+interface UserTurnRow extends UserTurnInput {
+  importance: number;
+  discordMessageIds: string[];
+  completedAt: Date;
+}
+
+function userTurnRow(turn: UserTurnInput): UserTurnRow {
+  return {
+    ...turn,
+    importance: importanceOf('user', turn.content),
+    discordMessageIds: [turn.messageId],
+    completedAt: new Date(),
+  };
+}
+
+/** Looks at no value but whether `pinnedBy` is set (the opening's statement cache relies on it). */
+function userTurnInsert(db: Database, turn: UserTurnRow) {
   const earlier = db
     .select({ one: sql`1` })
     .from(conversationTurns)
@@ -61,7 +79,7 @@ function userTurnInsert(db: Database, turn: UserTurnInput) {
     .limit(AUTO_PINNED_USER_TURNS);
   const isEarly = sql`(select count(*) from (${earlier}) as early) < ${AUTO_PINNED_USER_TURNS}`;
   return db.insert(conversationTurns).values({
-    importance: importanceOf('user', turn.content),
+    importance: turn.importance,
     pinnedAt: turn.pinnedBy === undefined ? sql`case when ${isEarly} then now() end` : sql`now()`,
     pinnedBy: turn.pinnedBy ?? sql`case when ${isEarly} then 'auto' end`,
     id: turn.id,
@@ -71,10 +89,10 @@ function userTurnInsert(db: Database, turn: UserTurnInput) {
     authorId: turn.authorId,
     authorName: turn.authorName,
     triggerMessageId: turn.messageId,
-    discordMessageIds: [turn.messageId],
+    discordMessageIds: turn.discordMessageIds,
     content: turn.content,
     status: 'complete',
-    completedAt: new Date(),
+    completedAt: turn.completedAt,
   });
 }
 
@@ -91,7 +109,7 @@ export interface AssistantTurnStart {
   /** The member message being answered. */
   triggerMessageId: string;
   /** The process streaming it (see instance liveness in database.ts). */
-  instanceId?: string;
+  instanceId?: string | undefined;
 }
 
 /**
@@ -114,14 +132,41 @@ export async function openTurn(
   db: Database,
   opening: { userTurn: UserTurnInput | undefined; reply: AssistantTurnStart },
 ): Promise<void> {
-  const writes: SQLWrapper[] = [assistantStartUpsert(db, opening.reply)];
-  if (opening.userTurn !== undefined) {
-    writes.unshift(
-      userTurnInsert(db, opening.userTurn).onConflictDoNothing({ target: conversationTurns.id }),
-    );
-  }
-  await writeInOneStatement(db, writes);
+  const { userTurn, reply } = opening;
+  const { characterId, instanceId } = reply;
+  const user = userTurn === undefined ? null : userTurnRow(userTurn);
+  await TURN_OPENING.execute(db, {
+    // Which parts the statement has; every other difference between turns is a value.
+    shape: [
+      user === null ? '-' : user.pinnedBy === undefined ? 'user' : 'user pinned',
+      characterId === undefined ? '-' : 'character',
+      instanceId === undefined ? '-' : 'instance',
+    ].join(' '),
+    values: { user, reply: { ...reply, characterId, instanceId } },
+    build: (slots) => {
+      const start = assistantStartUpsert(db, {
+        ...slots.reply,
+        characterId: characterId === undefined ? undefined : slots.reply.characterId,
+        instanceId: instanceId === undefined ? undefined : slots.reply.instanceId,
+      });
+      if (user === null || slots.user === null) return writesInOneStatement([start]);
+      const userInsert = userTurnInsert(db, {
+        ...slots.user,
+        pinnedBy: user.pinnedBy === undefined ? undefined : slots.user.pinnedBy,
+      });
+      return writesInOneStatement([
+        userInsert.onConflictDoNothing({ target: conversationTurns.id }),
+        start,
+      ]);
+    },
+  });
 }
+
+/** Every turn opens with this statement: built once per shape. */
+const TURN_OPENING = new StatementCache<{
+  user: UserTurnRow | null;
+  reply: AssistantTurnStart;
+}>();
 
 function assistantStartUpsert(db: Database, turn: AssistantTurnStart) {
   return db

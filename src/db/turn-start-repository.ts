@@ -43,7 +43,12 @@ type MemoryTuple = [
 ];
 
 /** The values of a turn's first read; the rest of its options decide its shape. */
-const TURN_START = new StatementCache(['channelId', 'scopeId', 'authorId', 'characterId']);
+const TURN_START = new StatementCache<{
+  channelId: string;
+  scopeId: string;
+  authorId: string;
+  characterId: string;
+}>();
 
 type TurnStartOptions = ContextMemoriesOptions & { channelId: string; turns?: ContextTurnLimits };
 
@@ -58,7 +63,12 @@ export async function turnStartOf(db: Database, options: TurnStartOptions): Prom
   const limits = turns === undefined ? '-' : `${turns.recent},${turns.important},${turns.pinned}`;
   const result = await TURN_START.execute(db, {
     shape: `${characterId === undefined ? '-' : 'character'} ${limitPerKind ?? '-'} ${limits}`,
-    values: { ...options, characterId: characterId ?? '' },
+    values: {
+      channelId: options.channelId,
+      scopeId: options.scopeId,
+      authorId: options.authorId,
+      characterId: characterId ?? '',
+    },
     build: (slots) =>
       turnStartStatement(db, {
         ...options,

@@ -1,7 +1,8 @@
 import { and, between, desc, eq, sql, type SQLWrapper } from 'drizzle-orm';
 import type { Database } from './database.ts';
 import { characterDailyUsage, characters, memberDailyUsage, scopeDailyUsage } from './schema.ts';
-import { writeInOneStatement } from './writes-in-one-statement.ts';
+import { StatementCache } from './statement-cache.ts';
+import { writesInOneStatement } from './writes-in-one-statement.ts';
 
 /** The UTC day of an instant, as the `date` column stores it. */
 export function utcDay(at: Date): string {
@@ -41,19 +42,57 @@ export interface UsageEntry {
  * round trip instead of four: the turn's bill is written on every turn).
  */
 export async function addUsage(db: Database, usage: UsageEntry): Promise<void> {
-  const day = utcDay(usage.at);
-  const upserts = [scopeUpsert(db, usage, day), memberUpsert(db, usage, day)];
-  if (usage.characterId !== undefined)
-    upserts.push(characterUpsert(db, { ...usage, characterId: usage.characterId, day }));
-  await writeInOneStatement(db, upserts);
+  const { characterId } = usage;
+  await USAGE_WRITES.execute(db, {
+    shape: characterId === undefined ? 'member' : 'member and character',
+    values: {
+      scopeId: usage.scopeId,
+      day: utcDay(usage.at),
+      memberId: usage.memberId,
+      model: usage.model,
+      turns: usage.turns,
+      inputTokens: usage.inputTokens,
+      cachedInputTokens: usage.cachedInputTokens,
+      outputTokens: usage.outputTokens,
+      cost: usage.cost,
+      speechSeconds: usage.speechSeconds ?? 0,
+      speechCharacters: usage.speechCharacters ?? 0,
+      characterId: characterId ?? '',
+    },
+    build: (row) =>
+      writesInOneStatement([
+        scopeUpsert(db, row),
+        memberUpsert(db, row),
+        ...(characterId === undefined ? [] : [characterUpsert(db, row)]),
+      ]),
+  });
 }
 
-function scopeUpsert(db: Database, usage: UsageEntry, day: string): SQLWrapper {
+/** One model call's row of every usage table it adds to (characterId '' when none spoke). */
+interface UsageRow {
+  scopeId: string;
+  day: string;
+  memberId: string;
+  model: string;
+  turns: number;
+  inputTokens: number;
+  cachedInputTokens: number;
+  outputTokens: number;
+  cost: number;
+  speechSeconds: number;
+  speechCharacters: number;
+  characterId: string;
+}
+
+/** The bill is written on every turn: its statement is built once per shape. */
+const USAGE_WRITES = new StatementCache<UsageRow>();
+
+function scopeUpsert(db: Database, usage: UsageRow): SQLWrapper {
   return db
     .insert(scopeDailyUsage)
     .values({
       scopeId: usage.scopeId,
-      day,
+      day: usage.day,
       inputTokens: usage.inputTokens,
       outputTokens: usage.outputTokens,
       cost: usage.cost,
@@ -68,12 +107,12 @@ function scopeUpsert(db: Database, usage: UsageEntry, day: string): SQLWrapper {
     });
 }
 
-function memberUpsert(db: Database, usage: UsageEntry, day: string): SQLWrapper {
+function memberUpsert(db: Database, usage: UsageRow): SQLWrapper {
   return db
     .insert(memberDailyUsage)
     .values({
       scopeId: usage.scopeId,
-      day,
+      day: usage.day,
       memberId: usage.memberId,
       model: usage.model,
       turns: usage.turns,
@@ -81,8 +120,8 @@ function memberUpsert(db: Database, usage: UsageEntry, day: string): SQLWrapper 
       cachedInputTokens: usage.cachedInputTokens,
       outputTokens: usage.outputTokens,
       cost: usage.cost,
-      speechSeconds: usage.speechSeconds ?? 0,
-      speechCharacters: usage.speechCharacters ?? 0,
+      speechSeconds: usage.speechSeconds,
+      speechCharacters: usage.speechCharacters,
     })
     .onConflictDoUpdate({
       target: [
@@ -97,17 +136,14 @@ function memberUpsert(db: Database, usage: UsageEntry, day: string): SQLWrapper 
         cachedInputTokens: sql`${memberDailyUsage.cachedInputTokens} + ${usage.cachedInputTokens}`,
         outputTokens: sql`${memberDailyUsage.outputTokens} + ${usage.outputTokens}`,
         cost: sql`${memberDailyUsage.cost} + ${usage.cost}`,
-        speechSeconds: sql`${memberDailyUsage.speechSeconds} + ${usage.speechSeconds ?? 0}`,
-        speechCharacters: sql`${memberDailyUsage.speechCharacters} + ${usage.speechCharacters ?? 0}`,
+        speechSeconds: sql`${memberDailyUsage.speechSeconds} + ${usage.speechSeconds}`,
+        speechCharacters: sql`${memberDailyUsage.speechCharacters} + ${usage.speechCharacters}`,
       },
     });
 }
 
 /** A character's share of the day, written with its member's. */
-function characterUpsert(
-  db: Database,
-  usage: UsageEntry & { characterId: string; day: string },
-): SQLWrapper {
+function characterUpsert(db: Database, usage: UsageRow): SQLWrapper {
   return db
     .insert(characterDailyUsage)
     .values({
