@@ -42,21 +42,14 @@ export interface UsageEntry {
  * round trip instead of four: the turn's bill is written on every turn).
  */
 export async function addUsage(db: Database, usage: UsageEntry): Promise<void> {
-  const { characterId } = usage;
+  const { at, characterId, ...entry } = usage;
   await USAGE_WRITES.execute(db, {
     shape: characterId === undefined ? 'member' : 'member and character',
     values: {
-      scopeId: usage.scopeId,
-      day: utcDay(usage.at),
-      memberId: usage.memberId,
-      model: usage.model,
-      turns: usage.turns,
-      inputTokens: usage.inputTokens,
-      cachedInputTokens: usage.cachedInputTokens,
-      outputTokens: usage.outputTokens,
-      cost: usage.cost,
-      speechSeconds: usage.speechSeconds ?? 0,
-      speechCharacters: usage.speechCharacters ?? 0,
+      ...entry,
+      day: utcDay(at),
+      speechSeconds: entry.speechSeconds ?? 0,
+      speechCharacters: entry.speechCharacters ?? 0,
       characterId: characterId ?? '',
     },
     build: (row) =>
