@@ -62,18 +62,11 @@ export async function addUsage(db: Database, usage: UsageEntry): Promise<void> {
 }
 
 /** One model call's row of every usage table it adds to (characterId '' when none spoke). */
-interface UsageRow {
+interface UsageRow extends UsageSums {
   scopeId: string;
   day: string;
   memberId: string;
   model: string;
-  turns: number;
-  inputTokens: number;
-  cachedInputTokens: number;
-  outputTokens: number;
-  cost: number;
-  speechSeconds: number;
-  speechCharacters: number;
   characterId: string;
 }
 

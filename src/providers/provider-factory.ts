@@ -10,7 +10,7 @@ import {
   type RetryPolicy,
 } from './retrying-chat-model.ts';
 import { listServerModels } from './openai/server-model-list.ts';
-import { LazyVendorModel } from './vendor-model-loader.ts';
+import { LazyVendorModel, loadVendorModel } from './vendor-model-loader.ts';
 import type { VendorModelOptions } from './vendor-model-options.ts';
 
 /** The operator's environment defaults (the same shapes as `Config`). */
@@ -124,6 +124,15 @@ export class ProviderFactory {
     this.#createVendorModel =
       options.createVendorModel ??
       ((provider, vendorOptions) => new LazyVendorModel(provider, vendorOptions));
+  }
+
+  /**
+   * Imports the operator's default provider's SDK now, so the first turn after a start does not
+   * wait 150–250 ms for it (a restart's first turns are the ones a second restart can cut); the
+   * other vendors' SDKs load when a server first chooses them.
+   */
+  async preloadDefault(): Promise<void> {
+    await loadVendorModel(this.#defaults.defaultProvider);
   }
 
   /** @throws ProviderError (kind `auth`) when no key is available for a provider that needs one. */

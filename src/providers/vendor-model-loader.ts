@@ -18,7 +18,7 @@ const VENDOR_MODULES: Record<ProviderId, () => Promise<VendorModelClass>> = {
 const loaded = new Map<ProviderId, Promise<VendorModelClass>>();
 
 /** The vendor's adapter class, its module imported once per process. */
-function loadVendorModel(provider: ProviderId): Promise<VendorModelClass> {
+export function loadVendorModel(provider: ProviderId): Promise<VendorModelClass> {
   let loading = loaded.get(provider);
   if (loading === undefined) {
     loading = VENDOR_MODULES[provider]();

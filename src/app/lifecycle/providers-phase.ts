@@ -27,6 +27,7 @@ export async function createProviders(options: {
     timeoutMs: SERVER_MODELS_TIMEOUT_MS,
   });
   logDiscovery(discovery, options.logger);
+  await factory.preloadDefault();
   return factory;
 }
 
