@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 /**
  * Runs in a fresh Node: records every package the module graph resolves while the modules a
  * bot process starts with are imported (logger, providers with OpenAI as the configured
- * provider preloaded and another resolved, tools without MCP servers, the bot and its stages, the database's entry before a
+ * provider, tools without MCP servers, the bot and its stages, the database's entry before a
  * driver is chosen), and prints them.
  */
 const PROBE = `
@@ -29,7 +29,7 @@ const factory = new ProviderFactory({
     providerBaseUrls: { openai: undefined, anthropic: undefined, google: undefined },
   },
 });
-await factory.preloadDefault();
+await factory.preloadDefault?.();
 factory.resolve({ provider: 'anthropic', model: undefined, apiKey: undefined });
 await import('./src/tools/create-tools.ts');
 await import('./src/bot/discord-bot.ts');

@@ -142,7 +142,7 @@ export async function openTurn(
       characterId === undefined ? '-' : 'character',
       instanceId === undefined ? '-' : 'instance',
     ].join(' '),
-    values: { user, reply: { ...reply, characterId, instanceId } },
+    values: { user, reply },
     build: (slots) => {
       const start = assistantStartUpsert(db, {
         ...slots.reply,

@@ -9,7 +9,6 @@ import {
   RetryingChatModel,
   type RetryPolicy,
 } from './retrying-chat-model.ts';
-import { listServerModels } from './openai/server-model-list.ts';
 import { LazyVendorModel, loadVendorModel } from './vendor-model-loader.ts';
 import type { VendorModelOptions } from './vendor-model-options.ts';
 
@@ -196,16 +195,13 @@ export class ProviderFactory {
     options: { signal: AbortSignal; timeoutMs: number },
   ): Promise<readonly string[] | undefined> {
     const { provider } = this.target(choice);
-    const baseUrl = this.#defaults.providerBaseUrls.openai;
-    if (provider !== 'openai' || baseUrl === undefined) return undefined;
-    const { apiKey } = this.#key(provider, choice.apiKey);
+    if (provider !== 'openai' || this.#defaults.providerBaseUrls.openai === undefined)
+      return undefined;
     const timeout = this.#checkTimeout(provider, options.timeoutMs);
     try {
-      return await listServerModels({
-        baseUrl,
-        apiKey,
-        signal: AbortSignal.any([options.signal, timeout.signal]),
-      });
+      const { chatModel } = this.resolve(choice);
+      if (chatModel.listModels === undefined) return undefined;
+      return await chatModel.listModels(AbortSignal.any([options.signal, timeout.signal]));
     } finally {
       timeout.cancel();
     }

@@ -56,6 +56,11 @@ export class LazyVendorModel implements ChatModel {
     return (await this.#built()).checkModel(modelId, signal);
   }
 
+  async listModels(signal: AbortSignal): Promise<readonly string[]> {
+    const model = await this.#built();
+    return model.listModels === undefined ? [] : model.listModels(signal);
+  }
+
   #built(): Promise<ChatModel> {
     if (this.#model === undefined) {
       this.#model = loadVendorModel(this.provider).then((Model) => new Model(this.#options));
