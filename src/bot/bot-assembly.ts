@@ -5,7 +5,13 @@ import { noMetrics, type BotMetrics } from '../core/metrics.ts';
 import { timeOrderedId } from '../core/time-ordered-id.ts';
 import { loadChannelOverrides } from '../db/channel-settings-repository.ts';
 import { anySceneInUse, loadScene } from '../db/scene-repository.ts';
-import { claimMessage, settleAnswered, settleClaims } from '../db/claim-repository.ts';
+import {
+  carryClaims,
+  claimMessage,
+  settleAnswered,
+  settleClaims,
+  uncarryClaims,
+} from '../db/claim-repository.ts';
 import { takeMemberTurn } from '../db/member-turn-repository.ts';
 import { retryTransient } from '../db/retry-transient.ts';
 import { loadScopeSettings } from '../db/scope-settings-repository.ts';
@@ -375,6 +381,10 @@ function turnPath(
     botUserId: identity.id,
     download: options.download ?? fetchDownload,
     shutdownSignal: lifetime.shutdown,
+    carrier: {
+      carry: (carried) => carryClaims(db, { ...carried, instanceId: options.instanceId }),
+      uncarry: (uncarried) => uncarryClaims(db, { ...uncarried, instanceId: options.instanceId }),
+    },
     afterTurn: (turn) => summarizer.schedule(turn),
     scenes: {
       speakers: cast.speakers,

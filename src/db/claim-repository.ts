@@ -11,6 +11,8 @@ export interface UnsettledClaim {
   channelId: string;
   instanceId: string;
   claimedAt: Date;
+  /** The message whose reply carried this one as unanswered (see `carryClaims`). */
+  carriedBy: string | undefined;
 }
 
 export interface MessageClaim {
@@ -100,6 +102,67 @@ export async function settleAnswered(
     });
 }
 
+/** Members' messages a turn's request carries as unanswered, and the message its reply answers. */
+export interface CarriedMessages {
+  keys: readonly string[];
+  channelId: string;
+  /** The message the carrying reply answers (a reply to it standing in the channel covers them). */
+  replyTo: string;
+  instanceId: string;
+}
+
+/**
+ * Records, before a reply's first write, the members' messages its request carries as
+ * unanswered: an unsettled claim names the reply's message (`carriedBy`), made for a message no
+ * process had claimed (one sent while no process was connected, not read back yet), so no
+ * backfill answers it meanwhile and a crash leaves it to recovery, which finds the reply that
+ * covers it. A settled claim is left as it is. Returns the keys whose claim this made. One
+ * statement.
+ */
+export async function carryClaims(db: Database, carried: CarriedMessages): Promise<string[]> {
+  if (carried.keys.length === 0) return [];
+  const { channelId, instanceId, replyTo } = carried;
+  const rows = await db
+    .insert(messageClaims)
+    .values(carried.keys.map((key) => ({ key, instanceId, channelId, carriedBy: replyTo })))
+    .onConflictDoUpdate({
+      target: messageClaims.key,
+      set: { carriedBy: replyTo },
+      setWhere: isNull(messageClaims.settledAt),
+    })
+    // xmax is 0 on a row version this statement inserted, not on one it updated.
+    .returning({ key: messageClaims.key, made: sql<boolean>`(xmax = 0)` });
+  return rows.filter((row) => row.made).map((row) => row.key);
+}
+
+/**
+ * The reply's request no longer carries these (a retry after a context overflow showed less
+ * history): their claims stop naming it, and a claim `carryClaims` made for one is removed —
+ * back as it was, unclaimed, for a backfill or a later turn to find.
+ */
+export async function uncarryClaims(
+  db: Database,
+  uncarried: { keys: readonly string[]; made: readonly string[]; replyTo: string; instanceId: string },
+): Promise<void> {
+  const { replyTo, instanceId } = uncarried;
+  const made = new Set(uncarried.made);
+  const kept = uncarried.keys.filter((key) => !made.has(key));
+  const mine = and(
+    eq(messageClaims.carriedBy, replyTo),
+    eq(messageClaims.instanceId, instanceId),
+    isNull(messageClaims.settledAt),
+  );
+  if (made.size > 0) {
+    await db.delete(messageClaims).where(and(inArray(messageClaims.key, [...made]), mine));
+  }
+  if (kept.length > 0) {
+    await db
+      .update(messageClaims)
+      .set({ carriedBy: null })
+      .where(and(inArray(messageClaims.key, kept), eq(messageClaims.carriedBy, replyTo)));
+  }
+}
+
 /** Hands claims back (shutdown before their turn started): another process may answer them. */
 export async function releaseClaims(
   db: Database,
@@ -121,6 +184,7 @@ export async function unsettledClaims(db: Database, since: Date): Promise<Unsett
       channelId: messageClaims.channelId,
       instanceId: messageClaims.instanceId,
       claimedAt: messageClaims.claimedAt,
+      carriedBy: messageClaims.carriedBy,
     })
     .from(messageClaims)
     .where(
@@ -132,7 +196,9 @@ export async function unsettledClaims(db: Database, since: Date): Promise<Unsett
     )
     .orderBy(messageClaims.claimedAt);
   return rows.flatMap((row) =>
-    row.channelId === null ? [] : [{ ...row, channelId: row.channelId }],
+    row.channelId === null
+      ? []
+      : [{ ...row, channelId: row.channelId, carriedBy: row.carriedBy ?? undefined }],
   );
 }
 

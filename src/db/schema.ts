@@ -330,6 +330,12 @@ export const messageClaims = pgTable(
     settledAt: timestamp('settled_at', { withTimezone: true }),
     /** The claiming attempt (its retries through an outage share it): see `claimMessage`. */
     attempt: text('attempt'),
+    /**
+     * The message whose reply carried this one: a turn's request showed it to the model as
+     * unanswered, recorded before the reply's first write. If that reply stands in the channel
+     * after a crash, this message was answered (or told) in passing: see `carryClaims`.
+     */
+    carriedBy: text('carried_by'),
   },
   (table) => [
     index('message_claims_claimed_at_idx').on(table.claimedAt),

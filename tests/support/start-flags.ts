@@ -39,9 +39,16 @@ export function startNodeFlags(): string[] {
  */
 export function startEntry(): string {
   const entry = startArgumentsAfterNode().at(-1) ?? '';
-  if (!built) {
-    execFileSync(process.execPath, ['scripts/build.mjs', '--if-stale'], { cwd: ROOT });
-    built = true;
-  }
+  buildIfStale();
   return fileURLToPath(new URL(entry, `file://${ROOT}`));
+}
+
+/**
+ * Builds dist/ when a source is newer than the last build, as npm start's prestart does (once
+ * per process): whatever starts dist/main.js itself must call it first, or it runs stale code.
+ */
+export function buildIfStale(): void {
+  if (built) return;
+  execFileSync(process.execPath, ['scripts/build.mjs', '--if-stale'], { cwd: ROOT });
+  built = true;
 }

@@ -61,7 +61,10 @@ export function replyEnded(messages: readonly Message[]): boolean {
  * there means there is no reply); the ones after it, until the bot answers another message or
  * posts a notice, are its later blocks (members may have written in between).
  */
-export async function cutReplyMessages(trigger: Message, botUserId: string): Promise<Message[]> {
+export async function cutReplyMessages(
+  trigger: Pick<Message, 'id' | 'channel'>,
+  botUserId: string,
+): Promise<Message[]> {
   const channel = trigger.channel;
   const after = await channel.messages.fetch({ after: trigger.id, limit: REPLY_SEARCH_LIMIT });
   const ordered = [...after.values()]

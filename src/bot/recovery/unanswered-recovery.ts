@@ -177,8 +177,10 @@ async function recoverOne(
 /**
  * What stands in the channel is the truth: a reply delivered just before a crash may have no
  * record of its turn yet, and answering again would answer twice. No reply and no turn: it is
- * answered. A reply that had ended: recorded as it stands, nothing to tell. A reply cut off:
- * recorded, and its member told (with Retry) instead of repeating it.
+ * answered — unless a reply to another message carried it (its request showed it unanswered)
+ * and stands: then it was answered in passing, or is told with that reply's own note. A reply
+ * that had ended: recorded as it stands, nothing to tell. A reply cut off: recorded, and its
+ * member told (with Retry) instead of repeating it.
  */
 async function answerOrSettle(
   message: Message,
@@ -188,7 +190,15 @@ async function answerOrSettle(
   const botUserId = options.client.user?.id;
   const standing = botUserId === undefined ? [] : await cutReplyMessages(message, botUserId);
   if (standing.length === 0 && !(await turnStartedFor(options.db, claim.messageId))) {
-    options.answer(message);
+    if (botUserId !== undefined && (await carryingReplyStands(message, claim, botUserId))) {
+      options.logger.info(
+        { messageId: claim.messageId, channelId: claim.channelId, carriedBy: claim.carriedBy },
+        'a reply delivered before a restart carried this message: answered in passing',
+      );
+      await settleClaims(options.db, [claim.messageId]);
+    } else {
+      options.answer(message);
+    }
     return;
   }
   // Read before settling: settling takes the Stop button away.
@@ -212,6 +222,20 @@ async function answerOrSettle(
     });
   }
   await settleClaims(options.db, [claim.messageId]);
+}
+
+/**
+ * Whether the reply whose request carried the message (`carryClaims`) stands in the channel: its
+ * first write came after the message was shown to the model.
+ */
+async function carryingReplyStands(
+  message: Message,
+  claim: UnsettledClaim,
+  botUserId: string,
+): Promise<boolean> {
+  if (claim.carriedBy === undefined) return false;
+  const trigger = { id: claim.carriedBy, channel: message.channel };
+  return (await cutReplyMessages(trigger, botUserId)).length > 0;
 }
 
 /**

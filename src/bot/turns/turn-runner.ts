@@ -1,3 +1,4 @@
+import type { ChatRequest } from '../../core/chat.ts';
 import type { Clock } from '../../core/clock.ts';
 import type { Logger } from '../../core/logger.ts';
 import type { SpeechService } from '../../core/speech.ts';
@@ -24,6 +25,7 @@ import { timeStop } from '../stops/stop-latency.ts';
 import type { AnsweredInPassing } from '../intake/answered-in-passing.ts';
 import type { CharacterSpeakers } from '../intake/character-speakers.ts';
 import { batchAuthors, batchToolContext } from './batch-context.ts';
+import { CarriedTail, type ClaimCarrier } from './carried-tail.ts';
 import { TURN_START_RETRY_MS } from './database-turn-journal.ts';
 import type { ScheduledTurn } from './channel-turn-scheduler.ts';
 import { streamWithOverflowRetry, type FinalAttempt } from './overflow-retry.ts';
@@ -77,6 +79,8 @@ export interface TurnRunnerOptions {
   settle(messageIds: readonly string[]): void;
   /** Messages a delivered reply answered in passing: settled, not answered again. */
   inPassing?: AnsweredInPassing;
+  /** Records owed messages a request carries, before its reply's first write (carried-tail.ts). */
+  carrier?: ClaimCarrier;
   /** Background work after a turn (the rolling summary); must return at once. */
   afterTurn?(turn: { channelId: string; scopeId: string }): void;
   /** Scenes: the next character's turn is built here and queued in the channel behind this one. */
@@ -88,6 +92,12 @@ export interface TurnOpening {
   begin(turn: TurnJournalStart, userTurns: readonly UserTurnInput[]): void;
   /** The turn ended: a start its stream never took is undone. */
   abandon(turnId: string): Promise<void>;
+}
+
+/** The owed messages addressed to the bot that a request shows the model as unanswered. */
+function carriedBy(prepared: PreparedTurn, request: ChatRequest): readonly string[] {
+  const tail = prepared.unansweredBefore;
+  return tail.addressed.length === 0 ? [] : seenUnanswered(tail, request).addressed;
 }
 
 /** The journal start the stream makes for a turn, from its tool context. */
@@ -114,6 +124,8 @@ interface RunningTurn {
   begun: () => void;
   /** The start read intake began for the turn's message, if one was. */
   prefetched: PrefetchedStart | undefined;
+  /** Owed messages its request carries, recorded before each attempt's stream. */
+  carried: CarriedTail;
 }
 
 /**
@@ -148,6 +160,12 @@ export class TurnRunner {
     });
     let live: LiveTurn | undefined;
     let stopTimer: (() => void) | undefined;
+    const carried = new CarriedTail({
+      carrier: this.options.carrier,
+      channelId: turn.channelId,
+      replyTo: last.message.id,
+      logger,
+    });
     try {
       if (isSilencedTurn(last)) {
         this.skipSilenced(last, logger);
@@ -177,15 +195,17 @@ export class TurnRunner {
         signal,
         begun: turn.begun,
         prefetched,
+        carried,
       });
     } finally {
       await this.options.journal.abandon(turn.id);
       live?.end();
       stopTimer?.();
-      // Answered, refused or stopped: nothing is owed any more. A turn cut short by shutdown
-      // stays owed, and the next start tells its members (unanswered-recovery.ts).
+      // Answered, refused or stopped: nothing is owed any more, for the batch nor for what its
+      // request carried unclaimed. A turn cut short by shutdown stays owed, and the next start
+      // tells its members (unanswered-recovery.ts).
       if (!this.options.shutdownSignal.aborted) {
-        this.options.settle(turn.batch.map((accepted) => accepted.message.id));
+        this.options.settle([...turn.batch.map((accepted) => accepted.message.id), ...carried.made]);
       }
     }
   }
@@ -289,8 +309,9 @@ export class TurnRunner {
         toolSpecs: tools.specs(toolContext),
         signal,
         logger,
-        stream: (request) => {
+        stream: async (request) => {
           turn.begun();
+          await turn.carried.carry(carriedBy(prepared, request));
           return streamTurn(this.options, {
             turnId: turn.id,
             model,

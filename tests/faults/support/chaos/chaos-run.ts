@@ -14,6 +14,7 @@ import { startHarness, type BotHarness } from '../../../bot/support/bot-harness.
 import type { FakeDiscord } from '../../../fake-discord/fake-discord.ts';
 import { startPgCluster, type PgCluster } from '../../../support/pg-cluster.ts';
 import { ChaosProvider } from './chaos-provider.ts';
+import { buildIfStale } from '../../../support/start-flags.ts';
 import {
   judgeChaos,
   type ChannelMessage,
@@ -76,8 +77,12 @@ export interface ChaosResult {
   evidence: () => { calls: ModelCall[]; messages: ChannelMessage[] };
 }
 
-/** `npm start`'s Node arguments (package.json), paths made absolute: the bot runs in DATA_DIR. */
+/**
+ * `npm start`'s Node arguments (package.json), paths made absolute: the bot runs in DATA_DIR.
+ * dist/ is built first when a source is newer, as npm start's prestart does.
+ */
 export function npmStartArguments(): string[] {
+  buildIfStale();
   const manifest = JSON.parse(readFileSync(path.join(REPOSITORY, 'package.json'), 'utf8')) as {
     scripts?: Record<string, string>;
   };
