@@ -11,6 +11,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeDiscord, type FakeDiscord } from '../fake-discord/fake-discord.ts';
 import { LlmStandIn } from '../support/llm-stand-in/llm-stand-in.ts';
+import { createGate } from '../support/llm-stand-in/gate.ts';
 import { textScript } from '../support/llm-stand-in/script.ts';
 import { startBot, type BotProcess } from '../support/scenario-runner.ts';
 import { scratchDatabase, type ScratchDatabase } from './support/scratch-database.ts';
@@ -310,5 +311,76 @@ describe('gateway closes, on the real bot', { timeout: 180_000 }, () => {
     );
     expect(repliesToOwed).toHaveLength(0);
     llm.handle(undefined);
+  });
+
+  it('does not answer again, after a SIGKILL, a mention of the downtime that a cut reply carried', async () => {
+    const carol = discord.createUser({ username: 'carol' });
+    discord.addMember({ guildId: world.guild.id, userId: carol.id });
+    const fromCarol = (content: string) =>
+      discord.postMessage({
+        authorId: carol.id,
+        channelId: world.channel.id,
+        content: `<@${discord.botUserId}> ${content}`,
+      }).id;
+    expect(await bot.stop()).toEqual({ code: 0, signal: null });
+    const owedText = 'how many rings does Saturn have?';
+    const owed = fromCarol(owedText);
+    // The start's backfill reads fail three times (four requests each, discord.js's retries
+    // too): its next read is ten seconds away, and the live mention below is heard first.
+    discord.faults.failRoute({
+      method: 'GET',
+      route: `/channels/${world.channel.id}/messages`,
+      status: 503,
+      times: 12,
+    });
+    const earlier = new Set(bot.logs());
+    const failedReads = () =>
+      bot.logs().filter((line) => !earlier.has(line) && /read again later/.test(line.text)).length;
+    bot.restart();
+    await bot.waitUntilConnected({ timeoutMs: START_CEILING_MS });
+    await bot.waitForLog(() => failedReads() >= 3, { timeoutMs: TURN_CEILING_MS });
+    // The live mention's reply carries the owed one (its model sees it unanswered); the
+    // process dies after the reply's first block is delivered and before its end.
+    const gate = createGate();
+    const delivered = 'Saturn has seven main rings. And hello again.';
+    llm.enqueue({
+      steps: [
+        { type: 'text', text: `${delivered}\n\n` },
+        { type: 'hold', gate },
+        { type: 'text', text: 'Never sent.' },
+        { type: 'finish', reason: 'stop' },
+      ],
+    });
+    const shown = discord.waits.message(
+      { channelId: world.channel.id, where: (message) => message.content.includes(delivered) },
+      { timeoutMs: TURN_CEILING_MS },
+    );
+    const live = fromCarol('and hello again!');
+    await shown;
+    await bot.kill();
+    gate.release();
+    const restarted = new Set(bot.logs());
+    bot.restart();
+    await bot.waitUntilConnected({ timeoutMs: START_CEILING_MS });
+    await bot.waitForLog(
+      (line) => !restarted.has(line) && /a reply was cut off by a restart/.test(line.text),
+      { timeoutMs: TURN_CEILING_MS },
+    );
+    const settled = await bot.waitForLog(
+      (line) => !restarted.has(line) && /carried this message: answered in passing/.test(line.text),
+      { timeoutMs: TURN_CEILING_MS },
+    );
+    expect(settled.json).toMatchObject({ messageId: owed, carriedBy: live });
+    const asked = llm.requests.filter((request) => JSON.stringify(request.body).includes(owedText));
+    expect(asked).toHaveLength(1);
+    const replies = botMessagesIn(discord, world.channel.id);
+    expect(replies.filter((message) => message.message_reference?.message_id === owed)).toEqual([]);
+    // The live mention's member is told, with Retry, that the reply was cut off.
+    expect(
+      replies.some(
+        (message) =>
+          message.message_reference?.message_id === live && /restarting/.test(message.content),
+      ),
+    ).toBe(true);
   });
 });
