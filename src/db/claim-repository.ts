@@ -142,7 +142,12 @@ export async function carryClaims(db: Database, carried: CarriedMessages): Promi
  */
 export async function uncarryClaims(
   db: Database,
-  uncarried: { keys: readonly string[]; made: readonly string[]; replyTo: string; instanceId: string },
+  uncarried: {
+    keys: readonly string[];
+    made: readonly string[];
+    replyTo: string;
+    instanceId: string;
+  },
 ): Promise<void> {
   const { replyTo, instanceId } = uncarried;
   const made = new Set(uncarried.made);

@@ -205,7 +205,10 @@ export class TurnRunner {
       // request carried unclaimed. A turn cut short by shutdown stays owed, and the next start
       // tells its members (unanswered-recovery.ts).
       if (!this.options.shutdownSignal.aborted) {
-        this.options.settle([...turn.batch.map((accepted) => accepted.message.id), ...carried.made]);
+        this.options.settle([
+          ...turn.batch.map((accepted) => accepted.message.id),
+          ...carried.made,
+        ]);
       }
     }
   }
