@@ -32,9 +32,4 @@ export interface ChatModel {
    * the signal's reason instead.
    */
   checkModel(modelId: string, signal: AbortSignal): Promise<void>;
-  /**
-   * The ids of the models the server offers, where that list is worth showing (an
-   * OpenAI-compatible local server's own models). Rejects like `checkModel`.
-   */
-  listModels?(signal: AbortSignal): Promise<readonly string[]>;
 }

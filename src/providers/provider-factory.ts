@@ -9,7 +9,8 @@ import {
   RetryingChatModel,
   type RetryPolicy,
 } from './retrying-chat-model.ts';
-import { LazyVendorModel, loadVendorModel } from './vendor-model-loader.ts';
+import { listServerModels } from './openai/server-model-list.ts';
+import { LazyVendorModel } from './vendor-model-loader.ts';
 import type { VendorModelOptions } from './vendor-model-options.ts';
 
 /** The operator's environment defaults (the same shapes as `Config`). */
@@ -125,15 +126,6 @@ export class ProviderFactory {
       ((provider, vendorOptions) => new LazyVendorModel(provider, vendorOptions));
   }
 
-  /**
-   * Imports the operator's default provider's SDK now, so the first turn after a start does not
-   * wait 150–250 ms for it (a restart's first turns are the ones a second restart can cut); the
-   * other vendors' SDKs load when a server first chooses them.
-   */
-  async preloadDefault(): Promise<void> {
-    await loadVendorModel(this.#defaults.defaultProvider);
-  }
-
   /** @throws ProviderError (kind `auth`) when no key is available for a provider that needs one. */
   resolve(choice: ModelChoice): ResolvedModel {
     const { provider, modelId } = this.#target(choice);
@@ -195,13 +187,16 @@ export class ProviderFactory {
     options: { signal: AbortSignal; timeoutMs: number },
   ): Promise<readonly string[] | undefined> {
     const { provider } = this.target(choice);
-    if (provider !== 'openai' || this.#defaults.providerBaseUrls.openai === undefined)
-      return undefined;
+    const baseUrl = this.#defaults.providerBaseUrls.openai;
+    if (provider !== 'openai' || baseUrl === undefined) return undefined;
+    const { apiKey } = this.#key(provider, choice.apiKey);
     const timeout = this.#checkTimeout(provider, options.timeoutMs);
     try {
-      const { chatModel } = this.resolve(choice);
-      if (chatModel.listModels === undefined) return undefined;
-      return await chatModel.listModels(AbortSignal.any([options.signal, timeout.signal]));
+      return await listServerModels({
+        baseUrl,
+        apiKey,
+        signal: AbortSignal.any([options.signal, timeout.signal]),
+      });
     } finally {
       timeout.cancel();
     }

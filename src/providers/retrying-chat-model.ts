@@ -154,12 +154,6 @@ export class RetryingChatModel implements ChatModel {
     }
   }
 
-  /** Not retried: an autocomplete has no time to wait, and the catalogue is its fallback. */
-  listModels(signal: AbortSignal): Promise<readonly string[]> {
-    if (this.#model.listModels === undefined) return Promise.resolve([]);
-    return this.#model.listModels(signal);
-  }
-
   /** Milliseconds to wait before the next attempt, or undefined when this failure is final. */
   #delayFor(error: ProviderError, attempt: number, unanswered: number): number | undefined {
     const policy = this.#policy;

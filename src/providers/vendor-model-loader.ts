@@ -18,7 +18,7 @@ const VENDOR_MODULES: Record<ProviderId, () => Promise<VendorModelClass>> = {
 const loaded = new Map<ProviderId, Promise<VendorModelClass>>();
 
 /** The vendor's adapter class, its module imported once per process. */
-export function loadVendorModel(provider: ProviderId): Promise<VendorModelClass> {
+function loadVendorModel(provider: ProviderId): Promise<VendorModelClass> {
   let loading = loaded.get(provider);
   if (loading === undefined) {
     loading = VENDOR_MODULES[provider]();
@@ -54,11 +54,6 @@ export class LazyVendorModel implements ChatModel {
 
   async checkModel(modelId: string, signal: AbortSignal): Promise<void> {
     return (await this.#built()).checkModel(modelId, signal);
-  }
-
-  async listModels(signal: AbortSignal): Promise<readonly string[]> {
-    const model = await this.#built();
-    return model.listModels === undefined ? [] : model.listModels(signal);
   }
 
   #built(): Promise<ChatModel> {

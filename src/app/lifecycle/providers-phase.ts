@@ -27,7 +27,6 @@ export async function createProviders(options: {
     timeoutMs: SERVER_MODELS_TIMEOUT_MS,
   });
   logDiscovery(discovery, options.logger);
-  await factory.preloadDefault();
   return factory;
 }
 

@@ -48,18 +48,4 @@ export class OpenAIChatModel implements ChatModel {
       signal,
     });
   }
-
-  /** GET /models: the first page, which is the whole list on the local servers that use it. */
-  async listModels(signal: AbortSignal): Promise<readonly string[]> {
-    let ids: string[] = [];
-    await runModelCheck({
-      lookup: async (requestSignal) => {
-        const page = await this.#client.models.list({ signal: requestSignal });
-        ids = page.data.map((model) => model.id);
-      },
-      classify: classifyOpenAIError,
-      signal,
-    });
-    return ids;
-  }
 }
