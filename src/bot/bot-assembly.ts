@@ -501,7 +501,9 @@ function channelHistory(options: {
     fetchRecent: async (channelId, limit) => {
       const channel = await client.channels.fetch(channelId);
       if (channel === null || !channel.isTextBased()) return [];
-      const messages = await channel.messages.fetch({ limit });
+      // Not cached: discord.js emits no messageCreate for a message already in its cache, and
+      // this read can return one whose gateway event has not been handled yet.
+      const messages = await channel.messages.fetch({ limit, cache: false });
       return historyMessagesOf([...messages.values()], { channelId, logger });
     },
     logger,

@@ -313,6 +313,35 @@ describe('gateway closes, on the real bot', { timeout: 180_000 }, () => {
     llm.handle(undefined);
   });
 
+  it('answers a mention whose gateway event comes after a read of its channel returned it', async () => {
+    const dave = discord.createUser({ username: 'dave' });
+    discord.addMember({ guildId: world.guild.id, userId: dave.id });
+    const late = discord.createChannel({ guildId: world.guild.id, name: 'late-event' });
+    const fromDave = (content: string) =>
+      discord.postMessage({
+        authorId: dave.id,
+        channelId: late.id,
+        content: `<@${discord.botUserId}> ${content}`,
+      }).id;
+    const lateText = 'is anyone reading the late channel?';
+    discord.gateway.holdDispatches(
+      (type, data) => type === 'MESSAGE_CREATE' && JSON.stringify(data).includes(lateText),
+    );
+    llm.enqueue(textScript('First things first.'));
+    llm.enqueue(textScript('Yes, I read it.'));
+    const first = fromDave('first things first?');
+    // Its event held back: the first turn's read of the new channel returns it before it.
+    const second = fromDave(lateText);
+    await waitForTurn(bot, first, TURN_CEILING_MS);
+    discord.gateway.releaseDispatches();
+    await waitForTurn(bot, second, TURN_CEILING_MS);
+    expect(
+      botMessagesIn(discord, late.id).find(
+        (message) => message.message_reference?.message_id === second,
+      )?.content,
+    ).toBe('Yes, I read it.');
+  });
+
   it('does not answer again, after a SIGKILL, a mention of the downtime that a cut reply carried', async () => {
     const carol = discord.createUser({ username: 'carol' });
     discord.addMember({ guildId: world.guild.id, userId: carol.id });

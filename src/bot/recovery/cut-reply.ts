@@ -66,7 +66,13 @@ export async function cutReplyMessages(
   botUserId: string,
 ): Promise<Message[]> {
   const channel = trigger.channel;
-  const after = await channel.messages.fetch({ after: trigger.id, limit: REPLY_SEARCH_LIMIT });
+  // Not cached: a member's message read here before its gateway event is handled would get no
+  // messageCreate from discord.js (it emits none for a message already in its cache).
+  const after = await channel.messages.fetch({
+    after: trigger.id,
+    limit: REPLY_SEARCH_LIMIT,
+    cache: false,
+  });
   const ordered = [...after.values()]
     .filter((message) => message.author.id === botUserId)
     .sort((a, b) => compareSnowflakes(a.id, b.id));

@@ -41,7 +41,8 @@ export function attachSessionBackfill(options: {
       const channel = await client.channels.fetch(channelId);
       if (channel === null || !channel.isTextBased()) return [];
       const since = clock.now() - BACKFILL_ACTIVE_WITHIN_MS;
-      const messages = await channel.messages.fetch({ after: afterId, limit });
+      // Not cached, as every read of a channel's messages (see channelHistory in bot-assembly.ts).
+      const messages = await channel.messages.fetch({ after: afterId, limit, cache: false });
       return [...messages.values()].filter((message) => message.createdTimestamp >= since);
     },
     discover: ({ withinMs, known }) =>

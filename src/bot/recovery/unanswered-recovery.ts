@@ -258,7 +258,7 @@ async function lookUpMessage(
     const cached =
       client.channels.cache.get(claim.channelId) ?? (await client.channels.fetch(claim.channelId));
     if (cached === null || !cached.isTextBased()) return 'gone';
-    return await cached.messages.fetch(claim.messageId);
+    return await cached.messages.fetch({ message: claim.messageId, cache: false });
   } catch (error) {
     if (isGoneOrClosed(error)) return 'gone';
     throw error;
