@@ -13,7 +13,7 @@ import { startFakeDiscord, type FakeDiscord } from '../fake-discord/fake-discord
 import { LlmStandIn } from '../support/llm-stand-in/llm-stand-in.ts';
 import { createGate } from '../support/llm-stand-in/gate.ts';
 import { textScript } from '../support/llm-stand-in/script.ts';
-import { startBot, type BotProcess } from '../support/scenario-runner.ts';
+import { startBot, type BotProcess, type LogLine } from '../support/scenario-runner.ts';
 import { scratchDatabase, type ScratchDatabase } from './support/scratch-database.ts';
 import { commandsRegistered } from './support/slash-commands.ts';
 import {
@@ -72,6 +72,36 @@ function mention(content: string, reply: string): string {
     content: `<@${discord.botUserId}> ${content}`,
   });
   return message.id;
+}
+
+/** Posts mentions of the bot as `authorId` (in the world's channel unless told); returns an id. */
+function mentionsFrom(authorId: string) {
+  return (content: string, channelId = world.channel.id) =>
+    discord.postMessage({ authorId, channelId, content: `<@${discord.botUserId}> ${content}` }).id;
+}
+
+/** A new member of the world's guild, posting mentions of the bot. */
+function newMember(username: string) {
+  const user = discord.createUser({ username });
+  discord.addMember({ guildId: world.guild.id, userId: user.id });
+  return mentionsFrom(user.id);
+}
+
+/**
+ * Starts the stopped bot with its reads of the world's channel failing `times` times (503, a
+ * read being four requests with discord.js's retries); returns the log lines from before.
+ */
+async function restartWithFailingReads(times: number): Promise<Set<LogLine>> {
+  discord.faults.failRoute({
+    method: 'GET',
+    route: `/channels/${world.channel.id}/messages`,
+    status: 503,
+    times,
+  });
+  const earlier = new Set(bot.logs());
+  bot.restart();
+  await bot.waitUntilConnected({ timeoutMs: START_CEILING_MS });
+  return earlier;
 }
 
 const closeLogged = (code: number) =>
@@ -268,12 +298,7 @@ describe('gateway closes, on the real bot', { timeout: 180_000 }, () => {
 
   it('answers once a mention owed from the downtime that a live reply already answered', async () => {
     // Bob: alice has used her turns of this minute (the member rate limit) in the tests above.
-    const fromBob = (content: string) =>
-      discord.postMessage({
-        authorId: world.bob.id,
-        channelId: world.channel.id,
-        content: `<@${discord.botUserId}> ${content}`,
-      }).id;
+    const fromBob = mentionsFrom(world.bob.id);
     llm.enqueue(textScript('Here.'));
     await waitForTurn(bot, fromBob('before a second restart'), TURN_CEILING_MS);
     expect(await bot.stop()).toEqual({ code: 0, signal: null });
@@ -281,15 +306,7 @@ describe('gateway closes, on the real bot', { timeout: 180_000 }, () => {
     const owed = fromBob(owedText);
     // The start's backfill read fails once: the owed mention is judged a second later, after
     // the live one below has started its turn, whose model sees the owed one unanswered.
-    discord.faults.failRoute({
-      method: 'GET',
-      route: `/channels/${world.channel.id}/messages`,
-      status: 503,
-      times: 4,
-    });
-    const earlier = new Set(bot.logs());
-    bot.restart();
-    await bot.waitUntilConnected({ timeoutMs: START_CEILING_MS });
+    const earlier = await restartWithFailingReads(4);
     await bot.waitForLog((line) => !earlier.has(line) && /read again later/.test(line.text), {
       timeoutMs: TURN_CEILING_MS,
     });
@@ -314,24 +331,17 @@ describe('gateway closes, on the real bot', { timeout: 180_000 }, () => {
   });
 
   it('answers a mention whose gateway event comes after a read of its channel returned it', async () => {
-    const dave = discord.createUser({ username: 'dave' });
-    discord.addMember({ guildId: world.guild.id, userId: dave.id });
+    const fromDave = newMember('dave');
     const late = discord.createChannel({ guildId: world.guild.id, name: 'late-event' });
-    const fromDave = (content: string) =>
-      discord.postMessage({
-        authorId: dave.id,
-        channelId: late.id,
-        content: `<@${discord.botUserId}> ${content}`,
-      }).id;
     const lateText = 'is anyone reading the late channel?';
     discord.gateway.holdDispatches(
       (type, data) => type === 'MESSAGE_CREATE' && JSON.stringify(data).includes(lateText),
     );
     llm.enqueue(textScript('First things first.'));
     llm.enqueue(textScript('Yes, I read it.'));
-    const first = fromDave('first things first?');
+    const first = fromDave('first things first?', late.id);
     // Its event held back: the first turn's read of the new channel returns it before it.
-    const second = fromDave(lateText);
+    const second = fromDave(lateText, late.id);
     await waitForTurn(bot, first, TURN_CEILING_MS);
     discord.gateway.releaseDispatches();
     await waitForTurn(bot, second, TURN_CEILING_MS);
@@ -343,30 +353,15 @@ describe('gateway closes, on the real bot', { timeout: 180_000 }, () => {
   });
 
   it('does not answer again, after a SIGKILL, a mention of the downtime that a cut reply carried', async () => {
-    const carol = discord.createUser({ username: 'carol' });
-    discord.addMember({ guildId: world.guild.id, userId: carol.id });
-    const fromCarol = (content: string) =>
-      discord.postMessage({
-        authorId: carol.id,
-        channelId: world.channel.id,
-        content: `<@${discord.botUserId}> ${content}`,
-      }).id;
+    const fromCarol = newMember('carol');
     expect(await bot.stop()).toEqual({ code: 0, signal: null });
     const owedText = 'how many rings does Saturn have?';
     const owed = fromCarol(owedText);
     // The start's backfill reads fail three times (four requests each, discord.js's retries
     // too): its next read is ten seconds away, and the live mention below is heard first.
-    discord.faults.failRoute({
-      method: 'GET',
-      route: `/channels/${world.channel.id}/messages`,
-      status: 503,
-      times: 12,
-    });
-    const earlier = new Set(bot.logs());
+    const earlier = await restartWithFailingReads(12);
     const failedReads = () =>
       bot.logs().filter((line) => !earlier.has(line) && /read again later/.test(line.text)).length;
-    bot.restart();
-    await bot.waitUntilConnected({ timeoutMs: START_CEILING_MS });
     await bot.waitForLog(() => failedReads() >= 3, { timeoutMs: TURN_CEILING_MS });
     // The live mention's reply carries the owed one (its model sees it unanswered); the
     // process dies after the reply's first block is delivered and before its end.
