@@ -36,6 +36,8 @@ export type DatabaseOptions =
       url: string;
       logger: Logger;
       poolSize?: number;
+      /** Named prepared statements for the statements built once per shape (default true). */
+      preparedStatements?: boolean;
       /** Paces the re-taking of the liveness lock after a lost connection. */
       clock?: Clock;
       /** See LIVENESS_DEFAULTS.peerReconnectGraceMs. */

@@ -1,7 +1,8 @@
-import { lt, sql } from 'drizzle-orm';
+import { lt, sql, type SQL } from 'drizzle-orm';
 import { claimInsert, type MessageClaim } from './claim-repository.ts';
 import type { Database } from './database.ts';
 import { memberTurns } from './schema.ts';
+import { StatementCache } from './statement-cache.ts';
 
 export type MemberTurnVerdict =
   | {
@@ -45,28 +46,69 @@ export async function takeMemberTurn(
   db: Database,
   request: MemberTurnRequest,
 ): Promise<MemberTurnVerdict> {
-  const at =
-    request.now === undefined
-      ? sql`clock_timestamp()`
-      : sql`${request.now.toISOString()}::timestamptz`;
-  const verdict = sql`select allowed, retry_after_ms from take_member_turn(${request.key},
-    ${request.scopeId}, ${request.memberId}, ${at},
-    ${request.perWindow}::integer, ${request.windowMs}::integer)`;
-  const { claim } = request;
-  const result: unknown = await db.execute(
-    claim === undefined
-      ? verdict
-      : sql`with verdict as materialized (${verdict}), claimed as (${claimInsert(
-          claim,
-          sql`select ${claim.key}::text, ${claim.instanceId}::text, ${claim.channelId ?? null}::text,
-            ${claim.attempt ?? null}::text from verdict where allowed`,
-        )})
-        select allowed, retry_after_ms, exists (select 1 from claimed) as claimed from verdict`,
-  );
+  const { claim, now } = request;
+  const result = await MEMBER_TURN.execute(db, {
+    shape: `${now === undefined ? 'server-clock' : 'given-time'} ${claimShape(claim)}`,
+    values: {
+      key: request.key,
+      scopeId: request.scopeId,
+      memberId: request.memberId,
+      perWindow: request.perWindow,
+      windowMs: request.windowMs,
+      now: now?.toISOString() ?? null,
+      claim: {
+        key: claim?.key ?? '',
+        instanceId: claim?.instanceId ?? '',
+        channelId: claim?.channelId ?? null,
+        attempt: claim?.attempt ?? null,
+      },
+    },
+    build: (slots) => memberTurnStatement(slots, { timed: now !== undefined, claim }),
+  });
   const [row] = (result as { rows: VerdictRow[] }).rows;
   if (row === undefined) throw new Error('take_member_turn returned no verdict');
   if (!row.allowed) return { allowed: false, retryAfterMs: Number(row.retry_after_ms) };
   return row.claimed === undefined ? { allowed: true } : { allowed: true, claimed: row.claimed };
+}
+
+interface MemberTurnValues {
+  key: string;
+  scopeId: string;
+  memberId: string;
+  perWindow: number;
+  windowMs: number;
+  now: string | null;
+  claim: { key: string; instanceId: string; channelId: string | null; attempt: string | null };
+}
+
+/** Every member message asks this once: its statement is built once per shape. */
+const MEMBER_TURN = new StatementCache<MemberTurnValues>();
+
+/** Whether a claim is made with the verdict, and with which rule for a key claimed already. */
+function claimShape(claim: MessageClaim | undefined): string {
+  if (claim === undefined) return 'no-claim';
+  return claim.attempt === undefined ? 'claim' : 'claim-attempt';
+}
+
+/** The statement of {@link takeMemberTurn}, its values as `slots` (placeholders). */
+function memberTurnStatement(
+  slots: MemberTurnValues,
+  shape: { timed: boolean; claim: MessageClaim | undefined },
+): SQL {
+  const at = shape.timed ? sql`${slots.now}::timestamptz` : sql`clock_timestamp()`;
+  const verdict = sql`select allowed, retry_after_ms from take_member_turn(${slots.key}::text,
+    ${slots.scopeId}::text, ${slots.memberId}::text, ${at},
+    ${slots.perWindow}::integer, ${slots.windowMs}::integer)`;
+  if (shape.claim === undefined) return verdict;
+  const { claim } = slots;
+  const slotted: MessageClaim = { key: claim.key, instanceId: claim.instanceId };
+  if (shape.claim.attempt !== undefined) slotted.attempt = claim.attempt ?? '';
+  return sql`with verdict as materialized (${verdict}), claimed as (${claimInsert(
+    slotted,
+    sql`select ${claim.key}::text, ${claim.instanceId}::text, ${claim.channelId}::text,
+      ${claim.attempt}::text from verdict where allowed`,
+  )})
+    select allowed, retry_after_ms, exists (select 1 from claimed) as claimed from verdict`;
 }
 
 interface VerdictRow {

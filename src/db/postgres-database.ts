@@ -13,6 +13,7 @@ import { lazily } from './lazily.ts';
 import { applyMigrations } from './migrator.ts';
 import { timeQueries } from './query-timing.ts';
 import * as schema from './schema.ts';
+import { nameStatementsOf } from './statement-cache.ts';
 
 /** Any 64-bit constant works; this one is "tomodach" in ASCII. */
 const MIGRATION_LOCK_ID = 0x746f6d6f64616368n;
@@ -57,6 +58,7 @@ export function openPostgres(
   const { onQuery } = options;
   if (onQuery !== undefined) pool.on('connect', (client) => timeQueries(client, onQuery));
   const db = drizzleNodePg({ client: pool, schema });
+  if (options.preparedStatements !== false) nameStatementsOf(db);
   const liveness = postgresLiveness({
     pool,
     connection: { connectionString: options.url, connectionTimeoutMillis: 10_000 },

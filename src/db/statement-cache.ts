@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { sql, type SQLWrapper } from 'drizzle-orm';
 import { PgDialect } from 'drizzle-orm/pg-core';
 import type { Database } from './database.ts';
@@ -9,6 +10,26 @@ const dialect = new PgDialect();
 /** Shapes kept per database session; a turn's statements have a handful. */
 const SHAPES_PER_SESSION = 32;
 
+/** Database sessions whose statements are named: prepared once per connection by the server. */
+const NAMING_SESSIONS = new WeakSet<object>();
+
+/**
+ * From now on the statements of `db` are sent as named prepared statements (PostgreSQL): each
+ * connection parses and plans a shape once, and after a few calls PostgreSQL keeps a generic
+ * plan, instead of planning it on every call (a turn's first read: 1.5 ms of planning on the
+ * server for 1.2 ms of execution). Not for a transaction-mode pooler that does not track
+ * protocol-level prepared statements (PgBouncer before 1.21, or without max_prepared_statements):
+ * DATABASE_PREPARED_STATEMENTS=false leaves them unnamed. PGlite's driver has no named form.
+ */
+export function nameStatementsOf(db: Database): void {
+  NAMING_SESSIONS.add(db._.session);
+}
+
+/** A shape's name: the same text is the same statement in every process and connection. */
+export function statementName(text: string): string {
+  return `tomodachi_${createHash('sha256').update(text).digest('base64url').slice(0, 32)}`;
+}
+
 /**
  * A statement drizzle builds into text once per shape and then only fills with values.
  * Building a large statement's tree costs CPU on every call (a turn's first read, 3.4 kB of
@@ -19,7 +40,8 @@ const SHAPES_PER_SESSION = 32;
  * for. It must use them only as values of the statement (in `eq`, in sql``, as a column's value
  * in an insert, where the column's encoder is applied to each call's value), never look at them
  * in JavaScript: everything else it decides (which parts are present, limits) must be spelled
- * out in `shape`. Two calls with one shape share one text.
+ * out in `shape`. Two calls with one shape share one text (and, where `nameStatementsOf` was
+ * asked, one server-side prepared statement per connection).
  */
 export class StatementCache<Values extends object> {
   /** Per session: `db` and each transaction have their own, and a statement is bound to one. */
@@ -48,12 +70,9 @@ export class StatementCache<Values extends object> {
     const known = shapes.get(call.shape);
     if (known !== undefined) return known;
     const slots = walk(call.values, '', (path) => sql.placeholder(path)) as Values;
-    const prepared = session.prepareQuery(
-      dialect.sqlToQuery(call.build(slots).getSQL()),
-      undefined,
-      undefined,
-      false,
-    );
+    const query = dialect.sqlToQuery(call.build(slots).getSQL());
+    const name = NAMING_SESSIONS.has(session) ? statementName(query.sql) : undefined;
+    const prepared = session.prepareQuery(query, undefined, name, false);
     if (shapes.size >= SHAPES_PER_SESSION) shapes.delete(shapes.keys().next().value ?? '');
     shapes.set(call.shape, prepared);
     return prepared;

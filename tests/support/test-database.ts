@@ -13,12 +13,21 @@ export interface TestBackend {
    * `onQuery` is told about every statement the driver runs (transaction control included):
    * tests that count round trips.
    */
-  open(options?: { logger?: Logger; onQuery?: QueryObserver }): Promise<TestDatabase>;
+  open(options?: TestDatabaseOptions): Promise<TestDatabase>;
+}
+
+export interface TestDatabaseOptions {
+  logger?: Logger;
+  onQuery?: QueryObserver;
+  /** PostgreSQL: named prepared statements (default, as DATABASE_PREPARED_STATEMENTS). */
+  preparedStatements?: boolean;
 }
 
 export interface TestDatabase extends DatabaseHandle {
   /** Closes the handle and deletes the database. */
   dispose(): Promise<void>;
+  /** PostgreSQL: the database's URL (another handle on it); undefined for PGlite. */
+  url?: string;
   /** Runs raw SQL, bypassing the repositories (to inspect what is really stored). */
   rawQuery(query: SQL): Promise<Record<string, unknown>[]>;
 }
@@ -53,10 +62,12 @@ function postgresBackend(serverUrl: string): TestBackend {
         url: url.toString(),
         logger: options.logger ?? silentLogger,
         poolSize: 4,
+        preparedStatements: options.preparedStatements ?? true,
         ...(options.onQuery === undefined ? {} : { onQuery: options.onQuery }),
       });
       return {
         ...handle,
+        url: url.toString(),
         async dispose() {
           await handle.close();
           await withAdmin(serverUrl, (admin) =>

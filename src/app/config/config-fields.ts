@@ -23,6 +23,13 @@ export const optionalUrl = (protocols: readonly string[]) =>
     `must be a URL starting with ${protocols.map((protocol) => `${protocol}//`).join(' or ')}`,
   );
 
+/** A switch: `on` or `off` (unset: the setting's default). */
+export const onOffSetting = (name: string) =>
+  optionalText.refine(
+    (value) => value === undefined || value === 'on' || value === 'off',
+    `${name} must be on or off`,
+  );
+
 export const logLevelSetting = optionalText.refine(
   (value) => value === undefined || (LOG_LEVELS as readonly string[]).includes(value),
   `must be one of ${LOG_LEVELS.join(', ')}`,

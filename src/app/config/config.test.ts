@@ -109,6 +109,14 @@ describe('parseConfig', () => {
     ]);
   });
 
+  it('names prepared statements on unless DATABASE_PREPARED_STATEMENTS is off, and names a bad value', () => {
+    expect(parseConfig({ DISCORD_TOKEN: 't' }).databasePreparedStatements).toBe(true);
+    const off = parseConfig({ DISCORD_TOKEN: 't', DATABASE_PREPARED_STATEMENTS: 'off' });
+    expect(off.databasePreparedStatements).toBe(false);
+    const problems = problemsOf({ DISCORD_TOKEN: 't', DATABASE_PREPARED_STATEMENTS: 'no' });
+    expect(problems).toEqual([expect.stringMatching(/^DATABASE_PREPARED_STATEMENTS /)]);
+  });
+
   it('applies defaults and infers the provider from the key the operator gave', () => {
     const config = parseConfig({ DISCORD_TOKEN: 't', ANTHROPIC_API_KEY: 'sk-ant-123' });
     expect(config).toMatchObject({

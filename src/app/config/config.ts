@@ -7,6 +7,7 @@ import {
   hostSetting,
   logFormatSetting,
   logLevelSetting,
+  onOffSetting,
   optionalText,
   optionalUrl,
   portSetting,
@@ -55,6 +56,11 @@ export interface Config {
   /** Discord's global limit of this bot (DISCORD_GLOBAL_RATE_LIMIT): 50/s unless Discord raised it. */
   globalRateLimit: number;
   databaseUrl: string | undefined;
+  /**
+   * PostgreSQL: a turn's statements as named prepared statements (DATABASE_PREPARED_STATEMENTS,
+   * on unless off): planned once per connection. Off behind a pooler that cannot carry them.
+   */
+  databasePreparedStatements: boolean;
   dataDir: string;
   /** 32-byte key; undefined means "generate or load one under DATA_DIR" (embedded database only). */
   encryptionKey: Buffer | undefined;
@@ -121,6 +127,7 @@ const environmentSchema = z.object({
   BOT_PROCESS_COUNT: processCountSetting,
   DISCORD_GLOBAL_RATE_LIMIT: globalRateLimitSetting,
   DATABASE_URL: optionalUrl(['postgres:', 'postgresql:']),
+  DATABASE_PREPARED_STATEMENTS: onOffSetting('DATABASE_PREPARED_STATEMENTS'),
   DATA_DIR: optionalText,
   BOT_ENCRYPTION_KEY: optionalText.refine(
     (value) => value === undefined || decodeKey(value) !== undefined,
@@ -252,6 +259,7 @@ export function parseConfig(environment: Environment): Config {
           : 1,
     globalRateLimit: numberOr(values.DISCORD_GLOBAL_RATE_LIMIT, DEFAULT_GLOBAL_RATE_LIMIT),
     databaseUrl: values.DATABASE_URL,
+    databasePreparedStatements: values.DATABASE_PREPARED_STATEMENTS !== 'off',
     dataDir: path.resolve(values.DATA_DIR ?? './data'),
     encryptionKey:
       values.BOT_ENCRYPTION_KEY === undefined ? undefined : decodeKey(values.BOT_ENCRYPTION_KEY),

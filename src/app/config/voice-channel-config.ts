@@ -1,4 +1,4 @@
-import { optionalText } from './config-fields.ts';
+import { onOffSetting, optionalText } from './config-fields.ts';
 
 import type { VoiceChannelSettings } from '../../bot/voice/voice-channels.ts';
 
@@ -11,16 +11,11 @@ export type VoiceChannelConfig = VoiceChannelSettings;
 export const DEFAULT_VOICE_SILENCE_MS = 700;
 const SILENCE_RANGE = { min: 300, max: 3_000 };
 
-const onOff = (name: string) =>
-  optionalText.refine(
-    (value) => value === undefined || value === 'on' || value === 'off',
-    `${name} must be on or off`,
-  );
 
 export const voiceChannelEnvironmentSchema = {
-  VOICE_CHANNELS: onOff('VOICE_CHANNELS'),
-  VOICE_AUTO_JOIN: onOff('VOICE_AUTO_JOIN'),
-  VOICE_TEXT_CHAT: onOff('VOICE_TEXT_CHAT'),
+  VOICE_CHANNELS: onOffSetting('VOICE_CHANNELS'),
+  VOICE_AUTO_JOIN: onOffSetting('VOICE_AUTO_JOIN'),
+  VOICE_TEXT_CHAT: onOffSetting('VOICE_TEXT_CHAT'),
   VOICE_SILENCE_MS: optionalText.refine(
     (value) =>
       value === undefined ||

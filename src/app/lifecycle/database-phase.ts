@@ -65,7 +65,13 @@ async function openConfiguredDatabase(options: {
   // Unmeasured queries are not timed at all.
   const onQuery = metrics === noMetrics ? undefined : metrics.databaseQuery.bind(metrics);
   if (config.databaseUrl !== undefined) {
-    return openDatabase({ kind: 'postgres', url: config.databaseUrl, logger, onQuery });
+    return openDatabase({
+      kind: 'postgres',
+      url: config.databaseUrl,
+      logger,
+      onQuery,
+      preparedStatements: config.databasePreparedStatements,
+    });
   }
   logger.info(
     { dataDir: config.dataDir },
