@@ -5,11 +5,26 @@ export class RecordingJournal implements TurnJournal {
   readonly starts: TurnJournalStart[] = [];
   readonly finishes: Array<{ turnId: string; end: TurnJournalEnd }> = [];
   private startFailure: Error | undefined;
+  private startHold: Promise<void> | undefined;
   private finishFailure: Error | undefined;
 
   /** Makes `start` reject with `error`. */
   failStartWith(error: Error): void {
     this.startFailure = error;
+  }
+
+  /**
+   * Makes `start` wait until the returned `release` (the write came back) or `fail` (it failed
+   * for good) is called: a start still on its way while the turn streams.
+   */
+  holdStart(): { release(): void; fail(error: Error): void } {
+    let release!: () => void;
+    let fail!: (error: Error) => void;
+    this.startHold = new Promise<void>((resolve, reject) => {
+      release = resolve;
+      fail = reject;
+    });
+    return { release, fail };
   }
 
   /** Makes `finish` reject with `error`. */
@@ -19,6 +34,7 @@ export class RecordingJournal implements TurnJournal {
 
   start(turn: TurnJournalStart): Promise<void> {
     this.starts.push(turn);
+    if (this.startHold !== undefined) return this.startHold;
     return this.startFailure === undefined ? Promise.resolve() : Promise.reject(this.startFailure);
   }
 

@@ -419,13 +419,53 @@ describe('StreamOrchestrator: failures', () => {
     expect(journal.finishes.map((entry) => entry.end.status)).toEqual(['failed']);
   });
 
-  it('does not call the model when the turn cannot be recorded', async () => {
-    const { run, model, journal } = turnFixture({ scripts: [[stepEnd()]] });
+  it('posts nothing and cuts the model call short when the turn cannot be recorded', async () => {
+    const { run, model, sink, journal } = turnFixture({
+      scripts: [[...textDeltas('Hello there.', 4), stepEnd()]],
+    });
     journal.failStartWith(new Error('database down'));
     const outcome = await run();
-    expect(outcome).toMatchObject({ status: 'failed', journalFailed: true });
-    expect(model.requests).toEqual([]);
+    expect(outcome).toMatchObject({ status: 'failed', journalFailed: true, messageIds: [] });
+    expect(model.requests.length).toBeLessThanOrEqual(1);
+    expect(sink.messages).toEqual([]);
+    expect(sink.calls.filter((call) => call.type === 'flush')).toEqual([]);
     expect(journal.finishes).toEqual([]);
+  });
+
+  it('calls the model while the start is recorded, and posts nothing before it is', async () => {
+    const { run, model, sink, journal } = turnFixture({
+      scripts: [[...textDeltas('First paragraph.\n\nSecond one.', 6), stepEnd()]],
+    });
+    const start = journal.holdStart();
+    const running = run();
+    await settle();
+    // The model was asked and answered in full; its reply waits for the start's write.
+    expect(model.requests).toHaveLength(1);
+    expect(sink.messages).toEqual([]);
+    start.release();
+    const outcome = await running;
+    expect(outcome).toMatchObject({ status: 'complete', journalFailed: false });
+    expect(sink.messages.join('\n\n')).toBe('First paragraph.\n\nSecond one.');
+    expect(journal.finishes).toHaveLength(1);
+  });
+
+  it('runs no tool for a turn whose start could not be recorded', async () => {
+    const { run, tools, sink, journal } = turnFixture({
+      tools: { search: () => Promise.resolve({ ok: true, output: 'found' }) },
+      scripts: [
+        [toolCall('call-1', 'search'), stepEnd('tool_calls')],
+        [...textDeltas('Found it.', 4), stepEnd()],
+      ],
+    });
+    const start = journal.holdStart();
+    const running = run();
+    await settle();
+    expect(tools.calls).toEqual([]);
+    start.fail(new Error('database down'));
+    const outcome = await running;
+    expect(outcome).toMatchObject({ status: 'failed', journalFailed: true });
+    expect(tools.calls).toEqual([]);
+    expect(sink.messages).toEqual([]);
   });
 
   it('reports a failed final write without losing the outcome', async () => {

@@ -7,6 +7,7 @@ import type { FinishReason } from '../../core/stream-part.ts';
 import { humanizerPlan } from '../../humanizer/humanizer-plan.ts';
 import { SemanticBlockBuffer } from '../blocks/block-buffer.ts';
 import { flushWithin } from '../reply/delivery-sink.ts';
+import { GatedSink } from '../reply/gated-sink.ts';
 import { runModelStep, type ModelStepResult } from './model-step.ts';
 import { ReplyDelivery } from '../reply/reply-delivery.ts';
 import { isStopRequest } from '../stop/stop-registry.ts';
@@ -47,19 +48,32 @@ export class StreamOrchestrator {
     this.options = resolveStreamOptions(dependencies.options);
   }
 
-  /** Record the start → stream the reply → settle how it ended → flush → record the end. */
+  /**
+   * Record the start beside the model call → stream the reply (held until the start is
+   * recorded) → settle how it ended → flush → record the end.
+   */
   async run(turn: TurnRun): Promise<TurnOutcome> {
     const metrics = new TurnMetricsRecorder(this.clock);
     const logger = this.logger.child({
       turnId: turn.turnId,
       channelId: turn.toolContext.channelId,
     });
-    const unrecorded = await this.recordStart(turn, { metrics, logger });
-    if (unrecorded !== undefined) return unrecorded;
-    const signal = turn.signal ?? new AbortController().signal;
+    // The start's write and the model's first bytes are awaited together, not one after the
+    // other; nothing of the reply is posted before the start is recorded (GatedSink).
+    const unrecordable = new AbortController();
+    const started = this.recordStart(turn, { metrics, logger }).then((failed) => {
+      if (failed !== undefined) unrecordable.abort(failed.error);
+      return failed;
+    });
+    const recorded = started.then((failed) => failed === undefined);
+    const sink = new GatedSink(turn.sink, recorded);
+    const signal = AbortSignal.any([
+      turn.signal ?? new AbortController().signal,
+      unrecordable.signal,
+    ]);
     const plan = humanizerPlan(turn.humanizerDegree);
     const delivery = new ReplyDelivery({
-      sink: turn.sink,
+      sink,
       mode: turn.deliveryMode,
       plan,
       messageLimit: this.options.messageLimit,
@@ -70,14 +84,18 @@ export class StreamOrchestrator {
       onFirstDelivery: () => metrics.delivered(),
     });
     const state: TurnState = {
-      turn,
+      turn: { ...turn, sink },
       signal,
+      recorded,
       delivery,
       metrics,
       plan: blockPolicyFor(plan, this.options),
       logger,
     };
     const loop = await this.streamReply(state);
+    // A turn whose start could not be recorded posted nothing: its model call was cut short.
+    const unrecorded = await started;
+    if (unrecorded !== undefined) return unrecorded;
     const ending = settleEnding(loop, state);
     const delivered = await this.flushReply(state);
     return this.recordEnd(state, {
@@ -87,7 +105,7 @@ export class StreamOrchestrator {
     });
   }
 
-  /** A turn whose start cannot be recorded does not run: it ends failed, before any call. */
+  /** A turn whose start cannot be recorded ends failed (undefined when it was recorded). */
   private async recordStart(
     turn: TurnRun,
     { metrics, logger }: { metrics: TurnMetricsRecorder; logger: Logger },
@@ -247,6 +265,8 @@ export class StreamOrchestrator {
         metrics.toolLimitReached = true;
         return end('complete');
       }
+      // Tools act in the world (a message, a reminder, a memory): only for a recorded turn.
+      if (!(await state.recorded) || signal.aborted) return end('stopped');
       const results = await this.answerToolCalls(step, { ...state, iteration, tools });
       if (signal.aborted) return end('stopped');
       tools.count(results);
@@ -315,6 +335,8 @@ export class StreamOrchestrator {
 interface TurnState {
   turn: TurnRun;
   signal: AbortSignal;
+  /** Settles true once the turn's start is recorded, false when it could not be. */
+  recorded: Promise<boolean>;
   delivery: ReplyDelivery;
   metrics: TurnMetricsRecorder;
   plan: ReturnType<typeof blockPolicyFor>;
