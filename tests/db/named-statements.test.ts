@@ -88,7 +88,9 @@ describe.skipIf(postgres === undefined)('named statements on PostgreSQL', () => 
         memberId: `m-${key}`,
         perWindow: 5,
         windowMs: 60_000,
-        ...(claim ? { claim: { key, instanceId: 'i-1', channelId: '2', attempt: `a-${key}` } } : {}),
+        ...(claim
+          ? { claim: { key, instanceId: 'i-1', channelId: '2', attempt: `a-${key}` } }
+          : {}),
       });
     expect(await ask('k-1', true)).toEqual({ allowed: true, claimed: true });
     expect(await ask('k-2', true)).toEqual({ allowed: true, claimed: true });

@@ -11,7 +11,6 @@ export type VoiceChannelConfig = VoiceChannelSettings;
 export const DEFAULT_VOICE_SILENCE_MS = 700;
 const SILENCE_RANGE = { min: 300, max: 3_000 };
 
-
 export const voiceChannelEnvironmentSchema = {
   VOICE_CHANNELS: onOffSetting('VOICE_CHANNELS'),
   VOICE_AUTO_JOIN: onOffSetting('VOICE_AUTO_JOIN'),
