@@ -47,6 +47,8 @@ export function attachSessionBackfill(options: {
     },
     discover: ({ withinMs, known }) =>
       unmarkedActiveChannels(client, clock.now() - withinMs, known),
+    repliedTo: (message) =>
+      message.author.id === client.user?.id ? message.reference?.messageId : undefined,
     deliver: options.deliver,
     isPermanent: isGoneOrClosed,
     clock,

@@ -13,6 +13,8 @@ import {
 
 interface Message {
   id: string;
+  /** Set on a reply of the bot's: the message it answers. */
+  answers?: string;
 }
 
 class GoneError extends Error {}
@@ -31,6 +33,7 @@ function setup(
       requests.push({ channelId, afterId, limit });
       return fetchAfter(channelId, afterId);
     },
+    repliedTo: (message) => message.answers,
     deliver: (message) => {
       delivered.push(message.id);
       return Promise.resolve();
@@ -44,6 +47,19 @@ function setup(
 }
 
 describe('SessionBackfill', () => {
+  it('does not deliver a message a reply of the bot in the same read answers', async () => {
+    const { activity, delivered, requests, backfill } = setup(() =>
+      Promise.resolve([{ id: '13', answers: '11' }, { id: '11' }, { id: '12' }, { id: '14' }]),
+    );
+    activity.record('c1', '10');
+    await backfill.run();
+    // 11 was answered (a database that does not know it would answer it again); the bot's own
+    // reply goes the normal way (the router ignores it).
+    expect(delivered).toEqual(['12', '13', '14']);
+    await backfill.run();
+    expect(requests[1]?.afterId).toBe('14');
+  });
+
   it('fetches after the last id seen and delivers what was missed, oldest first', async () => {
     const { activity, delivered, requests, backfill } = setup(() =>
       Promise.resolve([{ id: '13' }, { id: '11' }, { id: '12' }]),

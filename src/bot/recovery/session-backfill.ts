@@ -25,6 +25,12 @@ export interface SessionBackfillOptions<Message extends { id: string }> {
    * them before it stopped): read from the time the window opens. Default: none.
    */
   discover?: (options: { withinMs: number; known: ReadonlySet<string> }) => ActiveChannel[];
+  /**
+   * The message a reply of the bot's answers (its reference), undefined for any other message: a
+   * message the same read shows answered is not delivered again — what stands in the channel
+   * is the truth even where the database does not know it (a restored backup, a new database).
+   */
+  repliedTo?: (message: Message) => string | undefined;
   /** The normal message path (the router's claim makes a duplicate harmless). */
   deliver(message: Message): Promise<void>;
   /** True when Discord says the channel is gone or closed to the bot: no later read helps. */
@@ -38,7 +44,8 @@ export interface SessionBackfillOptions<Message extends { id: string }> {
 /**
  * After a gateway session that could not be resumed, messages sent while the bot was away are
  * never dispatched. For each recently active channel this fetches what came after the last
- * message seen and feeds it, oldest first, through the normal message path. Bounded in channels
+ * message seen and feeds it, oldest first, through the normal message path — all but what a
+ * reply of the bot's in the same read answers. Bounded in channels
  * and messages. A channel whose read fails for a moment is read again (BACKFILL_RETRY_DELAYS_MS);
  * one Discord says is gone is skipped. Runs one at a time.
  */
@@ -127,10 +134,14 @@ export class SessionBackfill<Message extends { id: string }> {
       return permanent ? 0 : 'again';
     }
     missed.sort((a, b) => compareSnowflakes(a.id, b.id));
+    const answered = new Set(missed.map((message) => this.#options.repliedTo?.(message)));
+    let delivered = 0;
     for (const message of missed) {
       activity.record(channel.channelId, message.id);
+      if (answered.has(message.id)) continue;
       await this.#options.deliver(message);
+      delivered += 1;
     }
-    return missed.length;
+    return delivered;
   }
 }
