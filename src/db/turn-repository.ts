@@ -1,4 +1,4 @@
-import { and, eq, gt, inArray, isNull, or, sql, type SQL } from 'drizzle-orm';
+import { and, eq, gt, inArray, isNotNull, isNull, or, sql, type SQL } from 'drizzle-orm';
 import { importanceOf } from '../core/importance.ts';
 import type { Database } from './database.ts';
 import { conversationTurns, resetMarkers, type TurnStatus } from './schema.ts';
@@ -424,6 +424,27 @@ export async function reviseUserMessage(
     )
     .returning({ id: conversationTurns.id });
   return revised.length;
+}
+
+/**
+ * Whether a reply to this member message ended `failed` by its own turn (its end was written:
+ * a provider failure, a delivery failure) — not one a restart left streaming and maintenance
+ * marked failed (that one has no metrics). Its member is owed the failure's notice.
+ */
+export async function replyFailedFor(db: Database, messageId: string): Promise<boolean> {
+  const rows = await db
+    .select({ id: conversationTurns.id })
+    .from(conversationTurns)
+    .where(
+      and(
+        eq(conversationTurns.triggerMessageId, messageId),
+        eq(conversationTurns.role, 'assistant'),
+        eq(conversationTurns.status, 'failed'),
+        isNotNull(conversationTurns.metrics),
+      ),
+    )
+    .limit(1);
+  return rows.length > 0;
 }
 
 /**

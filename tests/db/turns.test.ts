@@ -12,6 +12,8 @@ import {
   setResetMarker,
   startAssistantTurn,
   turnStartedFor,
+  replyFailedFor,
+  failStreamingTurnsOf,
 } from '../../src/db/turn-repository.ts';
 import { testBackends, type TestDatabase } from '../support/test-database.ts';
 
@@ -123,6 +125,43 @@ describe.each(testBackends())('conversation turns on $name', (backend) => {
       status: 'complete',
       metrics: {},
     });
+  });
+
+  it('tells a reply its own turn ended failed from one a restart left streaming', async () => {
+    const start = async (triggerMessageId: string, instanceId: string) => {
+      const id = randomUUID();
+      await startAssistantTurn(database.db, {
+        id,
+        scopeId: SCOPE,
+        channelId: '343456789012345678',
+        authorId: '623456789012345678',
+        authorName: 'bot',
+        triggerMessageId,
+        instanceId,
+      });
+      return id;
+    };
+    const failedItself = await start('553456789012345671', 'live-instance');
+    expect(await replyFailedFor(database.db, '553456789012345671')).toBe(false);
+    await finishAssistantTurn(database.db, failedItself, {
+      content: 'the first paragraph, then the provider hung up',
+      discordMessageIds: ['753456789012345671'],
+      status: 'failed',
+      metrics: {},
+    });
+    expect(await replyFailedFor(database.db, '553456789012345671')).toBe(true);
+    // Left streaming by a process that died: maintenance marks it failed, with no end written.
+    await start('553456789012345672', 'dead-instance');
+    await failStreamingTurnsOf(database.db, ['dead-instance']);
+    expect(await replyFailedFor(database.db, '553456789012345672')).toBe(false);
+    const whole = await start('553456789012345673', 'live-instance');
+    await finishAssistantTurn(database.db, whole, {
+      content: 'all of it',
+      discordMessageIds: ['753456789012345673'],
+      status: 'complete',
+      metrics: {},
+    });
+    expect(await replyFailedFor(database.db, '553456789012345673')).toBe(false);
   });
 
   it('marks turns left streaming by a dead process as failed', async () => {

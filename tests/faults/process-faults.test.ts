@@ -59,6 +59,14 @@ describe('process and scale faults', () => {
       bot.restart();
       await bot.waitUntilConnected();
       const recoveryMs = await world.nextMentionAnswered(channelId, restartedAt);
+      // The cut reply's note and the next mention's answer race each other after the restart
+      // (both written by the new process, through one channel's budget): the note is waited
+      // for, with the row's ceiling, before what members saw is judged.
+      await world.until(() =>
+        world.seen(trigger, (message) =>
+          JSON.stringify(message.components ?? []).includes('retry:'),
+        ),
+      );
       const measurement = await world.measure([trigger], [channelId], {
         modelTexts: ['This answer will be cut short by a crash.'],
       });

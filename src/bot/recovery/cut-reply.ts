@@ -65,6 +65,17 @@ export async function cutReplyMessages(
   trigger: Pick<Message, 'id' | 'channel'>,
   botUserId: string,
 ): Promise<Message[]> {
+  return (await readReply(trigger, botUserId)).reply;
+}
+
+/**
+ * The reply to `trigger` standing in the channel (as `cutReplyMessages`), and whether a failure
+ * notice (a message of the bot's with Retry) answers the trigger too.
+ */
+export async function readReply(
+  trigger: Pick<Message, 'id' | 'channel'>,
+  botUserId: string,
+): Promise<{ reply: Message[]; told: boolean }> {
   const channel = trigger.channel;
   // Not cached: a member's message read here before its gateway event is handled would get no
   // messageCreate from discord.js (it emits none for a message already in its cache).
@@ -76,16 +87,19 @@ export async function cutReplyMessages(
   const ordered = [...after.values()]
     .filter((message) => message.author.id === botUserId)
     .sort((a, b) => compareSnowflakes(a.id, b.id));
+  const told = ordered.some(
+    (message) => message.reference?.messageId === trigger.id && hasRetryButton(message),
+  );
   const start = ordered.findIndex((message) => message.reference?.messageId === trigger.id);
   const first = ordered[start];
   // None, or a failure notice: no reply was cut (the bot's later messages answer others).
-  if (first === undefined || hasRetryButton(first)) return [];
+  if (first === undefined || hasRetryButton(first)) return { reply: [], told };
   const reply = [first];
   for (const message of ordered.slice(start + 1)) {
     if (message.reference?.messageId !== undefined || hasRetryButton(message)) break;
     reply.push(message);
   }
-  return reply;
+  return { reply, told };
 }
 
 async function disarm(

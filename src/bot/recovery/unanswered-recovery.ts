@@ -13,12 +13,12 @@ import {
 import type { Database } from '../../db/database.ts';
 import { retryTransient } from '../../db/retry-transient.ts';
 import { isTransientDatabaseError } from '../../db/transient-database-error.ts';
-import { turnStartedFor } from '../../db/turn-repository.ts';
+import { replyFailedFor, turnStartedFor } from '../../db/turn-repository.ts';
 import type { DeliveryPort } from '../delivery/delivery-port.ts';
 import { DiscordMessageTarget, isGoneOrClosed } from '../delivery/discord-message-target.ts';
 import { postFailureNotice } from '../delivery/failure-notice.ts';
 import { resolveLocale } from '../i18n/locale.ts';
-import { cutReplyMessages, replyEnded, settleCutReply } from './cut-reply.ts';
+import { cutReplyMessages, readReply, replyEnded, settleCutReply } from './cut-reply.ts';
 
 /** How long a claim that could not be recovered is offered back through a database outage. */
 const HAND_BACK_HOLD_MS = 5 * 60_000;
@@ -179,8 +179,9 @@ async function recoverOne(
  * record of its turn yet, and answering again would answer twice. No reply and no turn: it is
  * answered — unless a reply to another message carried it (its request showed it unanswered)
  * and stands: then it was answered in passing, or is told with that reply's own note. A reply
- * that had ended: recorded as it stands, nothing to tell. A reply cut off: recorded, and its
- * member told (with Retry) instead of repeating it.
+ * that had ended: recorded as it stands, nothing to tell — unless its turn ended it failed and
+ * the restart beat the failure's notice. A reply cut off: recorded, and its member told (with
+ * Retry) instead of repeating it.
  */
 async function answerOrSettle(
   message: Message,
@@ -188,7 +189,8 @@ async function answerOrSettle(
   options: UnansweredRecoveryOptions,
 ): Promise<void> {
   const botUserId = options.client.user?.id;
-  const standing = botUserId === undefined ? [] : await cutReplyMessages(message, botUserId);
+  const { reply: standing, told } =
+    botUserId === undefined ? { reply: [], told: false } : await readReply(message, botUserId);
   if (standing.length === 0 && !(await turnStartedFor(options.db, claim.messageId))) {
     if (botUserId !== undefined && (await carryingReplyStands(message, claim, botUserId))) {
       options.logger.info(
@@ -201,8 +203,10 @@ async function answerOrSettle(
     }
     return;
   }
-  // Read before settling: settling takes the Stop button away.
-  const ended = replyEnded(standing);
+  // Read before settling: settling takes the Stop button away. A reply that ended by failing
+  // (its end written) whose notice a restart beat is told too: its member saw no Retry.
+  const untold = !told && (await replyFailedFor(options.db, claim.messageId));
+  const ended = replyEnded(standing) && !untold;
   if (botUserId !== undefined) await settleCutReply(message, { ...options, botUserId }, standing);
   const where = { messageId: claim.messageId, channelId: claim.channelId };
   if (ended) {
