@@ -141,26 +141,23 @@ describe.each(testBackends())('conversation turns on $name', (backend) => {
       });
       return id;
     };
+    /** The turn writes its own end (what a live process does), with metrics. */
+    const end = (id: string, status: 'failed' | 'complete') =>
+      finishAssistantTurn(database.db, id, {
+        content: `a reply that ended ${status}`,
+        discordMessageIds: [`7534567890123456${status.length}`],
+        status,
+        metrics: {},
+      });
     const failedItself = await start('553456789012345671', 'live-instance');
     expect(await replyFailedFor(database.db, '553456789012345671')).toBe(false);
-    await finishAssistantTurn(database.db, failedItself, {
-      content: 'the first paragraph, then the provider hung up',
-      discordMessageIds: ['753456789012345671'],
-      status: 'failed',
-      metrics: {},
-    });
+    await end(failedItself, 'failed');
     expect(await replyFailedFor(database.db, '553456789012345671')).toBe(true);
     // Left streaming by a process that died: maintenance marks it failed, with no end written.
     await start('553456789012345672', 'dead-instance');
     await failStreamingTurnsOf(database.db, ['dead-instance']);
     expect(await replyFailedFor(database.db, '553456789012345672')).toBe(false);
-    const whole = await start('553456789012345673', 'live-instance');
-    await finishAssistantTurn(database.db, whole, {
-      content: 'all of it',
-      discordMessageIds: ['753456789012345673'],
-      status: 'complete',
-      metrics: {},
-    });
+    await end(await start('553456789012345673', 'live-instance'), 'complete');
     expect(await replyFailedFor(database.db, '553456789012345673')).toBe(false);
   });
 
