@@ -10,7 +10,7 @@ import { testServerUrl } from '../support/bot-database.ts';
 import { startBot, type BotProcess } from '../support/scenario-runner.ts';
 import { createGate } from '../support/llm-stand-in/gate.ts';
 import { describeSeen, faultRow } from './support/fault-row.ts';
-import { FaultWorld, NEXT_MENTION_ANSWER } from './support/fault-world.ts';
+import { FaultWorld, hasRetryButton, NEXT_MENTION_ANSWER } from './support/fault-world.ts';
 import type { TriggerRecord } from './support/turn-accounting.ts';
 
 const NO_POSTGRES =
@@ -62,11 +62,7 @@ describe('process and scale faults', () => {
       // The cut reply's note and the next mention's answer race each other after the restart
       // (both written by the new process, through one channel's budget): the note is waited
       // for, with the row's ceiling, before what members saw is judged.
-      await world.until(() =>
-        world.seen(trigger, (message) =>
-          JSON.stringify(message.components ?? []).includes('retry:'),
-        ),
-      );
+      await world.until(() => world.seen(trigger, hasRetryButton));
       const measurement = await world.measure([trigger], [channelId], {
         modelTexts: ['This answer will be cut short by a crash.'],
       });

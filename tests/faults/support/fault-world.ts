@@ -205,7 +205,7 @@ export class FaultWorld {
         channelId,
         replyTo: message.message_reference?.message_id,
         content: message.content,
-        hasRetry: JSON.stringify(message.components ?? []).includes('"custom_id":"retry:'),
+        hasRetry: hasRetryButton(message),
       })),
     );
     const verdicts = accountForTriggers({
@@ -277,4 +277,9 @@ export class FaultWorld {
     }
     return turns;
   }
+}
+
+/** Whether a bot message carries a Retry button (a failure notice, or a restart's note). */
+export function hasRetryButton(message: APIMessage): boolean {
+  return JSON.stringify(message.components ?? []).includes('"custom_id":"retry:');
 }
