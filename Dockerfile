@@ -1,7 +1,8 @@
 # syntax=docker/dockerfile:1
 # Production image: only production dependencies are installed; the TypeScript sources are
-# built to plain JavaScript (scripts/build.mjs: Node's own type stripping, no compiler), so the
-# running bot does not load Node's TypeScript stripper (about 17 MB of memory).
+# bundled into plain JavaScript (scripts/build.mjs, esbuild: a production dependency), so the
+# running bot does not load Node's TypeScript stripper (about 17 MB of memory) nor read a
+# thousand files at every start.
 
 FROM node:24-bookworm-slim AS dependencies
 WORKDIR /app

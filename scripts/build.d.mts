@@ -1,5 +1,6 @@
-/** The module's JavaScript: types erased in place, relative `.ts` specifiers as `.js`. */
-export function toJavaScript(
-  source: string,
-  strip: (code: string, options: { mode: 'strip' }) => string,
-): string;
+import type { BuildOptions } from 'esbuild';
+
+/** Packages loaded from node_modules at run time, not bundled. */
+export const EXTERNAL_PACKAGES: string[];
+/** esbuild's options for the bundle written to `outdir`. */
+export function bundleOptions(outdir: string): BuildOptions;

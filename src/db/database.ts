@@ -1,9 +1,9 @@
-import { fileURLToPath } from 'node:url';
 import { sql } from 'drizzle-orm';
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
 import type { ControlBus } from '../core/control-bus.ts';
 import type { Logger } from '../core/logger.ts';
 import type { Clock } from '../core/clock.ts';
+import { projectPath } from '../core/project-path.ts';
 import type { InstanceLiveness } from './instance-liveness.ts';
 import type { QueryObserver } from './query-timing.ts';
 import type * as schema from './schema.ts';
@@ -54,7 +54,7 @@ export type DatabaseOptions =
       onQuery?: QueryObserver | undefined;
     };
 
-export const MIGRATIONS_FOLDER = fileURLToPath(new URL('../../migrations', import.meta.url));
+export const MIGRATIONS_FOLDER = projectPath('migrations');
 
 /**
  * Opens the configured database. Each driver (pg, or PGlite with its WebAssembly build) is

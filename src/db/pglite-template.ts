@@ -11,9 +11,9 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { projectPath } from '../core/project-path.ts';
 
-const ASSETS = fileURLToPath(new URL('../../assets', import.meta.url));
+const ASSETS = projectPath('assets');
 
 let installedVersion: string | undefined;
 

@@ -1,9 +1,10 @@
 import { readFileSync } from 'node:fs';
 import type { ChatRequest } from '../../../core/chat.ts';
+import { projectPath } from '../../../core/project-path.ts';
 
 /** The prompt, a file in the repository so it is reviewed like code (tests check its structure). */
 export const SUMMARY_PROMPT_TEMPLATE = readFileSync(
-  new URL('./summary-prompt.md', import.meta.url),
+  projectPath('src/bot/context/summary/summary-prompt.md'),
   'utf8',
 );
 /** Words the summary may use: it is sent with every later request of the channel. */
