@@ -14,6 +14,8 @@
 // Plain JavaScript, like check-runtime.mjs: it runs before anything is built.
 //
 //   node scripts/build.mjs             build
+//   node scripts/build.mjs --readable  build with the comments and indentation kept (to read a
+//                                      stack trace against the code; kept until the next build)
 //   node scripts/build.mjs --if-stale  build only when a source, the installed packages or the
 //                                      Node running it changed since the last build (npm start
 //                                      runs this first: an edit or an `npm ci` is rebuilt)
@@ -60,11 +62,17 @@ export const EXTERNAL_PACKAGES = [
 ];
 
 /**
- * esbuild's options for the bundle written to `outdir`.
+ * esbuild's options for the bundle written to `outdir`. By default without comments and
+ * indentation: V8 keeps each loaded file's text for the process's life, as two bytes per
+ * character when one character is outside Latin-1 (the comments of discord.js and undici hold
+ * typographic quotes): 10.2 MB of script text at rest, 5.5 MB once minified and made ASCII.
+ * `readable` keeps both, for reading a stack trace against the code.
  * @param {string} outdir
+ * @param {{ readable?: boolean }} [options]
  * @returns {import('esbuild').BuildOptions}
  */
-export function bundleOptions(outdir) {
+export function bundleOptions(outdir, options = {}) {
+  const readable = options.readable === true;
   return {
     absWorkingDir: root,
     entryPoints: { main: path.join(SOURCE, 'main.ts') },
@@ -76,6 +84,9 @@ export function bundleOptions(outdir) {
     target: 'node22',
     chunkNames: 'chunks/[name]-[hash]',
     external: EXTERNAL_PACKAGES,
+    minifyWhitespace: !readable,
+    // The packages' licence notices, in a .LEGAL.txt file beside each output file.
+    legalComments: readable ? 'eof' : 'external',
     // Names stay as written: errors are told apart by their `name`, logs show class names.
     keepNames: true,
     // Bundled CommonJS packages call require() for Node's modules and the external packages.
@@ -85,6 +96,34 @@ export function bundleOptions(outdir) {
     logLevel: 'warning',
     metafile: true,
   };
+}
+
+/**
+ * The code with every UTF-16 unit above U+007F written as a `\uXXXX` escape. esbuild escapes
+ * strings and identifiers itself but leaves regular expression literals as written; in one, the
+ * escape means the same unit (with the `u` flag, an escaped surrogate pair the same code point),
+ * and a backslash before the character (an identity escape, only without `u`) is dropped with it.
+ * @param {string} code
+ */
+export function asciiOnly(code) {
+  return code.replace(/(\\*)([^\x00-\x7f])/g, (_match, backslashes, unit) => {
+    const kept = backslashes.length % 2 === 1 ? backslashes.slice(1) : backslashes;
+    return `${kept}\\u${unit.charCodeAt(0).toString(16).padStart(4, '0')}`;
+  });
+}
+
+/**
+ * Rewrites each JavaScript file under `directory` as ASCII (asciiOnly).
+ * @param {string} directory
+ */
+function writeAscii(directory) {
+  for (const entry of readdirSync(directory, { withFileTypes: true, recursive: true })) {
+    if (!entry.isFile() || !entry.name.endsWith('.js')) continue;
+    const file = path.join(entry.parentPath, entry.name);
+    const code = readFileSync(file, 'utf8');
+    const ascii = asciiOnly(code);
+    if (ascii !== code) writeFileSync(file, ascii);
+  }
 }
 
 /** The newest change under src/: a file's, or a directory's (a file added or removed). */
@@ -118,12 +157,14 @@ function isStale(esbuildVersion) {
 /**
  * Builds into a fresh directory, then swaps it in, so a start never meets a half-written dist/.
  * @param {typeof import('esbuild')} esbuild
+ * @param {{ readable: boolean }} options
  * @returns {Promise<{ files: number; inputs: number }>}
  */
-async function build(esbuild) {
+async function build(esbuild, options) {
   const staging = `${OUTPUT}.${process.pid}`;
   rmSync(staging, { recursive: true, force: true });
-  const result = await esbuild.build(bundleOptions(staging));
+  const result = await esbuild.build(bundleOptions(staging, options));
+  if (!options.readable) writeAscii(staging);
   writeFileSync(path.join(staging, STAMP), stampText(esbuild.version));
   const previous = `${OUTPUT}.old.${process.pid}`;
   if (existsSync(OUTPUT)) renameSync(OUTPUT, previous);
@@ -137,7 +178,7 @@ async function build(esbuild) {
   rmSync(previous, { recursive: true, force: true });
   const metafile = result.metafile ?? { inputs: {}, outputs: {} };
   return {
-    files: Object.keys(metafile.outputs).length,
+    files: Object.keys(metafile.outputs).filter((file) => file.endsWith('.js')).length,
     inputs: Object.keys(metafile.inputs).length,
   };
 }
@@ -146,7 +187,9 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const esbuild = await import('esbuild');
   if (!process.argv.includes('--if-stale') || isStale(esbuild.version)) {
     const started = performance.now();
-    const { files, inputs } = await build(esbuild);
+    const { files, inputs } = await build(esbuild, {
+      readable: process.argv.includes('--readable'),
+    });
     process.stdout.write(
       `built dist/ (${inputs} modules in ${files} files, ${Math.round(performance.now() - started)} ms)\n`,
     );
