@@ -106,10 +106,13 @@ export function bundleOptions(outdir, options = {}) {
  * @param {string} code
  */
 export function asciiOnly(code) {
-  return code.replace(/(\\*)([^\x00-\x7f])/g, (_match, backslashes, unit) => {
-    const kept = backslashes.length % 2 === 1 ? backslashes.slice(1) : backslashes;
-    return `${kept}\\u${unit.charCodeAt(0).toString(16).padStart(4, '0')}`;
-  });
+  return code.replace(
+    /(\\*)([\u0080-\uffff])/g,
+    (_match, /** @type {string} */ backslashes, /** @type {string} */ unit) => {
+      const kept = backslashes.length % 2 === 1 ? backslashes.slice(1) : backslashes;
+      return `${kept}\\u${unit.charCodeAt(0).toString(16).padStart(4, '0')}`;
+    },
+  );
 }
 
 /**

@@ -3,7 +3,7 @@ import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
 import type { ControlBus } from '../core/control-bus.ts';
 import type { Logger } from '../core/logger.ts';
 import type { Clock } from '../core/clock.ts';
-import { projectPath } from '../core/project-path.ts';
+import { projectPath } from './project-path.ts';
 import type { InstanceLiveness } from './instance-liveness.ts';
 import type { QueryObserver } from './query-timing.ts';
 import type * as schema from './schema.ts';

@@ -11,7 +11,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import { projectPath } from '../core/project-path.ts';
+import { projectPath } from './project-path.ts';
 
 const ASSETS = projectPath('assets');
 

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import type { ChatRequest } from '../../../core/chat.ts';
-import { projectPath } from '../../../core/project-path.ts';
+import { projectPath } from '../../../db/project-path.ts';
 
 /** The prompt, a file in the repository so it is reviewed like code (tests check its structure). */
 export const SUMMARY_PROMPT_TEMPLATE = readFileSync(

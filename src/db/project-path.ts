@@ -1,5 +1,6 @@
 /**
- * Files the bot reads from its own folder at run time (migrations, assets, the summary prompt).
+ * Files the bot reads from its own folder at run time: the migrations and the embedded
+ * database's template (here, in db/) and the summary prompt (bot/context/summary/).
  *
  * They are found from the project's root — the nearest folder above this module that holds a
  * package.json — rather than from the reading module's place: the sources run from src/ (tests,
