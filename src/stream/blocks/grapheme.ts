@@ -1,6 +1,10 @@
 /** Grapheme-safe cutting for the rare cut with no whitespace to fall on. */
 
-const segmenter = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
+/**
+ * Made at the first cut that needs it: a segmenter maps ICU's break rules into the process
+ * (about 1 MB of RSS), which a bot at rest, or one whose cuts all fall on whitespace, never uses.
+ */
+let segmenter: Intl.Segmenter | undefined;
 
 /** How much text either side of a cut is segmented (an emoji ZWJ sequence fits easily). */
 export const GRAPHEME_WINDOW = 32;
@@ -26,6 +30,7 @@ export function graphemeBoundaryAtOrBefore(
   const windowEnd = Math.min(offset + text.length, position + GRAPHEME_WINDOW);
   const slice = text.slice(windowStart - offset, windowEnd - offset);
   let best = -1;
+  segmenter ??= new Intl.Segmenter(undefined, { granularity: 'grapheme' });
   for (const { index } of segmenter.segment(slice)) {
     const absolute = windowStart + index;
     if (absolute > position) break;
