@@ -21,6 +21,7 @@
 //                                      runs this first: an edit or an `npm ci` is rebuilt)
 import {
   existsSync,
+  mkdirSync,
   readdirSync,
   readFileSync,
   renameSync,
@@ -157,8 +158,16 @@ function isStale(esbuildVersion) {
   return newestSourceChangeMs() > built;
 }
 
+/** The chunk files of the last two builds, one build per line: kept for running processes. */
+const KEPT_CHUNKS = '.build-chunks';
+/** dist/'s own files; anything else there (an older build's layout) is removed. */
+const DIST_FILES = new Set(['main.js', 'main.js.LEGAL.txt', 'chunks', STAMP, KEPT_CHUNKS]);
+
 /**
- * Builds into a fresh directory, then swaps it in, so a start never meets a half-written dist/.
+ * Builds into a fresh directory, then moves the files into dist/: the chunks first (their names
+ * carry their content's hash), then main.js, so a start never meets a half-written build. A bot
+ * already running loads its later chunks by their old names: the chunks of the build before
+ * stay, so `npm run build` (or `npm ci`) beside a running bot does not break its next turn.
  * @param {typeof import('esbuild')} esbuild
  * @param {{ readable: boolean }} options
  * @returns {Promise<{ files: number; inputs: number }>}
@@ -166,24 +175,46 @@ function isStale(esbuildVersion) {
 async function build(esbuild, options) {
   const staging = `${OUTPUT}.${process.pid}`;
   rmSync(staging, { recursive: true, force: true });
-  const result = await esbuild.build(bundleOptions(staging, options));
-  if (!options.readable) writeAscii(staging);
-  writeFileSync(path.join(staging, STAMP), stampText(esbuild.version));
-  const previous = `${OUTPUT}.old.${process.pid}`;
-  if (existsSync(OUTPUT)) renameSync(OUTPUT, previous);
   try {
-    renameSync(staging, OUTPUT);
-  } catch (error) {
-    // Another build (a second start, a test worker) swapped its own in meanwhile: the same files.
-    if (!existsSync(OUTPUT)) throw error;
+    const result = await esbuild.build(bundleOptions(staging, options));
+    if (!options.readable) writeAscii(staging);
+    const chunks = readdirSync(path.join(staging, 'chunks'));
+    mkdirSync(path.join(OUTPUT, 'chunks'), { recursive: true });
+    for (const chunk of chunks) {
+      const target = path.join(OUTPUT, 'chunks', chunk);
+      if (!existsSync(target)) renameSync(path.join(staging, 'chunks', chunk), target);
+    }
+    for (const file of readdirSync(staging).filter((name) => name.startsWith('main.js'))) {
+      renameSync(path.join(staging, file), path.join(OUTPUT, file));
+    }
+    keepChunksOf(chunks);
+    writeFileSync(path.join(OUTPUT, STAMP), stampText(esbuild.version));
+    const metafile = result.metafile ?? { inputs: {}, outputs: {} };
+    return {
+      files: Object.keys(metafile.outputs).filter((file) => file.endsWith('.js')).length,
+      inputs: Object.keys(metafile.inputs).length,
+    };
+  } finally {
     rmSync(staging, { recursive: true, force: true });
   }
-  rmSync(previous, { recursive: true, force: true });
-  const metafile = result.metafile ?? { inputs: {}, outputs: {} };
-  return {
-    files: Object.keys(metafile.outputs).filter((file) => file.endsWith('.js')).length,
-    inputs: Object.keys(metafile.inputs).length,
-  };
+}
+
+/**
+ * Removes the chunks neither this build nor the one before uses, and what an older layout of
+ * dist/ left (a file per module).
+ * @param {string[]} chunks this build's
+ */
+function keepChunksOf(chunks) {
+  const record = path.join(OUTPUT, KEPT_CHUNKS);
+  const before = existsSync(record) ? (readFileSync(record, 'utf8').split('\n')[0] ?? '') : '';
+  const kept = new Set([...chunks, ...before.split(' ')]);
+  for (const chunk of readdirSync(path.join(OUTPUT, 'chunks'))) {
+    if (!kept.has(chunk)) rmSync(path.join(OUTPUT, 'chunks', chunk), { force: true });
+  }
+  for (const entry of readdirSync(OUTPUT)) {
+    if (!DIST_FILES.has(entry)) rmSync(path.join(OUTPUT, entry), { recursive: true, force: true });
+  }
+  writeFileSync(record, `${chunks.join(' ')}\n${before}`);
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {

@@ -3,7 +3,7 @@
  * Node's TypeScript stripper in the running process.
  */
 import { spawnSync } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { build } from 'esbuild';
@@ -45,17 +45,36 @@ describe('the build', () => {
     expect(pglite).toHaveLength(1);
   });
 
-  it('writes the bundle npm start runs as ASCII: dist/main.js and its chunks', () => {
+  it("writes dist/main.js and its chunks as ASCII, keeping the build before's chunks for running bots", () => {
     const entry = startEntry();
     expect(path.relative(process.cwd(), entry)).toBe(path.join('dist', 'main.js'));
     const dist = path.dirname(entry);
-    const files = filesUnder(dist).filter((file) => file.endsWith('.js'));
-    expect(files.length).toBeGreaterThan(1);
-    for (const file of files) {
-      expect(path.relative(dist, path.dirname(file)), file).toMatch(/^(chunks)?$/);
+    const chunksOf = () => readFileSync(path.join(dist, '.build-chunks'), 'utf8').split('\n');
+    const runBuild = (...flags: string[]) => {
+      const result = spawnSync(process.execPath, ['scripts/build.mjs', ...flags], {
+        encoding: 'utf8',
+        timeout: 120_000,
+      });
+      expect(result.status, result.stderr).toBe(0);
+      return (chunksOf()[0] ?? '').split(' ').filter((name) => name.endsWith('.js'));
+    };
+    const readable = runBuild('--readable');
+    const built = runBuild();
+    expect(built.length).toBeGreaterThan(1);
+    // Most chunks differ between the two (a chunk of imports only is the same file in both).
+    const replaced = readable.filter((name) => !built.includes(name));
+    expect(replaced.length).toBeGreaterThan(built.length / 2);
+    for (const file of [entry, ...built.map((name) => path.join(dist, 'chunks', name))]) {
       // One character outside Latin-1 and V8 keeps the whole file's text at two bytes each.
       expect(readFileSync(file, 'utf8'), file).not.toMatch(/[\u0080-\uffff]/);
     }
+    // A bot started before this build still finds the chunks it loads later.
+    for (const name of readable)
+      expect(existsSync(path.join(dist, 'chunks', name)), name).toBe(true);
+    expect(runBuild()).toEqual(built);
+    const left = readdirSync(path.join(dist, 'chunks'));
+    for (const name of replaced) expect(left).not.toContain(name);
+    for (const name of built) expect(left).toContain(name);
   });
 
   it('escapes what esbuild leaves as written, meaning the same (regular expressions)', () => {
