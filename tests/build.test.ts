@@ -12,13 +12,6 @@ import { asciiOnly, bundleOptions, EXTERNAL_PACKAGES } from '../scripts/build.mj
 import { startEntry } from './support/start-flags.ts';
 import { makeTemporaryFolder, removeTemporaryFolder } from './support/test-resources.ts';
 
-function filesUnder(directory: string): string[] {
-  return readdirSync(directory, { withFileTypes: true }).flatMap((entry) => {
-    const full = path.join(directory, entry.name);
-    return entry.isDirectory() ? filesUnder(full) : [full];
-  });
-}
-
 /** A regular expression literal, `/body/flags`, as the engine reads it. */
 function regExpOf(literal: string): RegExp {
   const end = literal.lastIndexOf('/');
