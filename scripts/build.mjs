@@ -5,8 +5,9 @@
 // later (each start-up phase's modules, the vendors' SDKs, the tokenizers) in chunks under
 // dist/chunks/, still loaded only when first needed. A start no longer resolves, reads and
 // compiles about a thousand files one by one (Node reads the nearest package.json of each):
-// measured on PostgreSQL, spawn → gateway IDENTIFY 1.05–1.25 s → 0.70 s, CPU until connected
-// 1.4–1.6 s → 0.9 s, RSS at rest 130 → 118 MB.
+// measured on PostgreSQL (npm run bench startup), spawn → gateway IDENTIFY 1.54 → 0.71–0.85 s,
+// CPU until connected 1.80 → 0.79–0.97 s, RSS at rest 131 → 112–116 MB (with bundleOptions'
+// minified ASCII output).
 //
 // Packages that find files of their own at run time stay outside the bundle, loaded from
 // node_modules as before: native addons, WebAssembly and its data files (PGlite, opusscript),
@@ -66,7 +67,7 @@ export const EXTERNAL_PACKAGES = [
  * esbuild's options for the bundle written to `outdir`. By default without comments and
  * indentation: V8 keeps each loaded file's text for the process's life, as two bytes per
  * character when one character is outside Latin-1 (the comments of discord.js and undici hold
- * typographic quotes): 10.2 MB of script text at rest, 5.5 MB once minified and made ASCII.
+ * typographic quotes): 10.2 MB of script text at rest, 5.8 MB once minified and made ASCII.
  * `readable` keeps both, for reading a stack trace against the code.
  * @param {string} outdir
  * @param {{ readable?: boolean }} [options]
