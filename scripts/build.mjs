@@ -165,31 +165,32 @@ const KEPT_CHUNKS = '.build-chunks';
 const DIST_FILES = new Set(['main.js', 'main.js.LEGAL.txt', 'chunks', STAMP, KEPT_CHUNKS]);
 
 /**
- * Builds into a fresh directory, then moves the files into dist/: the chunks first (their names
+ * Builds into a fresh directory, then moves the files into `output` (dist/): the chunks first (their names
  * carry their content's hash), then main.js, so a start never meets a half-written build. A bot
  * already running loads its later chunks by their old names: the chunks of the build before
  * stay, so `npm run build` (or `npm ci`) beside a running bot does not break its next turn.
  * @param {typeof import('esbuild')} esbuild
- * @param {{ readable: boolean }} options
+ * @param {{ output: string; readable: boolean }} options
  * @returns {Promise<{ files: number; inputs: number }>}
  */
-async function build(esbuild, options) {
-  const staging = `${OUTPUT}.${process.pid}`;
+export async function build(esbuild, options) {
+  const { output } = options;
+  const staging = `${output}.${process.pid}`;
   rmSync(staging, { recursive: true, force: true });
   try {
     const result = await esbuild.build(bundleOptions(staging, options));
     if (!options.readable) writeAscii(staging);
     const chunks = readdirSync(path.join(staging, 'chunks'));
-    mkdirSync(path.join(OUTPUT, 'chunks'), { recursive: true });
+    mkdirSync(path.join(output, 'chunks'), { recursive: true });
     for (const chunk of chunks) {
-      const target = path.join(OUTPUT, 'chunks', chunk);
+      const target = path.join(output, 'chunks', chunk);
       if (!existsSync(target)) renameSync(path.join(staging, 'chunks', chunk), target);
     }
     for (const file of readdirSync(staging).filter((name) => name.startsWith('main.js'))) {
-      renameSync(path.join(staging, file), path.join(OUTPUT, file));
+      renameSync(path.join(staging, file), path.join(output, file));
     }
-    keepChunksOf(chunks);
-    writeFileSync(path.join(OUTPUT, STAMP), stampText(esbuild.version));
+    keepChunksOf(output, chunks);
+    writeFileSync(path.join(output, STAMP), stampText(esbuild.version));
     const metafile = result.metafile ?? { inputs: {}, outputs: {} };
     return {
       files: Object.keys(metafile.outputs).filter((file) => file.endsWith('.js')).length,
@@ -203,17 +204,18 @@ async function build(esbuild, options) {
 /**
  * Removes the chunks neither this build nor the one before uses, and what an older layout of
  * dist/ left (a file per module).
+ * @param {string} output
  * @param {string[]} chunks this build's
  */
-function keepChunksOf(chunks) {
-  const record = path.join(OUTPUT, KEPT_CHUNKS);
+function keepChunksOf(output, chunks) {
+  const record = path.join(output, KEPT_CHUNKS);
   const before = existsSync(record) ? (readFileSync(record, 'utf8').split('\n')[0] ?? '') : '';
   const kept = new Set([...chunks, ...before.split(' ')]);
-  for (const chunk of readdirSync(path.join(OUTPUT, 'chunks'))) {
-    if (!kept.has(chunk)) rmSync(path.join(OUTPUT, 'chunks', chunk), { force: true });
+  for (const chunk of readdirSync(path.join(output, 'chunks'))) {
+    if (!kept.has(chunk)) rmSync(path.join(output, 'chunks', chunk), { force: true });
   }
-  for (const entry of readdirSync(OUTPUT)) {
-    if (!DIST_FILES.has(entry)) rmSync(path.join(OUTPUT, entry), { recursive: true, force: true });
+  for (const entry of readdirSync(output)) {
+    if (!DIST_FILES.has(entry)) rmSync(path.join(output, entry), { recursive: true, force: true });
   }
   writeFileSync(record, `${chunks.join(' ')}\n${before}`);
 }
@@ -223,6 +225,7 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   if (!process.argv.includes('--if-stale') || isStale(esbuild.version)) {
     const started = performance.now();
     const { files, inputs } = await build(esbuild, {
+      output: OUTPUT,
       readable: process.argv.includes('--readable'),
     });
     process.stdout.write(

@@ -6,9 +6,9 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
-import { build } from 'esbuild';
+import * as esbuild from 'esbuild';
 import fc from 'fast-check';
-import { asciiOnly, bundleOptions, EXTERNAL_PACKAGES } from '../scripts/build.mjs';
+import { asciiOnly, build, bundleOptions, EXTERNAL_PACKAGES } from '../scripts/build.mjs';
 import { startEntry } from './support/start-flags.ts';
 import { makeTemporaryFolder, removeTemporaryFolder } from './support/test-resources.ts';
 
@@ -22,7 +22,7 @@ describe('the build', () => {
   it('bundles the sources and the packages they import, leaving out those that find their own files', async () => {
     const directory = makeTemporaryFolder('bundle-');
     onTestFinished(() => removeTemporaryFolder(directory));
-    const result = await build({ ...bundleOptions(directory), logLevel: 'silent' });
+    const result = await esbuild.build({ ...bundleOptions(directory), logLevel: 'silent' });
     const inputs = Object.keys(result.metafile?.inputs ?? {});
     expect(inputs).toContain('src/bot/discord-bot.ts');
     expect(inputs.some((input) => input.startsWith('node_modules/discord.js/'))).toBe(true);
@@ -38,34 +38,33 @@ describe('the build', () => {
     expect(pglite).toHaveLength(1);
   });
 
-  it("writes dist/main.js and its chunks as ASCII, keeping the build before's chunks for running bots", () => {
-    const entry = startEntry();
-    expect(path.relative(process.cwd(), entry)).toBe(path.join('dist', 'main.js'));
-    const dist = path.dirname(entry);
-    const chunksOf = () => readFileSync(path.join(dist, '.build-chunks'), 'utf8').split('\n');
-    const runBuild = (...flags: string[]) => {
-      const result = spawnSync(process.execPath, ['scripts/build.mjs', ...flags], {
-        encoding: 'utf8',
-        timeout: 120_000,
-      });
-      expect(result.status, result.stderr).toBe(0);
-      return (chunksOf()[0] ?? '').split(' ').filter((name) => name.endsWith('.js'));
+  it("writes main.js and its chunks as ASCII, keeping the build before's chunks for running bots", async () => {
+    expect(path.relative(process.cwd(), startEntry())).toBe(path.join('dist', 'main.js'));
+    // Its own folder: dist/ is what the other test files' bots run.
+    const output = path.join(makeTemporaryFolder('build-'), 'dist');
+    onTestFinished(() => removeTemporaryFolder(path.dirname(output)));
+    const chunksOf = async (readable: boolean) => {
+      await build(esbuild, { output, readable });
+      const record = readFileSync(path.join(output, '.build-chunks'), 'utf8');
+      return (record.split('\n')[0] ?? '').split(' ').filter((name) => name.endsWith('.js'));
     };
-    const readable = runBuild('--readable');
-    const built = runBuild();
+    const readable = await chunksOf(true);
+    const built = await chunksOf(false);
     expect(built.length).toBeGreaterThan(1);
     // Most chunks differ between the two (a chunk of imports only is the same file in both).
     const replaced = readable.filter((name) => !built.includes(name));
     expect(replaced.length).toBeGreaterThan(built.length / 2);
-    for (const file of [entry, ...built.map((name) => path.join(dist, 'chunks', name))]) {
+    const files = ['main.js', ...built.map((name) => path.join('chunks', name))];
+    for (const file of files) {
       // One character outside Latin-1 and V8 keeps the whole file's text at two bytes each.
-      expect(readFileSync(file, 'utf8'), file).not.toMatch(/[\u0080-\uffff]/);
+      expect(readFileSync(path.join(output, file), 'utf8'), file).not.toMatch(/[\u0080-\uffff]/);
     }
     // A bot started before this build still finds the chunks it loads later.
-    for (const name of readable)
-      expect(existsSync(path.join(dist, 'chunks', name)), name).toBe(true);
-    expect(runBuild()).toEqual(built);
-    const left = readdirSync(path.join(dist, 'chunks'));
+    for (const name of replaced) {
+      expect(existsSync(path.join(output, 'chunks', name)), name).toBe(true);
+    }
+    expect(await chunksOf(false)).toEqual(built);
+    const left = readdirSync(path.join(output, 'chunks'));
     for (const name of replaced) expect(left).not.toContain(name);
     for (const name of built) expect(left).toContain(name);
   });

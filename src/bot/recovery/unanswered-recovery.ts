@@ -205,8 +205,8 @@ async function answerOrSettle(
   }
   // Read before settling: settling takes the Stop button away. A reply that ended by failing
   // (its end written) whose notice a restart beat is told too: its member saw no Retry.
-  const untold = !told && (await replyFailedFor(options.db, claim.messageId));
-  const ended = replyEnded(standing) && !untold;
+  const ended =
+    replyEnded(standing) && (told || !(await replyFailedFor(options.db, claim.messageId)));
   if (botUserId !== undefined) await settleCutReply(message, { ...options, botUserId }, standing);
   const where = { messageId: claim.messageId, channelId: claim.channelId };
   if (ended) {
