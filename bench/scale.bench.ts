@@ -44,7 +44,7 @@ import { BENCH_MODEL } from './support/in-process-bot.ts';
 import { LoopbackWorld } from './support/loopback-world-client.ts';
 import { startBots, type BenchBot, type ScaleMode } from './support/scale-fleet.ts';
 import { printTable, toRows, type Measurement } from './support/scale-table.ts';
-import { countedStatements, STATEMENT_COUNTER_FLAG } from './support/statement-count.ts';
+import { countedStatements } from './support/statement-count.ts';
 
 const DEFAULT_PROCESS_COUNTS = [1, 2, 4];
 const DEFAULT_MODES: ScaleMode[] = ['sharded', 'proxy'];
@@ -106,10 +106,10 @@ function chosenProcessCounts(): number[] {
   return counts;
 }
 
-/** Every bot process counts its SQL statements (statement-counter.ts), and may profile. */
+/** Every bot process may profile. */
 function botFlags(): string[] {
   const directory = process.env['BENCH_CPU_PROF_DIR'];
-  const flags = [...startNodeFlags(), STATEMENT_COUNTER_FLAG];
+  const flags = startNodeFlags();
   if (directory === undefined || directory === '') return flags;
   return [...flags, '--cpu-prof', `--cpu-prof-dir=${path.resolve(directory)}`];
 }
@@ -117,7 +117,6 @@ function botFlags(): string[] {
 async function measure(mode: ScaleMode, processes: number): Promise<Measurement> {
   const loadBefore = loadavg()[0] ?? Number.NaN;
   const dataDir = mkdtempSync(path.join(tmpdir(), 'bot-scale-'));
-  const statementsDir = path.join(dataDir, 'statements');
   const prepared = await prepareBenchDatabase(dataDir);
   const world = LoopbackWorld.start();
   const fleet = new BotFleet();
@@ -144,7 +143,6 @@ async function measure(mode: ScaleMode, processes: number): Promise<Measurement>
       OPENAI_API_KEY: 'sk-bench-operator-key-0123456789',
       DEFAULT_PROVIDER: 'openai',
       DEFAULT_MODEL: BENCH_MODEL,
-      BENCH_STATEMENT_COUNT_DIR: statementsDir,
     };
     const proxy = mode === 'paced' ? undefined : await startProxy(fleet, env);
     if (proxy !== undefined) env['DISCORD_REST_PROXY'] = proxy.url;
@@ -164,6 +162,7 @@ async function measure(mode: ScaleMode, processes: number): Promise<Measurement>
       deadlineMs: ROUND_DEADLINE_MS,
     });
     await world.call('resetObservations', null);
+    await finishedTurns(bots, CHANNELS - warmUp.lost);
     // A scrape resets prom-client's lag histogram: the second one covers the measured rounds.
     await Promise.all(bots.map(({ metricsPort }) => lagP99Ms(metricsPort)));
     const meter = new CpuMeter({
@@ -173,7 +172,8 @@ async function measure(mode: ScaleMode, processes: number): Promise<Measurement>
       prepared,
     });
     await meter.start();
-    const statementsBefore = await countedStatements(statementsDir);
+    const metricsPorts = bots.map(({ metricsPort }) => metricsPort);
+    const statementsBefore = await countedStatements(metricsPorts);
     const startedAt = performance.now();
     let lost = warmUp.lost;
     for (let round = 0; round < MEASURED_ROUNDS; round += 1) {
@@ -187,9 +187,10 @@ async function measure(mode: ScaleMode, processes: number): Promise<Measurement>
     const seconds = (performance.now() - startedAt) / 1000;
     const measuredTurns = CHANNELS * MEASURED_ROUNDS;
     const cpuMs = await meter.stop();
-    const statements = (await countedStatements(statementsDir)) - statementsBefore;
     const lags = await Promise.all(bots.map(({ metricsPort }) => lagP99Ms(metricsPort)));
     const finished = await finishedTurns(bots, CHANNELS * (MEASURED_ROUNDS + 1) - lost);
+    // After every turn logged its end: the statements that close a turn are counted too.
+    const statements = (await countedStatements(metricsPorts)) - statementsBefore;
     const answered = new Set(finished.flat().map((record) => String(record['messageId'])));
     const report = await world.call('report', { channelIds, paragraphs: 1 });
     // A one-paragraph reply is one message: any more in a channel answered a message twice.
