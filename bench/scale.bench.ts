@@ -13,8 +13,9 @@
  * BENCH_SCALE_PROCESSES the process counts (default "1,2,4"). BENCH_CPU_PROF_DIR: every bot
  * process writes a V8 CPU profile there when it stops (`--cpu-prof`; shard children too).
  *
- * Each configuration: CHANNELS channels, one member each; a warm-up round, then MEASURED_ROUNDS
- * rounds in which every channel's member @mentions the bot in the same tick and the round ends
+ * Each configuration: SHARDED_CHANNELS_PER_PROCESS channels per process when sharded, CHANNELS
+ * when not, MEMBERS_PER_CHANNEL members each; a warm-up round, then MEASURED_ROUNDS
+ * rounds in which a channel's member @mentions the bot in each channel in the same tick and the round ends
  * when every channel has the bot's reply. Turns per second = measured turns / their wall time.
  * The loopback Discord's global limit is raised to GLOBAL_LIMIT per real second (as Discord
  * raises it for large bots, told to the bot with DISCORD_GLOBAL_RATE_LIMIT) so the table
@@ -22,6 +23,7 @@
  * proxy, the loopback world and the database's PostgreSQL backends: on a shared machine it is
  * steadier than turns per second.
  */
+import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
@@ -48,8 +50,19 @@ import { countedStatements } from './support/statement-count.ts';
 
 const DEFAULT_PROCESS_COUNTS = [1, 2, 4];
 const DEFAULT_MODES: ScaleMode[] = ['sharded', 'proxy'];
+/** Unsharded: channels in all (every process hears each). */
 const CHANNELS = 100;
+/**
+ * Sharded: channels per process, so each process carries the same load at 1, 2 and 4 (as
+ * scaling out does). A process's CPU per turn depends on its own load — one process answering
+ * 100 channels at once batches more work per wake-up than one answering 25 — so a fixed total
+ * dealt over more processes measures that, not what a process added costs. 0: CHANNELS in all.
+ */
+const SHARDED_CHANNELS_PER_PROCESS = Number(process.env['BENCH_SCALE_CHANNELS_PER_PROCESS'] ?? 50);
+/** A channel's mentions rotate over its members: each stays under the 10-a-minute limit. */
+const MEMBERS_PER_CHANNEL = 4;
 const MEASURED_ROUNDS = 8;
+const WARM_UP_ROUNDS = 1;
 const GLOBAL_LIMIT = 1_000;
 /** Route buckets 10× Discord's speed: a channel's 5-per-5-s is not what this measures. */
 const RATE_LIMIT_TIME_SCALE = 0.1;
@@ -78,14 +91,33 @@ export async function rows(): Promise<BenchRow[]> {
           `${measurement.cpuMsPerTurn.bots.toFixed(1)} bot CPU ms/turn`,
       );
       measurements.push(measurement);
+      if (mode === 'sharded' && processes === 1 && chosenProcessCounts().length > 1) {
+        // The control: what a saturated machine alone does to one process's CPU per turn.
+        measurements.push(await measure(mode, 1, { busyMachine: true }));
+      }
     }
   }
   printTable(measurements, {
-    channels: CHANNELS,
     rounds: MEASURED_ROUNDS,
     globalLimit: GLOBAL_LIMIT,
   });
   return measurements.flatMap((measurement) => toRows(measurement, measurements));
+}
+
+/** Processes that only burn a core each, until stopped. */
+function spin(count: number): ChildProcess[] {
+  return Array.from({ length: count }, () =>
+    spawn(process.execPath, ['-e', 'for (;;) {}'], { stdio: 'ignore' }),
+  );
+}
+
+function stopSpinning(spinners: ChildProcess[]): void {
+  for (const spinner of spinners.splice(0)) spinner.kill('SIGKILL');
+}
+
+function channelCount(mode: ScaleMode, processes: number): number {
+  if (mode !== 'sharded' || SHARDED_CHANNELS_PER_PROCESS <= 0) return CHANNELS;
+  return SHARDED_CHANNELS_PER_PROCESS * processes;
 }
 
 function chosenModes(): ScaleMode[] {
@@ -114,7 +146,18 @@ function botFlags(): string[] {
   return [...flags, '--cpu-prof', `--cpu-prof-dir=${path.resolve(directory)}`];
 }
 
-async function measure(mode: ScaleMode, processes: number): Promise<Measurement> {
+/**
+ * `busyMachine`: one endless loop per core runs beside the measured rounds (their CPU is counted
+ * as "others"), as busy as the machine is with 4 processes on 2 cores.
+ */
+async function measure(
+  mode: ScaleMode,
+  processes: number,
+  options: { busyMachine?: boolean } = {},
+): Promise<Measurement> {
+  const channels = channelCount(mode, processes);
+  const busyMachine = options.busyMachine === true;
+  const spinners: ChildProcess[] = [];
   const loadBefore = loadavg()[0] ?? Number.NaN;
   const dataDir = mkdtempSync(path.join(tmpdir(), 'bot-scale-'));
   const prepared = await prepareBenchDatabase(dataDir);
@@ -122,7 +165,8 @@ async function measure(mode: ScaleMode, processes: number): Promise<Measurement>
   const fleet = new BotFleet();
   try {
     const info = await world.call('setup', {
-      channels: CHANNELS,
+      channels,
+      membersPerChannel: MEMBERS_PER_CHANNEL,
       ...(mode === 'sharded' ? { shards: processes } : {}),
       seededChannels: 0,
       turnsPerChannel: 0,
@@ -156,13 +200,17 @@ async function measure(mode: ScaleMode, processes: number): Promise<Measurement>
     });
     const { bots } = started;
     const channelIds = info.channels.map((channel) => channel.channelId);
-    const warmUp = await world.call('answerRound', {
-      channelIds,
-      paragraphs: 1,
-      deadlineMs: ROUND_DEADLINE_MS,
-    });
+    let warmUpLost = 0;
+    for (let round = 0; round < WARM_UP_ROUNDS; round += 1) {
+      const warmUp = await world.call('answerRound', {
+        channelIds,
+        paragraphs: 1,
+        deadlineMs: ROUND_DEADLINE_MS,
+      });
+      warmUpLost += warmUp.lost;
+    }
     await world.call('resetObservations', null);
-    await finishedTurns(bots, CHANNELS - warmUp.lost);
+    await finishedTurns(bots, channels * WARM_UP_ROUNDS - warmUpLost);
     // A scrape resets prom-client's lag histogram: the second one covers the measured rounds.
     await Promise.all(bots.map(({ metricsPort }) => lagP99Ms(metricsPort)));
     const meter = new CpuMeter({
@@ -171,11 +219,12 @@ async function measure(mode: ScaleMode, processes: number): Promise<Measurement>
       world: () => processTreeCpuMs(world.pid),
       prepared,
     });
+    if (busyMachine) spinners.push(...spin(availableParallelism()));
     await meter.start();
     const metricsPorts = bots.map(({ metricsPort }) => metricsPort);
     const statementsBefore = await countedStatements(metricsPorts);
     const startedAt = performance.now();
-    let lost = warmUp.lost;
+    let lost = warmUpLost;
     for (let round = 0; round < MEASURED_ROUNDS; round += 1) {
       const outcome = await world.call('answerRound', {
         channelIds,
@@ -185,10 +234,14 @@ async function measure(mode: ScaleMode, processes: number): Promise<Measurement>
       lost += outcome.lost;
     }
     const seconds = (performance.now() - startedAt) / 1000;
-    const measuredTurns = CHANNELS * MEASURED_ROUNDS;
+    const measuredTurns = channels * MEASURED_ROUNDS;
     const cpuMs = await meter.stop();
+    stopSpinning(spinners);
     const lags = await Promise.all(bots.map(({ metricsPort }) => lagP99Ms(metricsPort)));
-    const finished = await finishedTurns(bots, CHANNELS * (MEASURED_ROUNDS + 1) - lost);
+    const finished = await finishedTurns(
+      bots,
+      channels * (MEASURED_ROUNDS + WARM_UP_ROUNDS) - lost,
+    );
     // After every turn logged its end: the statements that close a turn are counted too.
     const statements = (await countedStatements(metricsPorts)) - statementsBefore;
     const answered = new Set(finished.flat().map((record) => String(record['messageId'])));
@@ -206,6 +259,8 @@ async function measure(mode: ScaleMode, processes: number): Promise<Measurement>
     return {
       mode,
       processes,
+      channels,
+      busyMachine,
       turnsPerSecond: measuredTurns / seconds,
       cpuMsPerTurn: {
         bots: cpuMs.bots / measuredTurns,
@@ -227,6 +282,7 @@ async function measure(mode: ScaleMode, processes: number): Promise<Measurement>
       load: { before: loadBefore, after: loadAfter },
     };
   } finally {
+    stopSpinning(spinners);
     await fleet.stopAll();
     await world.close();
     await prepared.dispose();

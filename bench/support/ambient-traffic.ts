@@ -44,10 +44,11 @@ export function buildBigWorld(discord: FakeDiscord, setup: BigWorldSetup): BigWo
       if (active.length < setup.activeChannels) active.push({ channelId, memberIds });
     }
   }
-  const channels = active.map(({ channelId, memberIds }) => ({
-    channelId,
-    memberId: memberIds[0] ?? '',
-  }));
+  // The bot is mentioned by each channel's first member.
+  const channels = active.map(({ channelId, memberIds }) => {
+    const memberId = memberIds[0] ?? '';
+    return { channelId, memberId, memberIds: [memberId] };
+  });
   return { active, channels };
 }
 

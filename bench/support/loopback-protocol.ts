@@ -15,6 +15,12 @@ export interface WorldSetup {
    * with a `max_concurrency` as large (every shard identifies at once). Default: one guild.
    */
   shards?: number;
+  /**
+   * Members in each channel (default 1); a channel's mentions take turns among them, round by
+   * round, so a run of more rounds than the per-member rate limit (10 a minute) allows is
+   * answered.
+   */
+  membersPerChannel?: number;
   /** The first `seededChannels` channels get `turnsPerChannel` stored turns each. */
   seededChannels: number;
   turnsPerChannel: number;
@@ -48,7 +54,10 @@ export interface AmbientRound {
 
 export interface BenchChannel {
   channelId: string;
+  /** The channel's first member. */
   memberId: string;
+  /** Every member of the channel, `memberId` first. */
+  memberIds: string[];
 }
 
 export interface WorldInfo {

@@ -44,6 +44,8 @@ let bigWorld: BigWorld | undefined;
 let reply: Script = streamedReply(1);
 /** Channels awaiting the bot's first write of a round → called with the time it arrived. */
 const awaitingWrite = new Map<string, (at: number) => void>();
+/** Rounds of mentions so far: a channel's members take turns by it. */
+let roundsMentioned = 0;
 
 function streamedReply(paragraphs: number): Script {
   const text = replyParagraphs(paragraphs).join('\n\n');
@@ -92,10 +94,13 @@ async function setup(input: WorldSetup): Promise<WorldInfo> {
     guildIds.push(discord.createGuild({ name: `Bench ${shardId}`, onShard: [shardId, shards] }).id);
   const channels = Array.from({ length: input.channels }, (_, index): BenchChannel => {
     const guildId = guildIds[index % shards] ?? guild.id;
-    const member = discord.createUser({ username: `member-${index}` });
-    discord.addMember({ guildId, userId: member.id });
+    const memberIds = Array.from({ length: input.membersPerChannel ?? 1 }, (_, seat) => {
+      const member = discord.createUser({ username: `member-${index}-${seat}` });
+      discord.addMember({ guildId, userId: member.id });
+      return member.id;
+    });
     const channel = discord.createChannel({ guildId, name: `bench-${index}` });
-    return { channelId: channel.id, memberId: member.id };
+    return { channelId: channel.id, memberId: memberIds[0] ?? '', memberIds };
   });
   surroundings = {
     discord,
@@ -171,9 +176,11 @@ async function answerRound(
 function mentionEach(round: MentionRound, deadlineMs: number): Promise<number>[] {
   const { discord, channels } = ready();
   reply = streamedReply(round.paragraphs);
+  roundsMentioned += 1;
   return round.channelIds.map((channelId) => {
-    const member = channels.get(channelId);
-    if (member === undefined) throw new Error(`not a bench channel: ${channelId}`);
+    const channel = channels.get(channelId);
+    if (channel === undefined) throw new Error(`not a bench channel: ${channelId}`);
+    const authorId = channel.memberIds[roundsMentioned % channel.memberIds.length] ?? '';
     let postedAt = 0;
     const firstWrite = new Promise<number>((resolve, reject) => {
       const deadline = setTimeout(() => {
@@ -186,7 +193,7 @@ function mentionEach(round: MentionRound, deadlineMs: number): Promise<number>[]
       });
     });
     discord.postMessage({
-      authorId: member.memberId,
+      authorId,
       channelId,
       content: `<@${discord.botUserId}> what do you think about the plan?`,
     });

@@ -9,6 +9,10 @@ import type { ScaleMode } from './scale-fleet.ts';
 export interface Measurement {
   mode: ScaleMode;
   processes: number;
+  /** Channels mentioned each round, over all processes. */
+  channels: number;
+  /** The control: one loop per core ran beside the measured rounds. */
+  busyMachine: boolean;
   turnsPerSecond: number;
   /** Event-loop lag p99 of the worst bot process over the measured rounds. */
   lagP99Ms: number;
@@ -45,7 +49,6 @@ export interface Measurement {
 }
 
 export interface TableSettings {
-  channels: number;
   rounds: number;
   globalLimit: number;
 }
@@ -58,7 +61,17 @@ const MODE_LABELS: Record<ScaleMode, (processes: number) => string> = {
 
 /** The 1-process measurement of the same mode. */
 function baseline(measurement: Measurement, all: readonly Measurement[]): Measurement | undefined {
-  return all.find((other) => other.mode === measurement.mode && other.processes === 1);
+  return all.find(
+    (other) => other.mode === measurement.mode && other.processes === 1 && !other.busyMachine,
+  );
+}
+
+/** The same mode's 1-process measurement on a machine kept busy. */
+function busyBaseline(
+  measurement: Measurement,
+  all: readonly Measurement[],
+): Measurement | undefined {
+  return all.find((other) => other.mode === measurement.mode && other.busyMachine);
 }
 
 export function speedUp(measurement: Measurement, all: readonly Measurement[]): number {
@@ -89,6 +102,7 @@ export function printTable(measurements: readonly Measurement[], settings: Table
   const header = [
     'processes',
     'mode',
+    'channels',
     'turns/s',
     'speed-up',
     'speed-up with a core each',
@@ -114,7 +128,8 @@ export function printTable(measurements: readonly Measurement[], settings: Table
     const cpu = measurement.cpuMsPerTurn;
     return [
       String(measurement.processes),
-      MODE_LABELS[measurement.mode](measurement.processes),
+      modeLabel(measurement),
+      String(measurement.channels),
       measurement.turnsPerSecond.toFixed(1),
       Number.isNaN(ratio) ? '' : `${ratio.toFixed(2)}×`,
       `${speedUpWithCores(measurement, measurements).toFixed(2)}×`,
@@ -143,7 +158,7 @@ export function printTable(measurements: readonly Measurement[], settings: Table
     console.log(`| ${cells.map((cell, column) => cell.padEnd(widths[column] ?? 0)).join(' | ')} |`);
   };
   console.log(
-    `\nscale: ${settings.channels} channels × ${settings.rounds} rounds per configuration, ` +
+    `\nscale: ${settings.rounds} rounds per configuration, ` +
       `PostgreSQL, instant LLM, global limit ${settings.globalLimit}/s, ` +
       `${availableParallelism()} cores (load: 1-minute average)`,
   );
@@ -154,7 +169,9 @@ export function printTable(measurements: readonly Measurement[], settings: Table
     '\nCPU ms/turn: bots (a shard manager included), the REST proxy, the PostgreSQL backends, the' +
       " loopback Discord + LLM (the bench's own) and every other process on the machine. Machine" +
       ' ceiling: cores ÷ our CPU per turn. Speed-up with a core each: N × the 1-process bot CPU' +
-      ' per turn ÷ this one (PostgreSQL, proxy and Discord elsewhere, as in production).\n',
+      ' per turn ÷ this one (PostgreSQL, proxy and Discord elsewhere, as in production).' +
+      ' "Machine kept busy": one process while an endless loop per core runs beside it (their' +
+      ' CPU in "others"), the control for what a saturated machine alone adds to CPU per turn.\n',
   );
 }
 
@@ -171,10 +188,34 @@ export function cpuPerTurnGrowth(measurement: Measurement, all: readonly Measure
 const CPU_GROWTH_TARGET = 1.15;
 const STATEMENTS_PER_TURN_TARGET = 8;
 
+function modeLabel(measurement: Measurement): string {
+  const label = MODE_LABELS[measurement.mode](measurement.processes);
+  return measurement.busyMachine ? `${label}, machine kept busy` : label;
+}
+
+/**
+ * Bot CPU per turn over the same mode's 1-process figure on a machine kept as busy (one loop
+ * per core): what a process added costs beyond what a saturated machine costs every process.
+ */
+export function cpuPerTurnGrowthBusy(
+  measurement: Measurement,
+  all: readonly Measurement[],
+): number {
+  const control = busyBaseline(measurement, all);
+  return control === undefined
+    ? Number.NaN
+    : measurement.cpuMsPerTurn.bots / control.cpuMsPerTurn.bots;
+}
+
 export function toRows(measurement: Measurement, all: readonly Measurement[]): BenchRow[] {
-  const label = `scale: ${measurement.processes} process${measurement.processes === 1 ? '' : 'es'}, ${MODE_LABELS[measurement.mode](measurement.processes)}`;
+  const label = `scale: ${measurement.processes} process${measurement.processes === 1 ? '' : 'es'}, ${modeLabel(measurement)}`;
+  if (measurement.busyMachine)
+    return [
+      { name: `${label}: bot CPU per turn`, value: measurement.cpuMsPerTurn.bots, unit: 'ms' },
+    ];
   const faults = measurement.duplicates + measurement.lost + measurement.globalLimitHits;
   const growth = cpuPerTurnGrowth(measurement, all);
+  const growthBusy = cpuPerTurnGrowthBusy(measurement, all);
   return [
     { name: `${label}: turns per second`, value: measurement.turnsPerSecond, unit: 'turns/s' },
     // On two shared cores a speed-up cannot show (README "Capacity"): shown, not judged.
@@ -189,6 +230,15 @@ export function toRows(measurement: Measurement, all: readonly Measurement[]): B
             target: `≤ ${CPU_GROWTH_TARGET}`,
             pass: growth <= CPU_GROWTH_TARGET,
           },
+          ...(Number.isNaN(growthBusy)
+            ? []
+            : [
+                {
+                  name: `${label}: bot CPU per turn vs 1 process, machine kept busy`,
+                  value: growthBusy,
+                  unit: '×',
+                },
+              ]),
         ]),
     {
       name: `${label}: PostgreSQL statements per turn`,
