@@ -13,6 +13,7 @@ import { singleProcessLiveness } from './instance-liveness.ts';
 import { lazily } from './lazily.ts';
 import { startingFiles } from './pglite-template.ts';
 import { applyMigrations } from './migrator.ts';
+import { nameRepeatedStatements } from './pglite-named-statements.ts';
 import { timePgliteQueries } from './query-timing.ts';
 import * as schema from './schema.ts';
 
@@ -39,6 +40,7 @@ export async function openPglite(
     };
     client = dataDir === undefined ? new PGlite(pgliteOptions) : new PGlite(dataDir, pgliteOptions);
     await client.waitReady;
+    nameRepeatedStatements(client);
     if (options.onQuery !== undefined) timePgliteQueries(client, options.onQuery);
     yieldBeforeQueries(client);
   } catch (error) {

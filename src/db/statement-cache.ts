@@ -19,7 +19,8 @@ const NAMING_SESSIONS = new WeakSet<object>();
  * plan, instead of planning it on every call (a turn's first read: 1.5 ms of planning on the
  * server for 1.2 ms of execution). Not for a transaction-mode pooler that does not track
  * protocol-level prepared statements (PgBouncer before 1.21, or without max_prepared_statements):
- * DATABASE_PREPARED_STATEMENTS=off leaves them unnamed. PGlite's driver has no named form.
+ * DATABASE_PREPARED_STATEMENTS=off leaves them unnamed. PGlite's driver has no named form: there
+ * pglite-named-statements.ts names every text asked twice, below drizzle.
  */
 export function nameStatementsOf(db: Database): void {
   NAMING_SESSIONS.add(db._.session);
