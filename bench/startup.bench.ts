@@ -12,12 +12,12 @@
  * 3. The same data directory started again (no migrations to run).
  * 4. With PostgreSQL (BENCH_DATABASE_URL set: a fresh database on that server, dropped after).
  * After each start the bot rests SETTLE_MS, then: RSS as the kernel reports it (no collection
- * forced) and the V8 heap after a full collection (what is live), read over IPC by a preloaded
- * probe (support/memory-probe.mjs). Each figure is the median of RUNS starts; the machine is
+ * forced) and the V8 heap after a full collection (what is live), written to a file on SIGUSR2
+ * by a preloaded probe (support/memory-probe.mjs). Each figure is the median of RUNS starts; the machine is
  * shared with other work, so the load average is printed beside them.
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -43,6 +43,8 @@ const TARGETS = {
 const START_CEILING_MS = 120_000;
 /** How long the bot idles after connecting before its memory "at rest" is read. */
 const SETTLE_MS = 3_000;
+const PROBE_DEADLINE_MS = 10_000;
+const PROBE_POLL_MS = 20;
 const CONNECTED_LINE = 'connected to Discord';
 const BYTES_PER_MB = 1024 * 1024;
 const KILOBYTES_PER_MB = 1024;
@@ -71,7 +73,7 @@ interface StartOutcome {
 /** The node arguments of `npm start`, so the bench starts exactly what operators start. */
 function startArguments(): string[] {
   startEntry(); // dist/ built, as npm start's prestart does
-  // The probe answers over IPC; --expose-gc lets it collect before reading the heap.
+  // The probe answers SIGUSR2; --expose-gc lets it collect before reading the heap.
   return [
     '--expose-gc',
     '--import',
@@ -282,10 +284,11 @@ async function startAndRest(
 ): Promise<StartOutcome> {
   const spawnedAt = Date.now();
   const started = performance.now();
+  const probeFile = path.join(mkdtempSync(path.join(tmpdir(), 'bot-bench-probe-')), 'memory.json');
   const child = spawn(process.execPath, startArguments(), {
     cwd: ROOT,
-    env: { PATH: process.env.PATH, ...environment },
-    stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
+    env: { PATH: process.env.PATH, ...environment, BENCH_MEMORY_PROBE_FILE: probeFile },
+    stdio: ['ignore', 'pipe', 'pipe'],
     detached: true,
   });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
@@ -297,7 +300,7 @@ async function startAndRest(
     const identifiedAt = (await world.call('identifies', null)).find((at) => at >= spawnedAt);
     await delay(SETTLE_MS);
     const restRssMb = kernelMemoryMb(child.pid ?? 0, 'VmRSS');
-    const memory = await probeMemory(child);
+    const memory = await probeMemory(child, probeFile);
     return {
       connectedMs,
       connectedCpuMs,
@@ -312,6 +315,7 @@ async function startAndRest(
       process.kill(-child.pid, 'SIGTERM');
       await exited;
     }
+    rmSync(path.dirname(probeFile), { recursive: true, force: true });
   }
 }
 
@@ -361,14 +365,22 @@ function processCpuMs(pid: number): number {
   return ticks * MS_PER_CLOCK_TICK;
 }
 
-function probeMemory(child: ReturnType<typeof spawn>): Promise<NodeJS.MemoryUsage> {
-  return new Promise((resolve) => {
-    const answer = (message: unknown): void => {
-      if (typeof message !== 'object' || message === null || !('memoryProbe' in message)) return;
-      child.off('message', answer);
-      resolve((message as { memoryProbe: NodeJS.MemoryUsage }).memoryProbe);
-    };
-    child.on('message', answer);
-    child.send({ memoryProbe: true, gc: true });
-  });
+async function probeMemory(
+  child: ReturnType<typeof spawn>,
+  file: string,
+): Promise<NodeJS.MemoryUsage> {
+  child.kill('SIGUSR2');
+  for (let waited = 0; waited < PROBE_DEADLINE_MS; waited += PROBE_POLL_MS) {
+    if (existsSync(file)) {
+      const text = readFileSync(file, 'utf8');
+      // Written in one call, but read it only once it parses.
+      try {
+        return JSON.parse(text) as NodeJS.MemoryUsage;
+      } catch {
+        // not whole yet
+      }
+    }
+    await delay(PROBE_POLL_MS);
+  }
+  throw new Error(`the memory probe did not answer in ${PROBE_DEADLINE_MS} ms`);
 }

@@ -1,27 +1,20 @@
 // @ts-check
 /**
- * Preloaded (`--import`) into a bot process the start-up bench spawns: answers the bench's
- * `{ memoryProbe: true }` over the IPC channel with this process's memory, so heap and external
- * memory are read from inside without changing what the bot loads. `gc: true` runs a full
- * collection first (the process is started with --expose-gc for that), so "heap" is what is
- * live, not what has not been collected yet. Plain JavaScript on purpose: a TypeScript preload
- * would load Node's TypeScript stripper (about 17 MB of RSS) into a bot that runs without it.
+ * Preloaded (`--import`) into a bot process the start-up bench spawns: on SIGUSR2 it runs a full
+ * collection (the process is started with --expose-gc for that) and writes this process's
+ * memory, as JSON, to BENCH_MEMORY_PROBE_FILE. So heap and external memory are read from inside
+ * without changing what the bot loads: an IPC channel (how this was read before) loads Node's
+ * child-process messaging into the bot and raised its RSS at rest by about 4 MB, which an
+ * operator's bot does not have. Plain JavaScript on purpose: a TypeScript preload would load
+ * Node's TypeScript stripper (about 17 MB of RSS) into a bot that runs without it.
  */
+import { writeFileSync } from 'node:fs';
 import process from 'node:process';
 
-/**
- * @param {unknown} message
- * @returns {message is { memoryProbe: true, gc?: boolean }}
- */
-function isProbeRequest(message) {
-  return typeof message === 'object' && message !== null && 'memoryProbe' in message;
+const file = process.env['BENCH_MEMORY_PROBE_FILE'];
+if (file !== undefined && file !== '') {
+  process.on('SIGUSR2', () => {
+    /** @type {{ gc?: () => void }} */ (globalThis).gc?.();
+    writeFileSync(file, JSON.stringify(process.memoryUsage()));
+  });
 }
-
-process.on('message', (message) => {
-  if (!isProbeRequest(message)) return;
-  const collect = /** @type {{ gc?: () => void }} */ (globalThis).gc;
-  if (message.gc === true) collect?.();
-  process.send?.({ memoryProbe: process.memoryUsage() });
-});
-// The channel must not keep the bot alive when it shuts down on its own.
-process.channel?.unref();
