@@ -4,8 +4,8 @@
  * collection (the process is started with --expose-gc for that) and writes this process's
  * memory, as JSON, to BENCH_MEMORY_PROBE_FILE. So heap and external memory are read from inside
  * without changing what the bot loads: an IPC channel (how this was read before) loads Node's
- * child-process messaging into the bot and raised its RSS at rest by about 4 MB, which an
- * operator's bot does not have. Plain JavaScript on purpose: a TypeScript preload would load
+ * child-process messaging into the bot, which an operator's bot does not have (by hand, 3 starts
+ * each: RSS at rest about 2 MB higher with it; within the start-up bench's noise). Plain JavaScript on purpose: a TypeScript preload would load
  * Node's TypeScript stripper (about 17 MB of RSS) into a bot that runs without it.
  */
 import { writeFileSync } from 'node:fs';
