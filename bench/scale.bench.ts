@@ -200,15 +200,7 @@ async function measure(
     });
     const { bots } = started;
     const channelIds = info.channels.map((channel) => channel.channelId);
-    let warmUpLost = 0;
-    for (let round = 0; round < WARM_UP_ROUNDS; round += 1) {
-      const warmUp = await world.call('answerRound', {
-        channelIds,
-        paragraphs: 1,
-        deadlineMs: ROUND_DEADLINE_MS,
-      });
-      warmUpLost += warmUp.lost;
-    }
+    const warmUpLost = await answerRounds(world, channelIds, WARM_UP_ROUNDS);
     await world.call('resetObservations', null);
     await finishedTurns(bots, channels * WARM_UP_ROUNDS - warmUpLost);
     // A scrape resets prom-client's lag histogram: the second one covers the measured rounds.
@@ -224,15 +216,7 @@ async function measure(
     const metricsPorts = bots.map(({ metricsPort }) => metricsPort);
     const statementsBefore = await countedStatements(metricsPorts);
     const startedAt = performance.now();
-    let lost = warmUpLost;
-    for (let round = 0; round < MEASURED_ROUNDS; round += 1) {
-      const outcome = await world.call('answerRound', {
-        channelIds,
-        paragraphs: 1,
-        deadlineMs: ROUND_DEADLINE_MS,
-      });
-      lost += outcome.lost;
-    }
+    const lost = warmUpLost + (await answerRounds(world, channelIds, MEASURED_ROUNDS));
     const seconds = (performance.now() - startedAt) / 1000;
     const measuredTurns = channels * MEASURED_ROUNDS;
     const cpuMs = await meter.stop();
@@ -288,6 +272,24 @@ async function measure(
     await prepared.dispose();
     rmSync(dataDir, { recursive: true, force: true });
   }
+}
+
+/** `rounds` rounds of a one-paragraph mention in every channel; the mentions left unanswered. */
+async function answerRounds(
+  world: LoopbackWorld,
+  channelIds: string[],
+  rounds: number,
+): Promise<number> {
+  let lost = 0;
+  for (let round = 0; round < rounds; round += 1) {
+    const outcome = await world.call('answerRound', {
+      channelIds,
+      paragraphs: 1,
+      deadlineMs: ROUND_DEADLINE_MS,
+    });
+    lost += outcome.lost;
+  }
+  return lost;
 }
 
 async function startProxy(

@@ -116,7 +116,7 @@ class PgliteNamedStatements {
     let parameterTypes: number[];
     try {
       const messages = await this.#client.execProtocolStream(
-        concat([
+        Buffer.concat([
           ...this.#closing(),
           protocol.serialize.parse({ name, text }),
           protocol.serialize.describe({ type: 'S', name }),
@@ -153,7 +153,7 @@ class PgliteNamedStatements {
       return serialize === undefined ? textOf(value) : serialize(value);
     });
     const messages = await this.#client.execProtocolStream(
-      concat([
+      Buffer.concat([
         ...this.#closing(),
         protocol.serialize.bind({ statement: named.name, values }),
         protocol.serialize.describe({ type: 'P' }),
@@ -193,16 +193,6 @@ function textOf(value: unknown): string {
   if (typeof value === 'number' || typeof value === 'bigint' || typeof value === 'boolean')
     return String(value);
   return JSON.stringify(value);
-}
-
-function concat(parts: Uint8Array[]): Uint8Array {
-  const joined = new Uint8Array(parts.reduce((length, part) => length + part.length, 0));
-  let offset = 0;
-  for (const part of parts) {
-    joined.set(part, offset);
-    offset += part.length;
-  }
-  return joined;
 }
 
 function codeOf(error: unknown): string {
