@@ -50,6 +50,22 @@ describe('nameRepeatedStatements', () => {
     expect(await preparedNames(named)).toContain(text);
   });
 
+  it('parses the arrays of a type PGlite learns later, as PGlite does', async () => {
+    for (const client of [named, plain]) {
+      await client.exec(`
+        create type mood as enum ('happy', 'sad');
+        create table moods (id int, felt mood[]);
+        insert into moods values (1, '{happy,sad}');
+      `);
+      await client.refreshArrayTypes();
+    }
+    const text = 'select felt from moods where id = $1';
+    const expected = await plain.query(text, [1], DRIZZLE_OPTIONS);
+    expect(expected.rows).toEqual([{ felt: ['happy', 'sad'] }]);
+    await named.query(text, [1], DRIZZLE_OPTIONS);
+    expect(await named.query(text, [1], DRIZZLE_OPTIONS)).toEqual(expected);
+  });
+
   it('leaves a text asked once unnamed', async () => {
     const text = "select 'only once' as once";
     await named.query(text);

@@ -58,7 +58,7 @@ class PgliteNamedStatements {
   readonly #named = new Map<string, Named>();
   /** Statements pushed out of `#named`, closed in PGlite with the next call. */
   readonly #toClose: string[] = [];
-  /** Drizzle's parsers merged over PGlite's, once per parsers object. */
+  /** Drizzle's parsers over PGlite's, once per parsers object (`#parsersFor`). */
   readonly #mergedParsers = new WeakMap<object, Parsers>();
   #nextId = 0;
 
@@ -166,12 +166,17 @@ class PgliteNamedStatements {
     return result ?? { rows: [], fields: [] };
   }
 
+  /**
+   * Drizzle's parsers over PGlite's, made once per parsers object: PGlite's own are reached
+   * through the prototype, so array types PGlite learns later (it adds them to its object) are
+   * still found, as PGlite's own path (which copies them all per query) finds them.
+   */
   #parsersFor(options: QueryOptions | undefined): Parsers {
     const extra = options?.parsers;
     if (extra === undefined) return this.#client.parsers;
     let merged = this.#mergedParsers.get(extra);
     if (merged === undefined) {
-      merged = { ...this.#client.parsers, ...(extra as Parsers) };
+      merged = Object.assign(Object.create(this.#client.parsers) as Parsers, extra);
       this.#mergedParsers.set(extra, merged);
     }
     return merged;
