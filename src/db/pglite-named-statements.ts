@@ -59,12 +59,17 @@ class PgliteNamedStatements {
   /** Statements pushed out of `#named`, closed in PGlite with the next call. */
   readonly #toClose: string[] = [];
   /** Drizzle's parsers over PGlite's, once per parsers object (`#parsersFor`). */
-  readonly #mergedParsers = new WeakMap<object, Parsers>();
+  #mergedParsers = new WeakMap<object, Parsers>();
   #nextId = 0;
 
   constructor(client: PGlite) {
     this.#client = client;
     this.#unnamed = client.query.bind(client);
+    const refreshArrayTypes = client.refreshArrayTypes.bind(client);
+    client.refreshArrayTypes = async () => {
+      await refreshArrayTypes();
+      this.#mergedParsers = new WeakMap();
+    };
   }
 
   readonly query = (async (text: string, params?: unknown[], options?: QueryOptions) => {
@@ -167,16 +172,15 @@ class PgliteNamedStatements {
   }
 
   /**
-   * Drizzle's parsers over PGlite's, made once per parsers object: PGlite's own are reached
-   * through the prototype, so array types PGlite learns later (it adds them to its object) are
-   * still found, as PGlite's own path (which copies them all per query) finds them.
+   * Drizzle's parsers over PGlite's, copied once per parsers object (PGlite's own path copies
+   * them all on every query), and again after `refreshArrayTypes` adds array types to PGlite's.
    */
   #parsersFor(options: QueryOptions | undefined): Parsers {
     const extra = options?.parsers;
     if (extra === undefined) return this.#client.parsers;
     let merged = this.#mergedParsers.get(extra);
     if (merged === undefined) {
-      merged = Object.assign(Object.create(this.#client.parsers) as Parsers, extra);
+      merged = { ...this.#client.parsers, ...(extra as Parsers) };
       this.#mergedParsers.set(extra, merged);
     }
     return merged;
