@@ -7,8 +7,8 @@
  * text PGlite is asked a second time is parsed once as a named statement, its parameter types
  * kept, and each later call is one call into PGlite: bind, describe, execute and sync together.
  * Measured alone (four of a turn's statements, empty tables): 0.11–1.09 ms each → 0.03–0.15; in
- * `npm run bench bot` on PGlite, CPU per turn 16.1–18.6 → 13.8–14.0 ms, first write p50 10.6–12.0 →
- * 8.4–8.6 ms. Transactions keep PGlite's own path (they are not a turn's hot statements).
+ * `npm run bench bot` on PGlite, CPU per turn 16.1–18.6 → 13.8–15.3 ms, first write p50
+ * 10.6–12.0 → 8.4–9.9 ms. Transactions keep PGlite's own path (not a turn's hot statements).
  */
 import {
   parse,
