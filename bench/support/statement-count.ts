@@ -16,7 +16,7 @@ export async function countedStatements(metricsPorts: readonly number[]): Promis
 }
 
 /** Every sample of `name` (each label set), summed; 0 when the process has none yet. */
-export function sumSamples(text: string, name: string): number {
+function sumSamples(text: string, name: string): number {
   let total = 0;
   for (const line of text.split('\n')) {
     if (line.startsWith(`${name} `) || line.startsWith(`${name}{`))
