@@ -7,6 +7,7 @@ import { registerCommands } from './commands/command-registration.ts';
 import { registeredDefinitions } from './commands/slash-command.ts';
 import type { DiscordBotOptions } from './discord-bot-options.ts';
 import { recoverUnanswered } from './recovery/unanswered-recovery.ts';
+import { targetOfPostedMessage } from './delivery/webhook-message-target.ts';
 import { channelOnShards } from './sharding/channel-ownership.ts';
 
 export type { DiscordBotOptions } from './discord-bot-options.ts';
@@ -81,12 +82,14 @@ export class DiscordBot {
    * run once connected, then periodically (main.ts maintenance). Never throws.
    */
   async recoverUnanswered(): Promise<void> {
-    const router = this.parts?.router;
-    if (router === undefined) return;
-    const { client, shards } = this.options;
+    if (this.parts === undefined) return;
+    const { router, webhooks } = this.parts;
+    const { client, clock, shards } = this.options;
     await recoverUnanswered({
       ...this.options,
       answer: (message) => router.recover(message),
+      webhookTarget: (message) =>
+        targetOfPostedMessage(message, { rest: client.rest, clock, webhooks }),
       onCannotJudgeYet: () => this.recoverAgainSoon(),
       onHandedBack: () => this.recoverAgainSoon(),
       signal: this.intakeHold.signal,

@@ -482,7 +482,9 @@ export const sceneCharacters = pgTable(
 
 /**
  * Which character wrote a webhook message, so a member's reply to it addresses that character
- * (a webhook message cannot be replied to as a user's can).
+ * (a webhook message cannot be replied to as a user's can), and which member message its turn
+ * answered: a webhook message carries no reply reference, so after a restart this is how a
+ * character's reply standing in the channel is told from an unanswered message (recovery/).
  */
 export const characterMessages = pgTable(
   'character_messages',
@@ -492,9 +494,14 @@ export const characterMessages = pgTable(
     characterId: uuid('character_id')
       .notNull()
       .references(() => characters.id, { onDelete: 'cascade' }),
+    /** The member message the turn answered; null for a scene's greeting (no member asked). */
+    triggerMessageId: text('trigger_message_id'),
     createdAt: createdAt(),
   },
-  (table) => [index('character_messages_character_idx').on(table.characterId)],
+  (table) => [
+    index('character_messages_character_idx').on(table.characterId),
+    index('character_messages_trigger_idx').on(table.triggerMessageId),
+  ],
 );
 
 /** What each character's turns spent per UTC day: `/usage` by character. */

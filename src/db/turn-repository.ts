@@ -447,6 +447,20 @@ export async function replyFailedFor(db: Database, messageId: string): Promise<b
   return rows.length > 0;
 }
 
+/** The ids of the replies (assistant turns) to this member message: a Stop button names one. */
+export async function replyTurnIdsFor(db: Database, messageId: string): Promise<string[]> {
+  const rows = await db
+    .select({ id: conversationTurns.id })
+    .from(conversationTurns)
+    .where(
+      and(
+        eq(conversationTurns.triggerMessageId, messageId),
+        eq(conversationTurns.role, 'assistant'),
+      ),
+    );
+  return rows.map((row) => row.id);
+}
+
 /**
  * Whether a turn answering this member message was started: its user turn is recorded, or a
  * reply's row names it as its trigger (the user turn is written beside the reply's start and may

@@ -4,6 +4,7 @@ import { LruMap } from '../../core/lru-map.ts';
 import {
   characterOfMessage,
   recordCharacterMessage,
+  type CharacterMessageRecord,
 } from '../../db/character-message-repository.ts';
 import type { Database } from '../../db/database.ts';
 import { retryTransient } from '../../db/retry-transient.ts';
@@ -33,7 +34,8 @@ export class CharacterMessages {
     this.#signal = options.signal;
   }
 
-  remember(record: { messageId: string; channelId: string; characterId: string }): void {
+  /** With the member message the turn answered: recovery finds a character's reply by it. */
+  remember(record: CharacterMessageRecord): void {
     this.#known.set(record.messageId, record.characterId);
     void retryTransient(() => recordCharacterMessage(this.#db, record), {
       clock: this.#clock,

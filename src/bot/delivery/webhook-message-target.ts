@@ -1,4 +1,4 @@
-import { DiscordAPIError, RESTJSONErrorCodes, Routes, type REST } from 'discord.js';
+import { DiscordAPIError, RESTJSONErrorCodes, Routes, type Message, type REST } from 'discord.js';
 import type { Clock } from '../../core/clock.ts';
 import type { CharacterVoice } from './character-voice.ts';
 import {
@@ -7,7 +7,7 @@ import {
   type ChannelWebhooks,
   type ManagedWebhook,
 } from './channel-webhooks.ts';
-import { buttonRows, classify } from './discord-message-target.ts';
+import { buttonRows, classify, DiscordMessageTarget } from './discord-message-target.ts';
 import {
   TargetWriteError,
   type AllowedMentions,
@@ -250,6 +250,30 @@ export class WebhookMessageTarget implements MessageTarget {
       ...(messageId === undefined ? {} : { messageId }),
     };
   }
+}
+
+/**
+ * The target of a message the channel's managed webhook posted earlier (a character's, read
+ * back after a restart): its edits go through the webhook's routes; anything it sends goes
+ * through the bot. Undefined where no webhook posts (a DM).
+ */
+export function targetOfPostedMessage(
+  message: Message,
+  options: Pick<WebhookMessageTargetOptions, 'rest' | 'clock' | 'webhooks'>,
+): WebhookMessageTarget | undefined {
+  const { channel } = message;
+  if (!channel.isSendable() || channel.isDMBased()) return undefined;
+  const webhookChannelId = channel.isThread() ? channel.parentId : channel.id;
+  if (webhookChannelId === null) return undefined;
+  return new WebhookMessageTarget({
+    ...options,
+    webhookRest: options.webhooks.webhookRest,
+    // Shown as it was posted; nothing is remembered under it (no onPosted: it edits only).
+    voice: { characterId: '', name: message.author.username, avatarUrl: undefined },
+    channelId: channel.id,
+    webhookChannelId,
+    fallback: new DiscordMessageTarget(channel),
+  });
 }
 
 /** allowed_mentions as the API spells it (the webhook routes take raw bodies). */

@@ -34,15 +34,23 @@ export class CharacterSpeakers {
     this.#messages = options.messages;
   }
 
-  /** The facts of `character`'s turn in the place of `base` (the bot's facts, or another's). */
-  factsFor(base: TurnFacts, character: Character, scene: SceneCourse): TurnFacts {
+  /**
+   * The facts of `character`'s turn in the place of `base` (the bot's facts, or another's),
+   * answering the member message `triggerMessageId`.
+   */
+  factsFor(
+    base: TurnFacts,
+    character: Character,
+    scene: SceneCourse,
+    triggerMessageId: string,
+  ): TurnFacts {
     const { speaker: _previous, ...bot } = base;
     const settings = inCharacter(base.settings, character);
     return {
       ...bot,
       settings,
       locale: resolveLocale(settings.language, base.place.guildLocale),
-      speaker: { character, target: this.targetFor(base.place, character) },
+      speaker: { character, target: this.targetFor(base.place, character, triggerMessageId) },
       scene,
     };
   }
@@ -50,16 +58,22 @@ export class CharacterSpeakers {
   /**
    * Where `character`'s messages go in `place`: the channel's webhook under its name and avatar,
    * else the bot headed by its name. Either way every message it posts is remembered as the
-   * character's (a reply to it addresses the character).
+   * character's (a reply to it addresses the character), with the member message it answers
+   * (`triggerMessageId`; none for a scene's greeting).
    */
-  targetFor(place: TurnPlace, character: Character): MessageTarget {
+  targetFor(place: TurnPlace, character: Character, triggerMessageId?: string): MessageTarget {
     const voice: CharacterVoice = {
       characterId: character.id,
       name: character.name,
       avatarUrl: character.avatarUrl,
     };
     const remember = (messageId: string) =>
-      this.#messages.remember({ messageId, channelId: place.channelId, characterId: character.id });
+      this.#messages.remember({
+        messageId,
+        channelId: place.channelId,
+        characterId: character.id,
+        triggerMessageId,
+      });
     const named = new NamedMessageTarget(place.target, voice, { onPosted: remember });
     if (place.webhookChannelId === undefined) return named;
     return new WebhookMessageTarget({

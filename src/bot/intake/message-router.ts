@@ -495,22 +495,30 @@ export class MessageRouter {
       message: inbound,
       ...standing,
       recordId: timeOrderedId(),
-      facts: this.castFacts({ scope, place, settings, locale }, casting),
+      facts: this.castFacts({ scope, place, settings, locale }, casting, inbound.id),
     };
   }
 
-  /** The facts as the first character addressed speaks them; the bot's own when none is. */
-  private castFacts(facts: TurnFacts, casting: Casting): TurnFacts {
+  /**
+   * The facts as the first character addressed speaks them, answering the member message
+   * `triggerMessageId`; the bot's own when none is addressed.
+   */
+  private castFacts(facts: TurnFacts, casting: Casting, triggerMessageId: string): TurnFacts {
     const { cast } = this.options;
     const [first, ...waiting] = casting.addressed;
     if (cast === undefined || first === undefined) return facts;
-    return cast.speakers.factsFor(facts, first, {
-      stage: casting.stage,
-      waiting,
-      turnsLeft: cast.turnLimit,
-      spoken: [],
-      silenced: new Set(),
-    });
+    return cast.speakers.factsFor(
+      facts,
+      first,
+      {
+        stage: casting.stage,
+        waiting,
+        turnsLeft: cast.turnLimit,
+        spoken: [],
+        silenced: new Set(),
+      },
+      triggerMessageId,
+    );
   }
 
   /** Hands an accepted message to its channel's queue; a full queue is told (once). */

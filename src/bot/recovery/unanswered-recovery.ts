@@ -18,7 +18,13 @@ import type { DeliveryPort } from '../delivery/delivery-port.ts';
 import { DiscordMessageTarget, isGoneOrClosed } from '../delivery/discord-message-target.ts';
 import { postFailureNotice } from '../delivery/failure-notice.ts';
 import { resolveLocale } from '../i18n/locale.ts';
-import { cutReplyMessages, readReply, replyEnded, settleCutReply } from './cut-reply.ts';
+import {
+  cutReplyMessages,
+  readReply,
+  replyEnded,
+  settleCutReply,
+  type CutReplyOptions,
+} from './cut-reply.ts';
 
 /** How long a claim that could not be recovered is offered back through a database outage. */
 const HAND_BACK_HOLD_MS = 5 * 60_000;
@@ -33,6 +39,8 @@ export interface UnansweredRecoveryOptions {
   logger: Logger;
   /** Where the "I was restarting" note is written, like every channel write. */
   delivery: DeliveryPort;
+  /** Edits a character's message through its webhook (a cut reply's Stop button taken away). */
+  webhookTarget?: CutReplyOptions['webhookTarget'] | undefined;
   instanceId: string;
   isAlive(instanceId: string): Promise<boolean>;
   /**
@@ -190,9 +198,14 @@ async function answerOrSettle(
 ): Promise<void> {
   const botUserId = options.client.user?.id;
   const { reply: standing, told } =
-    botUserId === undefined ? { reply: [], told: false } : await readReply(message, botUserId);
+    botUserId === undefined
+      ? { reply: [], told: false }
+      : await readReply(message, { botUserId, db: options.db });
   if (standing.length === 0 && !(await turnStartedFor(options.db, claim.messageId))) {
-    if (botUserId !== undefined && (await carryingReplyStands(message, claim, botUserId))) {
+    if (
+      botUserId !== undefined &&
+      (await carryingReplyStands(message, claim, options.db, botUserId))
+    ) {
       options.logger.info(
         { messageId: claim.messageId, channelId: claim.channelId, carriedBy: claim.carriedBy },
         'a reply delivered before a restart carried this message: answered in passing',
@@ -235,11 +248,12 @@ async function answerOrSettle(
 async function carryingReplyStands(
   message: Message,
   claim: UnsettledClaim,
+  db: Database,
   botUserId: string,
 ): Promise<boolean> {
   if (claim.carriedBy === undefined) return false;
   const trigger = { id: claim.carriedBy, channel: message.channel };
-  return (await cutReplyMessages(trigger, botUserId)).length > 0;
+  return (await cutReplyMessages(trigger, { botUserId, db })).length > 0;
 }
 
 /**

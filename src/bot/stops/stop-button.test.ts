@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createCommands } from '../commands/command-list.ts';
 import { RETRY_BUTTON_PREFIX } from '../delivery/failure-notice.ts';
-import { parseStopButtonId, STOP_BUTTON_PREFIX, stopButtonId } from './stop-button.ts';
+import { parseStopButtonId, STOP_BUTTON_PREFIX, stopButtonId } from '../delivery/stop-button-id.ts';
 
 const TURN = '019abcde-f012-7345-8678-9abcdef01234';
 

@@ -6,17 +6,9 @@ import {
 } from 'discord.js';
 import type { Logger } from '../../core/logger.ts';
 import type { CrossProcessStops } from './cross-process-stops.ts';
+import { parseStopButtonId } from '../delivery/stop-button-id.ts';
 import { resolveLocale } from '../i18n/locale.ts';
 import { stopAnswerText } from '../i18n/member-text.ts';
-
-/**
- * The Stop button's custom id: this prefix, then the id of the live turn it stops (the one the
- * StopRegistry knows, whichever process streams it). The channel comes with the press itself,
- * so the id names one reply: a press after that reply ended stops nothing, even when a newer
- * turn streams in the channel. Not `stop:` — a custom id `<command>:…` belongs to that slash
- * command's own components (CommandRouter), and `/stop` exists.
- */
-export const STOP_BUTTON_PREFIX = 'stop-reply:';
 
 /**
  * Discord's answers to an acknowledgement that mean the press was handled elsewhere: Unknown
@@ -24,26 +16,6 @@ export const STOP_BUTTON_PREFIX = 'stop-reply:';
  * been acknowledged. Any other failure (a 5xx, the network) is no such verdict.
  */
 const HANDLED_ELSEWHERE_CODES: ReadonlySet<number | string> = new Set([10062, 40060]);
-
-/** Discord's limit on a component's custom id. */
-const CUSTOM_ID_MAX_CHARACTERS = 100;
-
-/** What a live turn id may be: printable and short enough for the control bus and Discord. */
-const TURN_ID_PATTERN = /^[\w-]{1,80}$/;
-
-export function stopButtonId(turnId: string): string {
-  if (!TURN_ID_PATTERN.test(turnId)) throw new Error(`not a turn id: ${turnId}`);
-  return `${STOP_BUTTON_PREFIX}${turnId}`;
-}
-
-/** The turn a Stop button names, or undefined when the custom id is not a Stop button's. */
-export function parseStopButtonId(customId: string): { turnId: string } | undefined {
-  if (customId.length > CUSTOM_ID_MAX_CHARACTERS || !customId.startsWith(STOP_BUTTON_PREFIX)) {
-    return undefined;
-  }
-  const turnId = customId.slice(STOP_BUTTON_PREFIX.length);
-  return TURN_ID_PATTERN.test(turnId) ? { turnId } : undefined;
-}
 
 export function isStopButton(interaction: ButtonInteraction): boolean {
   return parseStopButtonId(interaction.customId) !== undefined;

@@ -48,13 +48,18 @@ export function nextSceneTurn(
     ...answered,
     reason: 'scene',
     recordId: timeOrderedId(),
-    facts: speakers.factsFor(facts, next, {
-      stage: scene.stage,
-      waiting: waiting.filter((character) => character.id !== next.id),
-      turnsLeft,
-      spoken,
-      silenced: scene.silenced,
-    }),
+    facts: speakers.factsFor(
+      facts,
+      next,
+      {
+        stage: scene.stage,
+        waiting: waiting.filter((character) => character.id !== next.id),
+        turnsLeft,
+        spoken,
+        silenced: scene.silenced,
+      },
+      answered.message.id,
+    ),
   };
 }
 

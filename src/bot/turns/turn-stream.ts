@@ -16,7 +16,7 @@ import { translate } from '../i18n/messages.ts';
 import type { TurnFacts } from '../intake/accepted-message.ts';
 import { ALLOW_USER_MENTIONS_FLAG, isSwitchOn } from '../settings/reply-switches.ts';
 import { personaVoiceOf } from '../settings/voice-settings.ts';
-import { stopButtonId } from '../stops/stop-button.ts';
+import { stopButtonId } from '../delivery/stop-button-id.ts';
 import { usageEstimatorFor } from './turn-accounting.ts';
 
 /** For a model without tool support, and for the stop acknowledgement. */
