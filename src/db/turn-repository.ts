@@ -291,8 +291,7 @@ export async function recordCutReply(
     })
     .where(
       and(
-        eq(conversationTurns.role, 'assistant'),
-        eq(conversationTurns.triggerMessageId, cut.triggerMessageId),
+        repliesTo(cut.triggerMessageId),
         inArray(conversationTurns.status, ['streaming', 'failed']),
         eq(conversationTurns.content, ''),
       ),
@@ -437,8 +436,7 @@ export async function replyFailedFor(db: Database, messageId: string): Promise<b
     .from(conversationTurns)
     .where(
       and(
-        eq(conversationTurns.triggerMessageId, messageId),
-        eq(conversationTurns.role, 'assistant'),
+        repliesTo(messageId),
         eq(conversationTurns.status, 'failed'),
         isNotNull(conversationTurns.metrics),
       ),
@@ -452,13 +450,16 @@ export async function replyTurnIdsFor(db: Database, messageId: string): Promise<
   const rows = await db
     .select({ id: conversationTurns.id })
     .from(conversationTurns)
-    .where(
-      and(
-        eq(conversationTurns.triggerMessageId, messageId),
-        eq(conversationTurns.role, 'assistant'),
-      ),
-    );
+    .where(repliesTo(messageId));
   return rows.map((row) => row.id);
+}
+
+/** The rows of the replies (assistant turns) to a member message. */
+function repliesTo(messageId: string) {
+  return and(
+    eq(conversationTurns.triggerMessageId, messageId),
+    eq(conversationTurns.role, 'assistant'),
+  );
 }
 
 /**

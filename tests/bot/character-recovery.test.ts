@@ -12,6 +12,7 @@ import { and, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RELEASED_CLAIM } from '../../src/db/claim-repository.ts';
 import { createCharacter } from '../../src/db/character-repository.ts';
+import type { Database } from '../../src/db/database.ts';
 import { addToScene } from '../../src/db/scene-repository.ts';
 import { conversationTurns, messageClaims } from '../../src/db/schema.ts';
 import { updateScopeSettings } from '../../src/db/scope-settings-repository.ts';
@@ -46,6 +47,20 @@ function buttonIds(message: APIMessage | undefined): string[] {
         )
       : [],
   );
+}
+
+/** The reply (assistant turn) recorded for a member message. */
+async function replyTo(db: Database, triggerMessageId: string) {
+  const [reply] = await db
+    .select()
+    .from(conversationTurns)
+    .where(
+      and(
+        eq(conversationTurns.triggerMessageId, triggerMessageId),
+        eq(conversationTurns.role, 'assistant'),
+      ),
+    );
+  return reply;
 }
 
 describe('a character’s reply across a restart', () => {
@@ -96,6 +111,18 @@ describe('a character’s reply across a restart', () => {
     });
   }
 
+  /** Mika's message to Alice, and the first message Alice posts answering it. */
+  async function askAlice(content: string) {
+    const { discord, world } = harness;
+    const line = nextLine();
+    const trigger = discord.postMessage({
+      authorId: world.mika.id,
+      channelId: world.inn.id,
+      content,
+    });
+    return { trigger, shown: await line };
+  }
+
   function restartNotes(): APIMessage[] {
     const { discord, world } = harness;
     return discord
@@ -107,14 +134,8 @@ describe('a character’s reply across a restart', () => {
   }
 
   it('records a reply whose end was delivered before the restart as it stands, telling nothing', async () => {
-    const { discord, world, bot, llm } = harness;
-    const line = nextLine();
-    const trigger = discord.postMessage({
-      authorId: world.mika.id,
-      channelId: world.inn.id,
-      content: 'Alice, a room please?',
-    });
-    const shown = await line;
+    const { bot, llm } = harness;
+    const { trigger, shown } = await askAlice('Alice, a room please?');
     await waitForTurn(bot, trigger.id);
     expect(await bot.stop()).toEqual({ code: 0, signal: null });
     const requests = chatRequests(llm.requests).length;
@@ -145,15 +166,7 @@ describe('a character’s reply across a restart', () => {
     expect(restartNotes()).toEqual([]);
     expect(chatRequests(llm.requests)).toHaveLength(requests);
     await harness.withDatabase(async (db) => {
-      const [reply] = await db
-        .select()
-        .from(conversationTurns)
-        .where(
-          and(
-            eq(conversationTurns.triggerMessageId, trigger.id),
-            eq(conversationTurns.role, 'assistant'),
-          ),
-        );
+      const reply = await replyTo(db, trigger.id);
       expect(reply).toMatchObject({
         status: 'complete',
         content: WELCOME,
@@ -175,13 +188,7 @@ describe('a character’s reply across a restart', () => {
         { type: 'finish', reason: 'stop' },
       ],
     });
-    const line = nextLine();
-    const trigger = discord.postMessage({
-      authorId: world.mika.id,
-      channelId: world.inn.id,
-      content: 'Alice, tell me a story',
-    });
-    const shown = await line;
+    const { trigger, shown } = await askAlice('Alice, tell me a story');
     expect(buttonIds(discord.message(shown.id))[0]).toMatch(/^stop-reply:/);
     const requests = chatRequests(llm.requests).length;
 
@@ -213,15 +220,7 @@ describe('a character’s reply across a restart', () => {
 
     expect(await bot.stop()).toEqual({ code: 0, signal: null });
     await harness.withDatabase(async (db) => {
-      const [reply] = await db
-        .select()
-        .from(conversationTurns)
-        .where(
-          and(
-            eq(conversationTurns.triggerMessageId, trigger.id),
-            eq(conversationTurns.role, 'assistant'),
-          ),
-        );
+      const reply = await replyTo(db, trigger.id);
       expect(reply).toMatchObject({ status: 'failed', content: STORY_START });
     });
   });
