@@ -21,6 +21,7 @@ import { DEFAULT_BOT_PERMISSIONS } from '../fake-discord/rules/default-permissio
 import { createGate } from '../support/llm-stand-in/gate.ts';
 import { textScript } from '../support/llm-stand-in/script.ts';
 import { startHarness, waitForTurn, type BotHarness } from './support/bot-harness.ts';
+import { characterFields } from './support/character-fields.ts';
 import { chatRequests } from './support/chat-requests.ts';
 
 function buildWorld(discord: FakeDiscord) {
@@ -75,19 +76,7 @@ describe('a character’s reply across a restart', () => {
         const saved = await createCharacter(db, {
           scope,
           createdBy: world.mika.id,
-          fields: {
-            name: 'Alice',
-            avatarUrl: 'https://example.test/alice.png',
-            persona: 'Alice keeps the inn.',
-            greeting: undefined,
-            triggerWords: [],
-            provider: undefined,
-            model: undefined,
-            temperature: undefined,
-            humanizerDegree: 0,
-            language: undefined,
-            card: undefined,
-          },
+          fields: characterFields('Alice', 'Alice keeps the inn.'),
           limit: 10,
         });
         if (saved.status !== 'saved') throw new Error('could not seed Alice');

@@ -9,7 +9,6 @@
 import { PermissionFlagsBits, type APIMessage } from 'discord-api-types/v10';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { withPngTextChunks } from '../../src/bot/cast/cards/png-text-chunks.ts';
-import type { CharacterFields } from '../../src/core/character.ts';
 import { createCharacter } from '../../src/db/character-repository.ts';
 import { addToScene } from '../../src/db/scene-repository.ts';
 import { updateScopeSettings } from '../../src/db/scope-settings-repository.ts';
@@ -19,6 +18,7 @@ import type { RecordedRequest } from '../support/llm-stand-in/recorded-request.t
 import { createGate } from '../support/llm-stand-in/gate.ts';
 import { textScript } from '../support/llm-stand-in/script.ts';
 import { startHarness, waitForTurn, type BotHarness } from './support/bot-harness.ts';
+import { characterFields } from './support/character-fields.ts';
 import { chatRequests } from './support/chat-requests.ts';
 import { commandsRegistered } from './support/slash-commands.ts';
 
@@ -41,23 +41,6 @@ function buildWorld(discord: FakeDiscord) {
 }
 
 type World = ReturnType<typeof buildWorld>;
-
-function fields(name: string, persona: string, extra: Partial<CharacterFields> = {}) {
-  return {
-    name,
-    avatarUrl: `https://example.test/${name.toLowerCase()}.png`,
-    persona,
-    greeting: undefined,
-    triggerWords: [],
-    provider: undefined,
-    model: undefined,
-    temperature: undefined,
-    humanizerDegree: 0 as const,
-    language: undefined,
-    card: undefined,
-    ...extra,
-  };
-}
 
 /** What each voice answers, by the persona the system prompt names. */
 const LINES: Record<string, string[]> = {
@@ -127,9 +110,11 @@ describe('a cast of characters in one channel', () => {
         // No member rate limit: two members say more here in a minute than ten turns' worth.
         await updateScopeSettings(db, scope, { memberTurnsPerMinute: 0 });
         for (const character of [
-          fields('Alice', 'Alice keeps the inn.', { triggerWords: ['innkeeper'] }),
-          fields('Bob', 'Bob is a bard.'),
-          fields('Cara', 'Cara is a traveller.', { greeting: 'Cara waves from the doorway.' }),
+          characterFields('Alice', 'Alice keeps the inn.', { triggerWords: ['innkeeper'] }),
+          characterFields('Bob', 'Bob is a bard.'),
+          characterFields('Cara', 'Cara is a traveller.', {
+            greeting: 'Cara waves from the doorway.',
+          }),
         ]) {
           const saved = await createCharacter(db, {
             scope,
