@@ -15,6 +15,24 @@ const BOT_PROCESS_FILES = [
 ];
 const BOT_PROCESS_TIMEOUT_MS = 300_000;
 const FAULT_SUITE_FILES = ['tests/faults/**/*.test.ts'];
+/**
+ * Files whose tests run their statements on the shared PostgreSQL server too (TEST_DATABASE_URL).
+ * While the fault suite starts, cuts and restarts its own clusters beside it, that server has
+ * held one statement for tens of seconds (a database took 35 s to create; a LISTEN/NOTIFY
+ * stop test passed 12 ms alone and ran out of a 20 s ceiling in CI), so a test gets two
+ * minutes. Their waits are for events, so a healthy run is never slower for it.
+ */
+const DATABASE_SERVER_FILES = [
+  'tests/db/**/*.test.ts',
+  'tests/sharding/**/*.test.ts',
+  'tests/tools/create-tools.test.ts',
+  'tests/tools/memory-tools.test.ts',
+  'tests/tools/reminders.test.ts',
+  'tests/tools/time-zone-settings.test.ts',
+  'tests/tools/tool-call-recording.test.ts',
+  'tests/tools/tool-loop-through-providers.test.ts',
+];
+const DATABASE_SERVER_TIMEOUT_MS = 120_000;
 const FAULT_SUITE_TIMEOUT_MS = 420_000;
 
 const projects: TestProjectInlineConfiguration[] = [
@@ -23,10 +41,24 @@ const projects: TestProjectInlineConfiguration[] = [
     test: {
       name: 'unit',
       include: ['src/**/*.test.ts', 'tests/**/*.test.ts'],
-      exclude: [...configDefaults.exclude, ...BOT_PROCESS_FILES, ...FAULT_SUITE_FILES],
+      exclude: [
+        ...configDefaults.exclude,
+        ...BOT_PROCESS_FILES,
+        ...FAULT_SUITE_FILES,
+        ...DATABASE_SERVER_FILES,
+      ],
       testTimeout: 20_000,
-      // Hooks open databases; a loaded machine took 35 s to create one on PostgreSQL.
+      // Hooks open embedded databases; on a loaded machine that is slow too.
       hookTimeout: 120_000,
+    },
+  },
+  {
+    extends: true,
+    test: {
+      name: 'database',
+      include: DATABASE_SERVER_FILES,
+      testTimeout: DATABASE_SERVER_TIMEOUT_MS,
+      hookTimeout: DATABASE_SERVER_TIMEOUT_MS,
     },
   },
   {
