@@ -455,7 +455,7 @@ export async function replyTurnIdsFor(db: Database, messageId: string): Promise<
 }
 
 /** The rows of the replies (assistant turns) to a member message. */
-function repliesTo(messageId: string) {
+export function repliesTo(messageId: string) {
   return and(
     eq(conversationTurns.triggerMessageId, messageId),
     eq(conversationTurns.role, 'assistant'),

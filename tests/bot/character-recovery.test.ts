@@ -8,12 +8,13 @@
  * is answered a second time.
  */
 import { PermissionFlagsBits, type APIMessage } from 'discord-api-types/v10';
-import { and, eq } from 'drizzle-orm';
+import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RELEASED_CLAIM } from '../../src/db/claim-repository.ts';
 import { createCharacter } from '../../src/db/character-repository.ts';
 import type { Database } from '../../src/db/database.ts';
 import { addToScene } from '../../src/db/scene-repository.ts';
+import { repliesTo } from '../../src/db/turn-repository.ts';
 import { conversationTurns, messageClaims } from '../../src/db/schema.ts';
 import { updateScopeSettings } from '../../src/db/scope-settings-repository.ts';
 import type { FakeDiscord } from '../fake-discord/fake-discord.ts';
@@ -52,15 +53,7 @@ function buttonIds(message: APIMessage | undefined): string[] {
 
 /** The reply (assistant turn) recorded for a member message. */
 async function replyTo(db: Database, triggerMessageId: string) {
-  const [reply] = await db
-    .select()
-    .from(conversationTurns)
-    .where(
-      and(
-        eq(conversationTurns.triggerMessageId, triggerMessageId),
-        eq(conversationTurns.role, 'assistant'),
-      ),
-    );
+  const [reply] = await db.select().from(conversationTurns).where(repliesTo(triggerMessageId));
   return reply;
 }
 
@@ -138,12 +131,7 @@ describe('a character’s reply across a restart', () => {
       await db
         .update(conversationTurns)
         .set({ status: 'streaming', content: '', metrics: null, discordMessageIds: [] })
-        .where(
-          and(
-            eq(conversationTurns.triggerMessageId, trigger.id),
-            eq(conversationTurns.role, 'assistant'),
-          ),
-        );
+        .where(repliesTo(trigger.id));
     });
 
     bot.restart();

@@ -10,7 +10,6 @@ import {
   BOT_PROCESS_FILES,
   DATABASE_SERVER_FILES,
   FAULT_SUITE_FILES,
-  matchesGlob,
 } from '../support/test-projects.ts';
 
 const ROOT = process.cwd();
@@ -26,22 +25,9 @@ function testFiles(folder: string): string[] {
 }
 
 const inAny = (file: string, globs: readonly string[]) =>
-  globs.some((glob) => matchesGlob(file, glob));
+  globs.some((glob) => path.matchesGlob(file, glob));
 
 describe('test projects', () => {
-  it('matches globs as vitest does for these patterns', () => {
-    expect(matchesGlob('tests/db/a.test.ts', 'tests/db/**/*.test.ts')).toBe(true);
-    expect(matchesGlob('tests/db/deep/b.test.ts', 'tests/db/**/*.test.ts')).toBe(true);
-    expect(matchesGlob('tests/dbx/a.test.ts', 'tests/db/**/*.test.ts')).toBe(false);
-    expect(matchesGlob('tests/db/a.test.tsx', 'tests/db/**/*.test.ts')).toBe(false);
-    expect(matchesGlob('tests/tools/reminders.test.ts', 'tests/tools/reminders.test.ts')).toBe(
-      true,
-    );
-    expect(matchesGlob('tests/tools/remindersXtest.ts', 'tests/tools/reminders.test.ts')).toBe(
-      false,
-    );
-  });
-
   it('runs every file that opens shared-server databases with a ceiling above 20 s', () => {
     const opening = [...testFiles('src'), ...testFiles('tests')].filter((file) =>
       OPENS_SERVER_DATABASES.test(readFileSync(path.join(ROOT, file), 'utf8')),

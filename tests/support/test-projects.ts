@@ -37,16 +37,3 @@ export const DATABASE_SERVER_FILES = [
   'tests/tools/tool-call-recording.test.ts',
   'tests/tools/tool-loop-through-providers.test.ts',
 ];
-
-/** Whether a repository-relative path matches a glob: `**` any folders, `*` within one name. */
-export function matchesGlob(file: string, glob: string): boolean {
-  const pattern = glob
-    .split('/')
-    .map((part) => {
-      if (part === '**') return '(?:[^/]+/)*';
-      const name = part.replace(/[.+^${}()|[\]\\]/g, '\\$&').replaceAll('*', '[^/]*');
-      return `${name}/`;
-    })
-    .join('');
-  return new RegExp(`^${pattern.replace(/\/$/, '')}$`).test(file);
-}
