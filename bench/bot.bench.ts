@@ -23,6 +23,7 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { percentile, type BenchRow } from './bench-kit.ts';
 import { prepareBenchDatabase } from './support/bench-database.ts';
 import { BotProcess } from './support/bot-process.ts';
+import { referenceWorkloadCpuMs } from './support/machine-reference.ts';
 import { LoopbackWorld } from './support/loopback-world-client.ts';
 
 const CHANNELS = 200;
@@ -48,6 +49,28 @@ const TARGETS = {
 };
 
 export async function rows(): Promise<BenchRow[]> {
+  const referenceBefore = referenceWorkloadCpuMs();
+  const turnRows = await botRows();
+  const referenceAfter = referenceWorkloadCpuMs();
+  const reference = (referenceBefore + referenceAfter) / 2;
+  const cpuPerTurn = turnRows.find((row) => row.name.startsWith('bot: CPU per turn'));
+  return [
+    ...turnRows,
+    {
+      // Read the turn rows of two sessions against this one: machines differ by 2x or more.
+      name: 'machine: a fixed reference workload (support/machine-reference.ts), CPU',
+      value: reference,
+      unit: `ms (before the run ${referenceBefore.toFixed(0)}, after ${referenceAfter.toFixed(0)})`,
+    },
+    {
+      name: 'bot: CPU per turn ÷ the reference workload (the same code gives the same ratio)',
+      value: (cpuPerTurn?.value ?? Number.NaN) / reference,
+      unit: 'ratio',
+    },
+  ];
+}
+
+async function botRows(): Promise<BenchRow[]> {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'bot-bench-'));
   const prepared = await prepareBenchDatabase(dataDir);
   const world = LoopbackWorld.start();
