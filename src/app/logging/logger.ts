@@ -4,9 +4,34 @@ import type PinoPretty from 'pino-pretty';
 import type { LogLevel } from '../config/config.ts';
 import type { Logger } from '../../core/logger.ts';
 import { withoutQueryParameters } from './log-privacy.ts';
-import { REDACTED, redactSecretFields } from './secret-fields.ts';
 
-export { REDACTED };
+export const REDACTED = '[REDACTED]';
+
+/** Field paths that hold secrets wherever they appear in a logged object. */
+const REDACT_PATHS = [
+  'token',
+  'apiKey',
+  'api_key',
+  'password',
+  'authorization',
+  'Authorization',
+  'encryptionKey',
+  '*.token',
+  '*.apiKey',
+  '*.api_key',
+  '*.password',
+  '*.authorization',
+  '*.Authorization',
+  '*.encryptionKey',
+  'headers.authorization',
+  'headers.Authorization',
+  '*.headers.authorization',
+  '*.headers.Authorization',
+  '*.headers["x-api-key"]',
+  '*.headers["x-goog-api-key"]',
+  'headers["x-api-key"]',
+  'headers["x-goog-api-key"]',
+];
 
 /** Matches credentials that may appear inside free text (error messages, URLs). */
 const SECRET_PATTERNS: readonly RegExp[] = [
@@ -40,25 +65,20 @@ export function scrubSecrets(line: string, secrets: readonly string[]): string {
 }
 
 /**
- * The root logger. Secrets are removed twice: by field name (secret-fields.ts: in what a line
- * logs, in a child's bindings and in an error as serialized) and, as a last line of defence, by
- * value on every serialized line before it is written. Members' words stay out of
+ * The root logger. Secrets are removed twice: by field path (redact) and, as a last line of
+ * defence, by value on every serialized line before it is written. Members' words stay out of
  * info and above: call sites log ids and counts, and a failed query's parameters are hidden.
  */
 export function createLogger(options: LoggerOptions): Logger & pino.Logger {
   const destination = options.destination ?? process.stdout;
   const stream = options.pretty ? prettyDestination(destination) : destination;
-  const root = pino(
+  return pino(
     {
       level: options.level,
+      redact: { paths: REDACT_PATHS, censor: REDACTED },
       base: { service: 'tomodachi-bot', ...options.bindings },
-      formatters: {
-        log: (object) => redactSecretFields(object),
-        bindings: (bindings) => redactSecretFields(bindings),
-      },
       serializers: {
-        err: (error: unknown) =>
-          redactSecretFields(pino.stdSerializers.err(withoutQueryParameters(error) as Error)),
+        err: (error: unknown) => pino.stdSerializers.err(withoutQueryParameters(error) as Error),
       },
       hooks: {
         streamWrite: (line) => scrubSecrets(line, options.secrets),
@@ -66,15 +86,6 @@ export function createLogger(options: LoggerOptions): Logger & pino.Logger {
     },
     stream,
   );
-  // pino formats only the root's bindings (`formatters.bindings`); a child's go through here.
-  // Children are made with Object.create from their parent, so theirs is this one too.
-  type Child = (this: unknown, bindings: pino.Bindings, childOptions?: object) => unknown;
-  const { child: pinoChild } = Object.getPrototypeOf(root) as { child: Child };
-  const child: Child = function (bindings, childOptions) {
-    return pinoChild.call(this, redactSecretFields(bindings), childOptions);
-  };
-  root.child = child as unknown as typeof root.child;
-  return root;
 }
 
 /**
