@@ -5,7 +5,7 @@
  */
 
 /**
- * Files that start the real bot process (`node src/main.ts`). On a busy 2-core machine a start
+ * Files that start the real bot process (`node dist/main.js`, as `npm start` does). On a busy 2-core machine a start
  * alone can take tens of seconds, so their tests get minutes, not the unit tests' 20 s; their
  * waits are for events, with ceilings (tests/support/scenario-runner.ts), so a healthy run is
  * never slower for it.
