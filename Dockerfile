@@ -40,4 +40,5 @@ ENTRYPOINT ["/usr/bin/tini", "--"]
 # Hot functions stop at Maglev (--max-opt=2): TurboFan's code would add ~5 MB at rest.
 # WebAssembly (the embedded database) stays on V8's baseline compiler: optimizing PGlite's
 # 9 MB module took over 500 MB at a first start, for queries no faster (0.35 against 0.29 ms).
-CMD ["node", "--max-semi-space-size=8", "--heap-growing-percent=35", "--liftoff-only", "--max-opt=2", "dist/main.js"]
+# --expose-gc: the bot gives memory back when it falls quiet (src/app/lifecycle/rest-collection.ts).
+CMD ["node", "--expose-gc", "--max-semi-space-size=8", "--heap-growing-percent=35", "--liftoff-only", "--max-opt=2", "dist/main.js"]

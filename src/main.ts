@@ -16,6 +16,7 @@ import { providerKeyWarning } from './app/config/provider-key-warning.ts';
 import { processShards, shardBindings } from './app/config/sharding-config.ts';
 import { unknownSettingWarnings } from './app/config/unknown-settings.ts';
 import { resealInBackground, scheduleMaintenance } from './app/lifecycle/background-work.ts';
+import { collectAtRest, v8Memory } from './app/lifecycle/rest-collection.ts';
 import { migrationsPhase, openDatabasePhase } from './app/lifecycle/database-phase.ts';
 import { installPackageModuleResolution } from './app/lifecycle/package-module-resolution.ts';
 import { createDiscordPhase } from './app/lifecycle/discord-phase.ts';
@@ -197,6 +198,7 @@ async function runBot(app: App, startedAt: number): Promise<void> {
   });
   bot.attach();
   await announceWhenReady(app, { client: discord.client, phases, reminders: tools.reminders });
+  giveMemoryBackAtRest(app, discord.client);
   scheduleMaintenance({ database, logger, shutdown, afterEach: () => bot.recoverUnanswered() });
   shutdown.add('discord client', () => discord.client.destroy());
   shutdown.add('gateway monitor', () => discord.monitor.close());
@@ -315,6 +317,24 @@ async function announceWhenReady(
       logger.warn({ url }, 'the bot is in no server yet: open this link to invite it');
     else logger.info({ url }, 'invite link (scopes bot + applications.commands)');
     void parts.reminders.run(background.signal);
+  });
+}
+
+/**
+ * Once connected, memory goes back to the system whenever the process falls quiet
+ * (app/lifecycle/rest-collection.ts); not before, so a slow gateway does not spend the
+ * collection on a start that has not finished.
+ */
+function giveMemoryBackAtRest(app: App, client: DiscordClient): void {
+  const probes = v8Memory();
+  if (probes === undefined) {
+    app.logger.debug('started without --expose-gc: memory is not given back at rest');
+    return;
+  }
+  const stop = new AbortController();
+  app.shutdown.add('rest collection', () => stop.abort());
+  client.once('clientReady', () => {
+    void collectAtRest({ clock: systemClock, probes, logger: app.logger, signal: stop.signal });
   });
 }
 

@@ -1,7 +1,7 @@
 // @ts-check
 /**
  * Preloaded (`--import`) into a bot process the start-up bench spawns: on SIGUSR2 it runs a full
- * collection (the process is started with --expose-gc for that) and writes this process's
+ * collection (the start script's --expose-gc allows it) and writes this process's
  * memory, as JSON, to BENCH_MEMORY_PROBE_FILE. So heap and external memory are read from inside
  * without changing what the bot loads: an IPC channel (how this was read before) loads Node's
  * child-process messaging into the bot, which an operator's bot does not have (by hand, 3 starts
