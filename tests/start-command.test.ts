@@ -222,4 +222,28 @@ describe('npm start', { timeout: TEST_TIMEOUT_MS }, () => {
     expect(run.output()).toMatch(/"signal":"SIGTERM".*"msg":"shutting down"/);
     expect(run.output()).not.toMatch(/"level":(50|60)/);
   });
+
+  it('gives memory back once connected and quiet (the start command exposes the collector)', async () => {
+    discord = await startFakeDiscord();
+    const run = launch(
+      'npm',
+      ['start'],
+      environment(discord, { LOG_FORMAT: 'json', LOG_LEVEL: 'debug' }),
+    );
+    await waitForOutput(run, /connected to Discord/, START_CEILING_MS);
+    await waitForOutput(
+      run,
+      /"msg":"(memory given back at rest|started without --expose-gc[^"]*)"/,
+      START_CEILING_MS,
+    );
+    const line = run
+      .output()
+      .split('\n')
+      .find((text) => text.includes('"msg":"memory given back at rest"'));
+    const given = JSON.parse(line ?? '{}') as { rssBeforeMb?: number; rssAfterMb?: number };
+    expect(given.rssAfterMb).toBeLessThan(given.rssBeforeMb ?? 0);
+    expect(run.output()).not.toMatch(/started without --expose-gc/);
+    signal(run.child.pid as number, 'SIGTERM');
+    await within(run.exited, STOP_CEILING_MS, 'the stop after SIGTERM');
+  });
 });
