@@ -198,7 +198,7 @@ async function runBot(app: App, startedAt: number): Promise<void> {
   });
   bot.attach();
   await announceWhenReady(app, { client: discord.client, phases, reminders: tools.reminders });
-  giveMemoryBackAtRest(app, discord.client);
+  giveMemoryBackAtRest(app, { client: discord.client, atRest: () => bot.atRest() });
   scheduleMaintenance({ database, logger, shutdown, afterEach: () => bot.recoverUnanswered() });
   shutdown.add('discord client', () => discord.client.destroy());
   shutdown.add('gateway monitor', () => discord.monitor.close());
@@ -325,7 +325,10 @@ async function announceWhenReady(
  * (app/lifecycle/rest-collection.ts); not before, so a slow gateway does not spend the
  * collection on a start that has not finished.
  */
-function giveMemoryBackAtRest(app: App, client: DiscordClient): void {
+function giveMemoryBackAtRest(
+  app: App,
+  parts: { client: DiscordClient; atRest: () => boolean },
+): void {
   const probes = v8Memory();
   if (probes === undefined) {
     app.logger.debug('started without --expose-gc: memory is not given back at rest');
@@ -333,8 +336,15 @@ function giveMemoryBackAtRest(app: App, client: DiscordClient): void {
   }
   const stop = new AbortController();
   app.shutdown.add('rest collection', () => stop.abort());
-  client.once('clientReady', () => {
-    void collectAtRest({ clock: systemClock, probes, logger: app.logger, signal: stop.signal });
+  parts.client.once('clientReady', () => {
+    const { logger } = app;
+    void collectAtRest({
+      clock: systemClock,
+      probes,
+      logger,
+      atRest: parts.atRest,
+      signal: stop.signal,
+    });
   });
 }
 

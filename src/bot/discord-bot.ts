@@ -56,6 +56,16 @@ export class DiscordBot {
   }
 
   /**
+   * Whether nothing is under way that a pause of tens of milliseconds would hold up: no turn
+   * live or waiting, no voice call (app/lifecycle/rest-collection.ts asks before collecting).
+   */
+  atRest(): boolean {
+    const { parts } = this;
+    if (parts === undefined) return false;
+    return parts.scheduler.isIdle() && !(parts.voice?.inCall ?? false);
+  }
+
+  /**
    * Graceful shutdown: stop taking triggers; messages accepted but not started are given back
    * (their claims released, so another process or the next start answers them); live turns get
    * `shutdownGraceMs` to finish, then are stopped and recorded `stopped`.

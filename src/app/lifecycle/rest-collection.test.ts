@@ -38,10 +38,22 @@ function fakeProbes(): RestCollectionProbes & {
   };
 }
 
+function policyOver(
+  probes: RestCollectionProbes,
+  options: { clock?: ManualClock; atRest?: () => boolean } = {},
+): RestCollection {
+  return new RestCollection({
+    clock: options.clock ?? new ManualClock(),
+    probes,
+    logger: silentLogger,
+    atRest: options.atRest ?? (() => true),
+  });
+}
+
 describe('RestCollection', () => {
   it('collects after a quiet poll once the young generation has grown', () => {
     const probes = fakeProbes();
-    const policy = new RestCollection({ clock: new ManualClock(), probes, logger: silentLogger });
+    const policy = policyOver(probes);
     policy.poll();
     expect(probes.collections).toBe(1);
   });
@@ -49,7 +61,7 @@ describe('RestCollection', () => {
   it('does not collect while the event loop is busy', () => {
     const probes = fakeProbes();
     probes.busy = QUIET_BUSY_SHARE + 0.01;
-    const policy = new RestCollection({ clock: new ManualClock(), probes, logger: silentLogger });
+    const policy = policyOver(probes);
     for (let poll = 0; poll < 10; poll += 1) policy.poll();
     expect(probes.collections).toBe(0);
     probes.busy = QUIET_BUSY_SHARE;
@@ -57,10 +69,21 @@ describe('RestCollection', () => {
     expect(probes.collections).toBe(1);
   });
 
+  it('does not collect while the application has something under way (a turn, a call)', () => {
+    const probes = fakeProbes();
+    let underWay = true;
+    const policy = policyOver(probes, { atRest: () => !underWay });
+    for (let poll = 0; poll < 10; poll += 1) policy.poll();
+    expect(probes.collections).toBe(0);
+    underWay = false;
+    policy.poll();
+    expect(probes.collections).toBe(1);
+  });
+
   it('does not collect when the young generation has not grown', () => {
     const probes = fakeProbes();
     probes.young = GROWN_YOUNG_GENERATION_BYTES - 1;
-    const policy = new RestCollection({ clock: new ManualClock(), probes, logger: silentLogger });
+    const policy = policyOver(probes);
     policy.poll();
     expect(probes.collections).toBe(0);
   });
@@ -68,7 +91,7 @@ describe('RestCollection', () => {
   it('collects at most once per interval, however often the process falls quiet', async () => {
     const clock = new ManualClock();
     const probes = fakeProbes();
-    const policy = new RestCollection({ clock, probes, logger: silentLogger });
+    const policy = policyOver(probes, { clock });
     policy.poll();
     probes.young = GROWN_YOUNG_GENERATION_BYTES * 4; // traffic grew it again
     await clock.advance(MIN_INTERVAL_MS - 1);
@@ -81,7 +104,7 @@ describe('RestCollection', () => {
 
   it("starts measuring at its creation and leaves the collection's own time out", () => {
     const probes = fakeProbes();
-    const policy = new RestCollection({ clock: new ManualClock(), probes, logger: silentLogger });
+    const policy = policyOver(probes);
     expect(probes.busyReads).toBe(1);
     policy.poll();
     // one read to decide, one after collecting so the next poll measures only its own span
@@ -95,7 +118,13 @@ describe('collectAtRest', () => {
     const probes = fakeProbes();
     probes.busy = 1;
     const stop = new AbortController();
-    const loop = collectAtRest({ clock, probes, logger: silentLogger, signal: stop.signal });
+    const loop = collectAtRest({
+      clock,
+      probes,
+      logger: silentLogger,
+      atRest: () => true,
+      signal: stop.signal,
+    });
     await clock.advance(POLL_MS * 3);
     expect(probes.busyReads).toBe(4); // the baseline and three polls
     probes.busy = 0;

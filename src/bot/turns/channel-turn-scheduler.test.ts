@@ -55,6 +55,20 @@ describe('ChannelTurnScheduler', () => {
     expect(scheduler.load()).toEqual({ live: 1, queued: 0 });
   });
 
+  it('is idle only when no channel has a turn live or waiting', async () => {
+    const { scheduler, finishTurn } = harness();
+    const coalesce = { policy: 'coalesce' as const, depth: 3 };
+    expect(scheduler.isIdle()).toBe(true);
+    scheduler.submit('a', 'm1', coalesce);
+    await settle();
+    scheduler.submit('a', 'm2', coalesce);
+    expect(scheduler.isIdle()).toBe(false);
+    await finishTurn();
+    expect(scheduler.isIdle()).toBe(false); // m2's turn is live now
+    await finishTurn();
+    expect(scheduler.isIdle()).toBe(true);
+  });
+
   it('queues one turn per trigger up to the depth, then rejects', async () => {
     const { scheduler, batches, finishTurn } = harness();
     const queue = { policy: 'queue' as const, depth: 2 };

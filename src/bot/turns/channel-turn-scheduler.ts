@@ -132,6 +132,11 @@ export class ChannelTurnScheduler<T> implements TurnQueue<T> {
     return this.channels.has(channelId);
   }
 
+  /** Whether no channel has a live or waiting turn now. */
+  isIdle(): boolean {
+    return this.channels.size === 0;
+  }
+
   /** Resolves once no channel has a live or waiting turn (graceful shutdown). */
   whenIdle(): Promise<void> {
     if (this.channels.size === 0) return Promise.resolve();

@@ -66,6 +66,11 @@ export class VoiceChannels {
     return this.#options.config.textChat;
   }
 
+  /** Whether a call is up or being joined (audio must not be held up by a long pause then). */
+  get inCall(): boolean {
+    return this.#calls.size > 0 || this.#joining.size > 0;
+  }
+
   /** Joins `channel` (moving from another channel of its guild); resolves when the call is up. */
   async join(channel: VoiceBasedChannel): Promise<JoinOutcome> {
     const guildId = channel.guild.id;
