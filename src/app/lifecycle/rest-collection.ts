@@ -8,13 +8,13 @@
  * itself, a conversation — keeps judging itself busy and never runs one
  * (`--trace-memory-reducer`: "high alloc" every 8 s in an idle bot, for good). Here the process
  * does what the reducer would: after a second in which the event loop ran code for at most
- * QUIET_BUSY_SHARE of the time, when no turn is live or waiting and no voice call is up (a
- * streamed reply or a call's audio would stall for the pause), one full collection that reduces memory (V8's last-resort
- * collection: two mark-compacts, 55–65 ms of main thread and 90–120 ms of CPU with PostgreSQL at
- * rest; RSS 111–113 → 90–91 MB). At most once per MIN_INTERVAL_MS, and only when the young
- * generation has grown (else there is little to give back), so a bot that is never quiet for a
- * second pays nothing and one that is pays at most 0.4% of a core. (Once a minute made the
- * bounded bench's readings 53 s apart differ in whether a collection had run before them.)
+ * QUIET_BUSY_SHARE of the time, with no turn live or waiting and no voice call up (a streamed
+ * reply or a call's audio would stall for the pause), one full collection that reduces memory
+ * (V8's last-resort collection: two mark-compacts, 55–65 ms of main thread and 90–120 ms of CPU
+ * with PostgreSQL at rest; RSS 111–113 → 90–91 MB). At most once per MIN_INTERVAL_MS, and only
+ * when the young generation has grown (else there is little to give back), so a bot that is
+ * never quiet for a second pays nothing and one that is pays at most 0.4% of a core. (Once a
+ * minute made the bounded bench's readings, 53 s apart, differ in whether one had run before.)
  */
 import { performance } from 'node:perf_hooks';
 import { getHeapSpaceStatistics } from 'node:v8';
@@ -94,8 +94,8 @@ export async function collectAtRest(options: RestCollectionOptions): Promise<voi
 }
 
 /**
- * The real probes, or undefined when the process was started without `--expose-gc` (as
- * `npm start`, the Dockerfile and the README's service lines start it): then nothing is polled.
+ * The real probes, or undefined when the process was started without `--expose-gc` (`npm
+ * start`, the Dockerfile and the README's service lines pass it): then nothing is polled.
  */
 export function v8Memory(): RestCollectionProbes | undefined {
   const collectGarbage = globalThis.gc;
