@@ -55,10 +55,13 @@ function locked(dataDir: string, holder: string): BotError {
   );
 }
 
+/** The lock's socket file inside the data directory, where there are no abstract sockets. */
+export const LOCK_SOCKET_FILE = '.pglite.sock';
+
 /** The directory's lock address: abstract on Linux, a socket file in the directory elsewhere. */
 export function lockAddress(dataDir: string): string {
   const real = realpathSync(dataDir);
-  if (process.platform !== 'linux') return path.join(real, '.pglite.sock');
+  if (process.platform !== 'linux') return path.join(real, LOCK_SOCKET_FILE);
   const digest = createHash('sha256').update(real).digest('hex').slice(0, 40);
   return `\0tomodachi-pglite-${digest}`;
 }

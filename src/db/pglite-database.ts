@@ -11,7 +11,7 @@ import { lockDataDir } from './data-dir-lock.ts';
 import { MIGRATIONS_FOLDER, type DatabaseHandle, type DatabaseOptions } from './database.ts';
 import { singleProcessLiveness } from './instance-liveness.ts';
 import { lazily } from './lazily.ts';
-import { startingFiles } from './pglite-template.ts';
+import { startingFiles, unpackTemplate } from './pglite-template.ts';
 import { applyMigrations } from './migrator.ts';
 import { nameRepeatedStatements } from './pglite-named-statements.ts';
 import { timePgliteQueries } from './query-timing.ts';
@@ -32,7 +32,7 @@ export async function openPglite(
   try {
     const dataDir = options.dataDir === undefined ? undefined : path.resolve(options.dataDir);
     // A restore's tarball, else the template for a new database (see pglite-template.ts).
-    const loadDataDir = options.loadDataDir ?? startingFiles(dataDir);
+    const loadDataDir = options.loadDataDir ?? (await templateFor(dataDir));
     const pgliteOptions = {
       startParams: PGLITE_START_PARAMS,
       // PGlite's options take no explicit undefined: without a tarball, initdb makes the files.
@@ -71,6 +71,16 @@ export async function openPglite(
       await releaseLock();
     },
   };
+}
+
+/**
+ * A new database in a directory is unpacked there before PGlite opens it (nothing for PGlite
+ * to load); an in-memory one gets the template's tarball.
+ */
+async function templateFor(dataDir: string | undefined): Promise<Blob | undefined> {
+  if (dataDir === undefined) return startingFiles();
+  await unpackTemplate(dataDir);
+  return undefined;
 }
 
 /**
