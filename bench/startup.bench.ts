@@ -8,7 +8,7 @@
  * 2. The embedded first start: an empty DATA_DIR (PGlite creates and migrates its database);
  *    spawn → the gateway IDENTIFY (timed by the loopback Discord, on the epoch clock both
  *    processes share) and → the "connected to Discord" line; the process's peak RSS (the kernel's
- *    high-water mark, VmHWM) by then.
+ *    high-water mark, VmHWM) by then, and its RSS at rest (what a newcomer's bot holds).
  * 3. The same data directory started again (no migrations to run).
  * 4. With PostgreSQL (BENCH_DATABASE_URL set: a fresh database on that server, dropped after).
  * After each start the bot rests SETTLE_MS, then: RSS as the kernel reports it (no collection
@@ -197,6 +197,12 @@ function embeddedRows(starts: { first: StartOutcome[]; second: StartOutcome[] })
       median(first, 'peakRssMb'),
       'MB',
       TARGETS.firstStartPeakMb,
+    ),
+    row(
+      `at rest (embedded, after a first start): RSS, ${SETTLE_MS / 1000} s after connecting${at}`,
+      median(first, 'restRssMb'),
+      'MB',
+      TARGETS.embeddedRestRssMb,
     ),
     row(
       `start-up: embedded second start, spawn → gateway IDENTIFY${at}`,
