@@ -1,8 +1,8 @@
-import { mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
+import { makeTemporaryFolder, removeTemporaryFolder } from '../../tests/support/test-resources.ts';
 import { TemplateUnpacker } from './template-unpacker.ts';
 
 interface Entry {
@@ -32,11 +32,11 @@ function archive(entries: Entry[]): Buffer {
 
 const folders: string[] = [];
 afterEach(() => {
-  for (const folder of folders.splice(0)) rmSync(folder, { recursive: true, force: true });
+  for (const made of folders.splice(0)) removeTemporaryFolder(made);
 });
 
 function folder(): string {
-  const made = mkdtempSync(path.join(tmpdir(), 'template-unpacker-'));
+  const made = makeTemporaryFolder('template-unpacker-');
   folders.push(made);
   return made;
 }
