@@ -93,12 +93,15 @@ describe('TemplateUnpacker', () => {
     expect(readdirSync(root)).toContain('PG_VERSION');
   });
 
-  it('refuses an archive cut off inside a file, or without PG_VERSION', () => {
+  it('refuses an archive cut off inside a file or before its end, or without PG_VERSION', () => {
     const bytes = archive(TEMPLATE);
     const cut = new TemplateUnpacker(folder());
     cut.write(bytes.subarray(0, 1024 + 100)); // inside pg_control's data
     expect(() => cut.finish()).toThrow(/ends inside a file/);
     cut.abandon();
+    const unended = new TemplateUnpacker(folder());
+    unended.write(bytes.subarray(0, bytes.length - 1024)); // whole entries, PG_VERSION among them
+    expect(() => unended.finish()).toThrow(/ends before its end-of-archive blocks/);
     const unmarked = new TemplateUnpacker(folder());
     unmarked.write(archive(TEMPLATE.filter((entry) => entry.name !== '/PG_VERSION')));
     expect(() => unmarked.finish()).toThrow(/no whole PG_VERSION/);

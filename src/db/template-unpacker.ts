@@ -62,6 +62,7 @@ export class TemplateUnpacker {
   /** The archive is whole: writes the marker file last. */
   finish(): void {
     if (this.#file !== undefined) throw new Error('the template ends inside a file');
+    if (!this.#ended) throw new Error('the template ends before its end-of-archive blocks');
     const marker = this.#marker;
     if (marker === undefined || marker.remaining > 0)
       throw new Error(`the template has no whole ${MARKER_FILE}`);
